@@ -1,0 +1,265 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"runtime/pprof"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/racklab/racklab/bench/metrics"
+	"github.com/racklab/racklab/bench/sim"
+	"github.com/racklab/racklab/coordinator/cluster"
+	"github.com/racklab/racklab/coordinator/workload"
+	"github.com/racklab/racklab/datagen/swim"
+	"github.com/racklab/racklab/datagen/units"
+)
+
+func rootCmd() *cobra.Command {
+	root := &cobra.Command{
+		Use:           "bench",
+		Short:         "run racklab experiments",
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.AddCommand(simCmd())
+	return root
+}
+
+type simFlags struct {
+	topology     string
+	racks, hosts int
+	slots        int
+	nicGbps      float64
+	oversub      float64
+	workload     string
+	datasets     string
+	swim         string
+	scale        float64
+	blockSize    string
+	reduceBytes  string
+	computeNs    float64
+	maxJobs      int
+	policies     string
+	seeds        string
+	out          string
+	slowStart    float64
+	maxSimTime   float64
+	quiet        bool
+	cpuProfile   string
+	resolution   float64
+	fullEvery    float64
+}
+
+func simCmd() *cobra.Command {
+	var f simFlags
+	c := &cobra.Command{
+		Use:   "sim",
+		Short: "simulate policies on a workload and compare them",
+		Long: `sim runs each policy on the same workload, topology and seed in the
+flow-level simulator, writes per-run records and summary.csv under --out,
+and prints a comparison table. Identical flags give byte-identical records
+(timing.csv, which measures this machine, aside).
+
+Either give a workload (--workload, --datasets) or a SWIM trace (--swim),
+and either a topology file (--topology) or a uniform cluster (--racks,
+--hosts-per-rack, ...).`,
+		Example: `  bench sim --swim ../shared/traces/swim/FB-2009_samples_24_times_1hr_0.tsv \
+      --racks 20 --hosts-per-rack 30 --policies fifo,fair,capacity --out results/fb2009`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error { return runSim(cmd, &f) },
+	}
+	fl := c.Flags()
+	fl.StringVar(&f.topology, "topology", "", "topology YAML file")
+	fl.IntVar(&f.racks, "racks", 20, "racks of a uniform cluster (without --topology)")
+	fl.IntVar(&f.hosts, "hosts-per-rack", 30, "hosts per rack of a uniform cluster")
+	fl.IntVar(&f.slots, "slots", 8, "task slots per host of a uniform cluster")
+	fl.Float64Var(&f.nicGbps, "nic-gbps", 1, "host NIC rate of a uniform cluster, Gbit/s")
+	fl.Float64Var(&f.oversub, "oversubscription", 5, "rack oversubscription of a uniform cluster (host NIC sum / uplink)")
+	fl.StringVar(&f.workload, "workload", "", "workload YAML file")
+	fl.StringVar(&f.datasets, "datasets", "", "datasets YAML file")
+	fl.StringVar(&f.swim, "swim", "", "SWIM trace to import instead of --workload")
+	fl.Float64Var(&f.scale, "scale", 1, "byte scale factor for --swim")
+	fl.StringVar(&f.blockSize, "block-size", "128MiB", "block size for --swim")
+	fl.StringVar(&f.reduceBytes, "reduce-bytes", "1GiB", "shuffle bytes per reducer for --swim")
+	fl.Float64Var(&f.computeNs, "compute-ns-per-byte", 5, "CPU cost per input byte for --swim")
+	fl.IntVar(&f.maxJobs, "max-jobs", 0, "import at most this many jobs of --swim (0: all)")
+	fl.StringVar(&f.policies, "policies", "fifo,fair,capacity", "comma-separated policies")
+	fl.StringVar(&f.seeds, "seeds", "1", "comma-separated seeds")
+	fl.StringVar(&f.out, "out", "results/sim", "result directory")
+	fl.Float64Var(&f.slowStart, "slowstart", 0.05, "reduce slow-start fraction")
+	fl.Float64Var(&f.maxSimTime, "max-sim-time", 0, "stop a run after this many simulated seconds (0: no limit)")
+	fl.BoolVar(&f.quiet, "quiet", false, "no progress on stderr")
+	fl.Float64Var(&f.resolution, "resolution", 0.01, "simulator time step, seconds")
+	fl.Float64Var(&f.fullEvery, "full-recompute", 1, "seconds between exact max-min recomputations over all flows (negative: at every change)")
+	fl.StringVar(&f.cpuProfile, "cpuprofile", "", "write a CPU profile of the simulation to this file")
+	return c
+}
+
+func loadInputs(f *simFlags) (*cluster.Topology, *workload.Workload, *workload.Datasets, error) {
+	var topo *cluster.Topology
+	var err error
+	if f.topology != "" {
+		topo, err = cluster.LoadTopology(f.topology)
+	} else {
+		topo, err = cluster.Uniform(cluster.UniformSpec{
+			Racks: f.racks, HostsPerRack: f.hosts, Slots: f.slots,
+			NICBps: f.nicGbps * 1e9 / 8, Oversubscription: f.oversub,
+		})
+	}
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	switch {
+	case f.swim != "" && f.workload != "":
+		return nil, nil, nil, fmt.Errorf("give either --swim or --workload, not both")
+	case f.swim != "":
+		opts, err := swimOptions(f)
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		fh, err := os.Open(f.swim)
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		defer fh.Close()
+		w, ds, err := swim.Import(fh, f.swim, opts)
+		return topo, w, ds, err
+	case f.workload != "":
+		w, err := workload.LoadWorkload(f.workload)
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		ds := &workload.Datasets{}
+		if f.datasets != "" {
+			if ds, err = workload.LoadDatasets(f.datasets, topo); err != nil {
+				return nil, nil, nil, err
+			}
+		}
+		return topo, w, ds, nil
+	}
+	return nil, nil, nil, fmt.Errorf("no workload: give --workload or --swim")
+}
+
+func swimOptions(f *simFlags) (swim.Options, error) {
+	bs, err := units.ParseBytes(f.blockSize)
+	if err != nil {
+		return swim.Options{}, fmt.Errorf("--block-size: %w", err)
+	}
+	rb, err := units.ParseBytes(f.reduceBytes)
+	if err != nil {
+		return swim.Options{}, fmt.Errorf("--reduce-bytes: %w", err)
+	}
+	o := swim.DefaultOptions()
+	o.Scale, o.BlockSize, o.ReduceBytes, o.ComputeNsPerByte, o.MaxJobs = f.scale, bs, rb, f.computeNs, f.maxJobs
+	return o, nil
+}
+
+func parseSeeds(s string) ([]uint64, error) {
+	var out []uint64
+	for _, p := range strings.Split(s, ",") {
+		n, err := strconv.ParseUint(strings.TrimSpace(p), 10, 64)
+		if err != nil {
+			return nil, fmt.Errorf("--seeds: %q is not a seed", p)
+		}
+		out = append(out, n)
+	}
+	return out, nil
+}
+
+func runSim(cmd *cobra.Command, f *simFlags) error {
+	seeds, err := parseSeeds(f.seeds)
+	if err != nil {
+		return err
+	}
+	policies := strings.Split(f.policies, ",")
+	if f.cpuProfile != "" {
+		pf, err := os.Create(f.cpuProfile)
+		if err != nil {
+			return err
+		}
+		defer pf.Close()
+		if err := pprof.StartCPUProfile(pf); err != nil {
+			return err
+		}
+		defer pprof.StopCPUProfile()
+	}
+	t0 := time.Now()
+	topo, w, ds, err := loadInputs(f)
+	if err != nil {
+		return err
+	}
+	stderr := cmd.ErrOrStderr()
+	fmt.Fprintf(stderr, "loaded %d jobs on %d racks × %d hosts in %.1fs\n", len(w.Jobs), len(topo.Racks), len(topo.Hosts)/len(topo.Racks), time.Since(t0).Seconds())
+	if err := os.MkdirAll(f.out, 0o755); err != nil {
+		return err
+	}
+	var rows []metrics.Summary
+	var timings []sim.Timing
+	for _, seed := range seeds {
+		for _, name := range policies {
+			name = strings.TrimSpace(name)
+			opt := sim.Options{MaxSimTime: f.maxSimTime, Resolution: f.resolution, FullRecompute: f.fullEvery}
+			if !f.quiet {
+				last := time.Now()
+				opt.Progress = func(now float64, done, total int) {
+					if time.Since(last) > 2*time.Second || done == total {
+						last = time.Now()
+						fmt.Fprintf(stderr, "\r%-10s seed %d: t=%9.0fs  jobs %6d/%d", name, seed, now, done, total)
+					}
+				}
+			}
+			sum, tm, err := sim.RunOne(sim.Spec{
+				Topology: topo, Workload: w, Datasets: ds, Policy: name, Seed: seed,
+				SlowStart: f.slowStart, Dir: sim.RunDir(f.out, name, seed), Options: opt,
+			})
+			if !f.quiet {
+				fmt.Fprintln(stderr)
+			}
+			if err != nil {
+				return err
+			}
+			rows = append(rows, sum)
+			timings = append(timings, tm)
+			fmt.Fprintf(stderr, "%s, max RSS so far %.0f MiB\n", sim.FormatTiming(tm), maxRSSMiB())
+			// summary.csv is rewritten after every run, so that an
+			// interrupted comparison keeps the runs it finished
+			if err := metrics.WriteSummaries(filepath.Join(f.out, "summary.csv"), rows); err != nil {
+				return err
+			}
+			if err := writeTimings(filepath.Join(f.out, "timing.csv"), timings); err != nil {
+				return err
+			}
+		}
+	}
+	fmt.Fprint(cmd.OutOrStdout(), metrics.Table(rows))
+	fmt.Fprintf(cmd.OutOrStdout(), "records: %s\n", f.out)
+	return nil
+}
+
+func writeTimings(path string, ts []sim.Timing) error {
+	var b strings.Builder
+	b.WriteString("policy,seed,wall_s,sim_s,events,events_per_s,decisions,decision_mean_us,decision_p50_us,decision_p99_us\n")
+	for _, t := range ts {
+		fmt.Fprintf(&b, "%s,%d,%.3f,%.3f,%d,%.0f,%d,%.2f,%.2f,%.2f\n", t.Policy, t.Seed, t.WallS, t.SimS, t.Events, t.EventsPerS, t.Decisions, t.DecisionMeanUs, t.DecisionP50Us, t.DecisionP99Us)
+	}
+	return os.WriteFile(path, []byte(b.String()), 0o644)
+}
+
+// maxRSSMiB is the process's peak resident memory.
+func maxRSSMiB() float64 {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	if runtime.GOOS == "darwin" {
+		return float64(ru.Maxrss) / (1 << 20)
+	}
+	return float64(ru.Maxrss) / 1024
+}

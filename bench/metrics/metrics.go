@@ -1,0 +1,428 @@
+package metrics
+
+import (
+	"bufio"
+	"encoding/csv"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+
+	"github.com/racklab/racklab/coordinator/cluster"
+	"github.com/racklab/racklab/coordinator/engine"
+	"github.com/racklab/racklab/coordinator/workload"
+)
+
+// Summary is one run's headline figures: one row of summary.csv.
+type Summary struct {
+	Policy        string
+	Seed          uint64
+	Jobs          int
+	FailedJobs    int
+	MakespanS     float64
+	ThroughputJPH float64 // jobs per hour over the makespan
+	JCTMeanS      float64
+	JCTP50S       float64
+	JCTP95S       float64
+	JCTP99S       float64
+	WCTMeanS      float64 // workload (job-DAG) completion time
+	// Bytes is the engine's accounting, summed over successful attempts.
+	Bytes engine.ByteCounts
+	// MeasuredCrossRackBytes is what the rack uplinks carried, as the
+	// simulator or the kernel counted it.
+	MeasuredCrossRackBytes float64
+	NodeLocalFrac          float64
+	RackLocalFrac          float64
+	RemoteFrac             float64
+	TierFrac               [cluster.NumTierKinds]float64
+	LinkSkew               float64 // max/min bytes over rack links
+	Attempts               int64
+	Duplicates             int64
+	DuplicatesUsed         int64
+	Rejected               int64
+	Decisions              int64
+}
+
+// SummaryHeader is the column list of summary.csv.
+var SummaryHeader = []string{
+	"policy", "seed", "jobs", "failed_jobs", "makespan_s", "throughput_jobs_per_h",
+	"jct_mean_s", "jct_p50_s", "jct_p95_s", "jct_p99_s", "wct_mean_s",
+	"cross_rack_bytes", "cross_input_bytes", "cross_shuffle_bytes", "cross_dependent_bytes",
+	"cross_duplicate_bytes", "cross_output_bytes", "measured_cross_rack_bytes",
+	"node_local_frac", "rack_local_frac", "remote_frac",
+	"tier_mem_frac", "tier_ssd_frac", "tier_hdd_frac", "link_skew",
+	"attempts", "duplicates", "duplicates_used", "rejected_actions", "decisions",
+}
+
+func ff(x float64) string {
+	if math.IsInf(x, 0) || math.IsNaN(x) {
+		return strconv.FormatFloat(x, 'f', -1, 64)
+	}
+	return strconv.FormatFloat(x, 'f', 6, 64)
+}
+
+// Row formats the summary as a summary.csv row.
+func (s *Summary) Row() []string {
+	i := func(x int64) string { return strconv.FormatInt(x, 10) }
+	return []string{
+		s.Policy, strconv.FormatUint(s.Seed, 10), strconv.Itoa(s.Jobs), strconv.Itoa(s.FailedJobs),
+		ff(s.MakespanS), ff(s.ThroughputJPH), ff(s.JCTMeanS), ff(s.JCTP50S), ff(s.JCTP95S), ff(s.JCTP99S), ff(s.WCTMeanS),
+		i(s.Bytes.Cross()), i(s.Bytes[engine.ClassInput][engine.LevelCross]), i(s.Bytes[engine.ClassShuffle][engine.LevelCross]),
+		i(s.Bytes[engine.ClassDependent][engine.LevelCross]), i(s.Bytes[engine.ClassDuplicate][engine.LevelCross]),
+		i(s.Bytes[engine.ClassOutput][engine.LevelCross]), strconv.FormatFloat(math.Round(s.MeasuredCrossRackBytes), 'f', 0, 64),
+		ff(s.NodeLocalFrac), ff(s.RackLocalFrac), ff(s.RemoteFrac),
+		ff(s.TierFrac[cluster.Mem]), ff(s.TierFrac[cluster.SSD]), ff(s.TierFrac[cluster.HDD]), ff(s.LinkSkew),
+		i(s.Attempts), i(s.Duplicates), i(s.DuplicatesUsed), i(s.Rejected), i(s.Decisions),
+	}
+}
+
+// Recorder writes one run's records as they happen (attempts.csv,
+// jobs.csv, links.csv in its directory) and folds them into a Summary.
+// Records are flushed at every job end, so a crash loses at most the
+// attempts of the moment.
+type Recorder struct {
+	dir      string
+	files    []*os.File
+	bufs     []*bufio.Writer
+	attempts *csv.Writer
+	jobs     *csv.Writer
+	links    *csv.Writer
+
+	group        []int // job index → job-DAG id
+	groupArrival []float64
+	groupFinish  []float64
+
+	jcts       []float64
+	first      float64
+	last       float64
+	sum        Summary
+	mapByLevel [engine.NumLocalities]int64
+	mapByTier  [cluster.NumTierKinds]int64
+}
+
+// NewRecorder creates dir and the record files in it.
+func NewRecorder(dir string, w *workload.Workload) (*Recorder, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	r := &Recorder{dir: dir, first: math.Inf(1)}
+	open := func(name string, header []string) (*csv.Writer, error) {
+		f, err := os.Create(filepath.Join(dir, name))
+		if err != nil {
+			return nil, err
+		}
+		b := bufio.NewWriterSize(f, 1<<20)
+		r.files = append(r.files, f)
+		r.bufs = append(r.bufs, b)
+		c := csv.NewWriter(b)
+		return c, c.Write(header)
+	}
+	var err error
+	if r.attempts, err = open("attempts.csv", attemptHeader); err != nil {
+		r.Close()
+		return nil, err
+	}
+	if r.jobs, err = open("jobs.csv", jobHeader); err != nil {
+		r.Close()
+		return nil, err
+	}
+	if r.links, err = open("links.csv", []string{"time_s", "direction", "rack", "utilisation"}); err != nil {
+		r.Close()
+		return nil, err
+	}
+	r.groupJobs(w)
+	return r, nil
+}
+
+// groupJobs numbers the job DAGs (connected components of the parent
+// relation), for the workload completion time.
+func (r *Recorder) groupJobs(w *workload.Workload) {
+	n := len(w.Jobs)
+	parent := make([]int, n)
+	for i := range parent {
+		parent[i] = i
+	}
+	var find func(int) int
+	find = func(x int) int {
+		for parent[x] != x {
+			parent[x] = parent[parent[x]]
+			x = parent[x]
+		}
+		return x
+	}
+	idx := make(map[string]int, n)
+	for i := range w.Jobs {
+		idx[w.Jobs[i].ID] = i
+	}
+	for i := range w.Jobs {
+		for _, p := range w.Jobs[i].Parents {
+			a, b := find(i), find(idx[p])
+			if a != b {
+				parent[a] = b
+			}
+		}
+	}
+	r.group = make([]int, n)
+	ids := map[int]int{}
+	for i := range r.group {
+		root := find(i)
+		id, ok := ids[root]
+		if !ok {
+			id = len(ids)
+			ids[root] = id
+		}
+		r.group[i] = id
+	}
+	r.groupArrival = make([]float64, len(ids))
+	r.groupFinish = make([]float64, len(ids))
+	for g := range r.groupArrival {
+		r.groupArrival[g] = math.Inf(1)
+	}
+}
+
+var attemptHeader = []string{
+	"job", "stage", "task", "attempt", "kind", "host", "rack", "start_s", "end_s", "outcome", "duplicate",
+	"locality", "tier", "input_bytes", "output_bytes",
+	"local_bytes", "rack_bytes", "cross_bytes", "cross_input", "cross_shuffle", "cross_dependent", "cross_duplicate", "cross_output",
+}
+
+var jobHeader = []string{"job", "queue", "state", "arrival_s", "submitted_s", "started_s", "finished_s", "jct_s", "tasks", "attempts", "reason"}
+
+// Attempt records a finished attempt.
+func (r *Recorder) Attempt(a *engine.AttemptRecord) error {
+	var lv [engine.NumLevels]int64
+	for c := range a.Bytes {
+		for l := range a.Bytes[c] {
+			lv[l] += a.Bytes[c][l]
+		}
+	}
+	tier := ""
+	if a.Source.Host >= 0 {
+		tier = a.Tier.String()
+	}
+	i := func(x int64) string { return strconv.FormatInt(x, 10) }
+	err := r.attempts.Write([]string{
+		a.JobName, strconv.Itoa(int(a.Task.Stage)), strconv.Itoa(int(a.Task.Index)), i(int64(a.ID)), a.Kind.String(),
+		strconv.Itoa(int(a.Host)), strconv.Itoa(int(a.Rack)), ff(a.Start), ff(a.End), a.Outcome.String(), strconv.FormatBool(a.Duplicate),
+		a.Locality.String(), tier, i(a.InputBytes), i(a.OutputBytes),
+		i(lv[engine.LevelLocal]), i(lv[engine.LevelRack]), i(lv[engine.LevelCross]),
+		i(a.Bytes[engine.ClassInput][engine.LevelCross]), i(a.Bytes[engine.ClassShuffle][engine.LevelCross]),
+		i(a.Bytes[engine.ClassDependent][engine.LevelCross]), i(a.Bytes[engine.ClassDuplicate][engine.LevelCross]),
+		i(a.Bytes[engine.ClassOutput][engine.LevelCross]),
+	})
+	r.sum.Attempts++
+	if a.Outcome != engine.AttemptSucceeded {
+		return err
+	}
+	r.sum.Bytes.Add(&a.Bytes)
+	if a.Kind == workload.Map && a.Source.Host >= 0 {
+		r.mapByLevel[a.Locality]++
+		r.mapByTier[a.Tier]++
+	}
+	return err
+}
+
+// Job records a finished job, and flushes the files.
+func (r *Recorder) Job(j *engine.JobRecord) error {
+	jct := j.Finished - j.Arrival
+	if err := r.jobs.Write([]string{
+		j.Name, j.Queue, j.State.String(), ff(j.Arrival), ff(j.Submitted), ff(j.Started), ff(j.Finished), ff(jct),
+		strconv.Itoa(j.Tasks), strconv.Itoa(j.Attempts), j.Reason,
+	}); err != nil {
+		return err
+	}
+	r.sum.Jobs++
+	if j.State == engine.JobFailed {
+		r.sum.FailedJobs++
+	} else {
+		r.jcts = append(r.jcts, jct)
+	}
+	r.first = math.Min(r.first, j.Arrival)
+	r.last = math.Max(r.last, j.Finished)
+	if int(j.ID) < len(r.group) {
+		g := r.group[j.ID]
+		r.groupArrival[g] = math.Min(r.groupArrival[g], j.Arrival)
+		r.groupFinish[g] = math.Max(r.groupFinish[g], j.Finished)
+	}
+	return r.Flush()
+}
+
+// LinkSample records the rack-link utilisation of one sample period.
+func (r *Recorder) LinkSample(t float64, up, down []float64) error {
+	for rack := range up {
+		if err := r.links.Write([]string{ff(t), "up", strconv.Itoa(rack), ff(up[rack])}); err != nil {
+			return err
+		}
+		if err := r.links.Write([]string{ff(t), "down", strconv.Itoa(rack), ff(down[rack])}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Flush writes buffered records to disk.
+func (r *Recorder) Flush() error {
+	for _, c := range []*csv.Writer{r.attempts, r.jobs, r.links} {
+		if c != nil {
+			c.Flush()
+			if err := c.Error(); err != nil {
+				return err
+			}
+		}
+	}
+	for _, b := range r.bufs {
+		if err := b.Flush(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Close flushes and closes the record files.
+func (r *Recorder) Close() error {
+	err := r.Flush()
+	for _, f := range r.files {
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+	}
+	r.files = nil
+	return err
+}
+
+// Finish completes the summary with what only the end of a run knows.
+func (r *Recorder) Finish(policy string, seed uint64, st *engine.Stats, up, down []float64) Summary {
+	s := r.sum
+	s.Policy, s.Seed = policy, seed
+	if r.last > r.first {
+		s.MakespanS = r.last - r.first
+		s.ThroughputJPH = float64(s.Jobs-s.FailedJobs) / s.MakespanS * 3600
+	}
+	sorted := append([]float64(nil), r.jcts...)
+	sort.Float64s(sorted)
+	s.JCTMeanS = Mean(sorted)
+	s.JCTP50S = Percentile(sorted, 50)
+	s.JCTP95S = Percentile(sorted, 95)
+	s.JCTP99S = Percentile(sorted, 99)
+	var wct []float64
+	for g := range r.groupFinish {
+		if !math.IsInf(r.groupArrival[g], 1) {
+			wct = append(wct, r.groupFinish[g]-r.groupArrival[g])
+		}
+	}
+	s.WCTMeanS = Mean(wct)
+	var maps int64
+	for _, n := range r.mapByLevel {
+		maps += n
+	}
+	if maps > 0 {
+		s.NodeLocalFrac = float64(r.mapByLevel[engine.NodeLocal]) / float64(maps)
+		s.RackLocalFrac = float64(r.mapByLevel[engine.RackLocal]) / float64(maps)
+		s.RemoteFrac = float64(r.mapByLevel[engine.Remote]) / float64(maps)
+		for k := range s.TierFrac {
+			s.TierFrac[k] = float64(r.mapByTier[k]) / float64(maps)
+		}
+	}
+	loads := make([]float64, len(up))
+	for i := range up {
+		s.MeasuredCrossRackBytes += up[i]
+		loads[i] = up[i] + down[i]
+	}
+	s.LinkSkew = Skew(loads)
+	if st != nil {
+		s.Duplicates, s.DuplicatesUsed, s.Rejected, s.Decisions = st.Duplicates, st.DuplicatesUsed, st.Rejected, st.Decisions
+	}
+	return s
+}
+
+// Mean is the arithmetic mean, 0 for no values.
+func Mean(xs []float64) float64 {
+	if len(xs) == 0 {
+		return 0
+	}
+	var t float64
+	for _, x := range xs {
+		t += x
+	}
+	return t / float64(len(xs))
+}
+
+// Percentile is the nearest-rank percentile of sorted values.
+func Percentile(sorted []float64, p float64) float64 {
+	if len(sorted) == 0 {
+		return 0
+	}
+	k := int(math.Ceil(p/100*float64(len(sorted)))) - 1
+	return sorted[max(0, min(k, len(sorted)-1))]
+}
+
+// Skew is max/min of the values; +Inf when the least loaded is idle and
+// another is not, 1 when all are idle.
+func Skew(xs []float64) float64 {
+	if len(xs) == 0 {
+		return 1
+	}
+	lo, hi := math.Inf(1), 0.0
+	for _, x := range xs {
+		lo, hi = math.Min(lo, x), math.Max(hi, x)
+	}
+	if hi == 0 {
+		return 1
+	}
+	if lo == 0 {
+		return math.Inf(1)
+	}
+	return hi / lo
+}
+
+// WriteSummaries writes summary.csv.
+func WriteSummaries(path string, rows []Summary) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	w := csv.NewWriter(f)
+	_ = w.Write(SummaryHeader)
+	for i := range rows {
+		_ = w.Write(rows[i].Row())
+	}
+	w.Flush()
+	if err := w.Error(); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+// Table formats summaries as an aligned comparison table.
+func Table(rows []Summary) string {
+	head := []string{"policy", "seed", "jobs", "failed", "makespan_s", "jct_mean_s", "jct_p50_s", "jct_p95_s", "jct_p99_s", "cross_rack_GB", "node_local", "rack_local", "link_skew"}
+	cells := [][]string{head}
+	for _, s := range rows {
+		cells = append(cells, []string{
+			s.Policy, strconv.FormatUint(s.Seed, 10), strconv.Itoa(s.Jobs), strconv.Itoa(s.FailedJobs),
+			fmt.Sprintf("%.1f", s.MakespanS), fmt.Sprintf("%.2f", s.JCTMeanS), fmt.Sprintf("%.2f", s.JCTP50S),
+			fmt.Sprintf("%.2f", s.JCTP95S), fmt.Sprintf("%.2f", s.JCTP99S), fmt.Sprintf("%.1f", float64(s.Bytes.Cross())/1e9),
+			fmt.Sprintf("%.3f", s.NodeLocalFrac), fmt.Sprintf("%.3f", s.RackLocalFrac), fmt.Sprintf("%.2f", s.LinkSkew),
+		})
+	}
+	width := make([]int, len(head))
+	for _, row := range cells {
+		for i, c := range row {
+			width[i] = max(width[i], len(c))
+		}
+	}
+	var out []byte
+	for _, row := range cells {
+		for i, c := range row {
+			if i > 0 {
+				out = append(out, "  "...)
+			}
+			out = append(out, fmt.Sprintf("%*s", width[i], c)...)
+		}
+		out = append(out, '\n')
+	}
+	return string(out)
+}

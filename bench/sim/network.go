@@ -1,0 +1,383 @@
+package sim
+
+import (
+	"container/heap"
+	"math"
+	"sort"
+)
+
+// resource is a capacity that flows share: a NIC direction, a rack
+// uplink or downlink, the core, a tier's read or write bandwidth.
+type resource struct {
+	capacity float64 // bytes per second
+	flows    []*flow
+	load     float64 // sum of the rates of its flows
+	bytes    float64 // bytes carried so far, integrated from the rates
+	moved    float64 // bytes of the flows that ended, counted exactly
+	lastT    float64 // when bytes was last brought up to date
+	dirty    bool
+	stamp    uint64
+	residual float64
+	count    int
+}
+
+// flow is a transfer of bytes through a set of resources. Its rate is set
+// by max-min fair sharing within its priority class; a lower class gets
+// what the higher ones leave.
+type flow struct {
+	id        int64
+	res       []int32
+	pos       []int32 // index of this flow in each resource's flows list
+	prio      uint8
+	size      float64
+	remaining float64
+	rate      float64
+	last      float64
+	finish    float64
+	heapIdx   int
+	stamp     uint64
+	frozen    bool
+	owner     *run
+	cross     bool // crosses a rack boundary
+}
+
+// network is the flow-level model: rates are recomputed, exactly max-min
+// fair, for the connected component of resources whose flow set changed.
+type network struct {
+	res     []resource
+	byEnd   flowHeap
+	nextID  int64
+	stamp   uint64
+	dirty   []int32
+	compRes []int32
+	compFl  []*flow
+	rheap   resHeap
+	prios   []uint8
+}
+
+func newNetwork(capacities []float64) *network {
+	n := &network{res: make([]resource, len(capacities))}
+	for i, c := range capacities {
+		n.res[i].capacity = c
+	}
+	return n
+}
+
+func (n *network) markDirty(r int32) {
+	if !n.res[r].dirty {
+		n.res[r].dirty = true
+		n.dirty = append(n.dirty, r)
+	}
+}
+
+// add starts a flow of size bytes at time now.
+func (n *network) add(now float64, res []int32, size float64, prio uint8, owner *run) *flow {
+	f := &flow{id: n.nextID, res: res, pos: make([]int32, len(res)), prio: prio, size: size, remaining: size, last: now, finish: math.Inf(1), heapIdx: -1, owner: owner}
+	n.nextID++
+	for i, r := range res {
+		rs := &n.res[r]
+		f.pos[i] = int32(len(rs.flows))
+		rs.flows = append(rs.flows, f)
+		n.markDirty(r)
+	}
+	heap.Push(&n.byEnd, f)
+	return f
+}
+
+// remove ends a flow (finished or cancelled) at time now.
+func (n *network) remove(now float64, f *flow) {
+	n.settleFlow(now, f)
+	for i, r := range f.res {
+		rs := &n.res[r]
+		rs.moved += f.size - f.remaining
+		p := f.pos[i]
+		last := rs.flows[len(rs.flows)-1]
+		rs.flows[p] = last
+		for k, lr := range last.res {
+			if lr == r {
+				last.pos[k] = p
+				break
+			}
+		}
+		rs.flows = rs.flows[:len(rs.flows)-1]
+		n.markDirty(r)
+	}
+	if f.heapIdx >= 0 {
+		heap.Remove(&n.byEnd, f.heapIdx)
+	}
+}
+
+// setPriority moves a flow to another class.
+func (n *network) setPriority(f *flow, prio uint8) {
+	if f.prio == prio {
+		return
+	}
+	f.prio = prio
+	for _, r := range f.res {
+		n.markDirty(r)
+	}
+}
+
+func (n *network) settleFlow(now float64, f *flow) {
+	if now > f.last {
+		f.remaining -= f.rate * (now - f.last)
+		if f.remaining < 0 {
+			f.remaining = 0
+		}
+		f.last = now
+	}
+}
+
+func (n *network) settleRes(now float64, r *resource) {
+	if now > r.lastT {
+		r.bytes += r.load * (now - r.lastT)
+		r.lastT = now
+	}
+}
+
+// nextFinish is the earliest projected end of a flow.
+func (n *network) nextFinish() (float64, *flow) {
+	if len(n.byEnd) == 0 {
+		return math.Inf(1), nil
+	}
+	return n.byEnd[0].finish, n.byEnd[0]
+}
+
+// recompute sets new rates after flows started or ended. With full set,
+// it is exact max-min over the connected component of every changed
+// resource. Otherwise it re-shares only the flows that cross a changed
+// resource, on what the other flows leave (a local update that never
+// over-commits a resource); a periodic full pass removes the drift.
+func (n *network) recompute(now float64, full bool) {
+	if len(n.dirty) == 0 {
+		return
+	}
+	n.stamp++
+	st := n.stamp
+	n.compRes = n.compRes[:0]
+	n.compFl = n.compFl[:0]
+	for _, r := range n.dirty {
+		n.res[r].dirty = false
+		if n.res[r].stamp != st {
+			n.res[r].stamp = st
+			n.compRes = append(n.compRes, r)
+		}
+	}
+	n.dirty = n.dirty[:0]
+	changed := len(n.compRes)
+	for i := 0; i < len(n.compRes); i++ {
+		if !full && i >= changed {
+			break
+		}
+		rs := &n.res[n.compRes[i]]
+		for _, f := range rs.flows {
+			if f.stamp == st {
+				continue
+			}
+			f.stamp = st
+			n.compFl = append(n.compFl, f)
+			for _, r2 := range f.res {
+				if n.res[r2].stamp != st {
+					n.res[r2].stamp = st
+					n.compRes = append(n.compRes, r2)
+				}
+			}
+		}
+	}
+	n.prios = n.prios[:0]
+	for _, f := range n.compFl {
+		n.settleFlow(now, f)
+		f.frozen = false
+		f.rate = 0
+		seen := false
+		for _, p := range n.prios {
+			if p == f.prio {
+				seen = true
+				break
+			}
+		}
+		if !seen {
+			n.prios = append(n.prios, f.prio)
+		}
+	}
+	for _, r := range n.compRes {
+		rs := &n.res[r]
+		n.settleRes(now, rs)
+		// what the flows outside this update keep using
+		var fixed float64
+		for _, f := range rs.flows {
+			if f.stamp != st {
+				fixed += f.rate
+			}
+		}
+		rs.residual = rs.capacity - fixed
+		rs.load = fixed
+	}
+	sort.Slice(n.prios, func(a, b int) bool { return n.prios[a] < n.prios[b] })
+	for _, p := range n.prios {
+		n.fillClass(p)
+	}
+	for _, f := range n.compFl {
+		for _, r := range f.res {
+			n.res[r].load += f.rate
+		}
+		if f.rate > 0 {
+			f.finish = now + f.remaining/f.rate
+		} else {
+			f.finish = math.Inf(1)
+		}
+		heap.Fix(&n.byEnd, f.heapIdx)
+	}
+}
+
+// fillClass is progressive filling among the component's flows of one
+// priority class, on what higher classes left.
+func (n *network) fillClass(p uint8) {
+	for _, r := range n.compRes {
+		n.res[r].count = 0
+	}
+	for _, f := range n.compFl {
+		if f.prio == p {
+			for _, r := range f.res {
+				n.res[r].count++
+			}
+		}
+	}
+	n.rheap = n.rheap[:0]
+	for _, r := range n.compRes {
+		if rs := &n.res[r]; rs.count > 0 {
+			n.rheap = append(n.rheap, resEntry{r: r, share: math.Max(rs.residual, 0) / float64(rs.count), count: rs.count})
+		}
+	}
+	n.rheap.init()
+	for len(n.rheap) > 0 {
+		e := n.rheap.pop()
+		rs := &n.res[e.r]
+		if rs.count != e.count || rs.count == 0 {
+			continue // stale entry
+		}
+		share := math.Max(rs.residual, 0) / float64(rs.count)
+		for _, f := range rs.flows {
+			if f.prio != p || f.frozen || f.stamp != n.stamp {
+				continue
+			}
+			f.frozen = true
+			f.rate = share
+			for _, r2 := range f.res {
+				o := &n.res[r2]
+				o.residual -= share
+				o.count--
+				if r2 != e.r && o.count > 0 {
+					n.rheap.push(resEntry{r: r2, share: math.Max(o.residual, 0) / float64(o.count), count: o.count})
+				}
+			}
+		}
+	}
+}
+
+type resEntry struct {
+	r     int32
+	share float64
+	count int
+}
+
+// resHeap is a binary min-heap of resource shares, written out by hand:
+// it is the simulator's innermost loop.
+type resHeap []resEntry
+
+func (h resHeap) less(a, b int) bool {
+	if h[a].share != h[b].share {
+		return h[a].share < h[b].share
+	}
+	return h[a].r < h[b].r
+}
+
+func (h *resHeap) push(e resEntry) {
+	*h = append(*h, e)
+	s := *h
+	i := len(s) - 1
+	for i > 0 {
+		p := (i - 1) / 2
+		if !s.less(i, p) {
+			break
+		}
+		s[i], s[p] = s[p], s[i]
+		i = p
+	}
+}
+
+func (h *resHeap) pop() resEntry {
+	s := *h
+	top := s[0]
+	n := len(s) - 1
+	s[0] = s[n]
+	s = s[:n]
+	i := 0
+	for {
+		l := 2*i + 1
+		if l >= n {
+			break
+		}
+		m := l
+		if r := l + 1; r < n && s.less(r, l) {
+			m = r
+		}
+		if !s.less(m, i) {
+			break
+		}
+		s[i], s[m] = s[m], s[i]
+		i = m
+	}
+	*h = s
+	return top
+}
+
+func (h *resHeap) init() {
+	s := *h
+	for i := len(s)/2 - 1; i >= 0; i-- {
+		n := len(s)
+		j := i
+		for {
+			l := 2*j + 1
+			if l >= n {
+				break
+			}
+			m := l
+			if r := l + 1; r < n && s.less(r, l) {
+				m = r
+			}
+			if !s.less(m, j) {
+				break
+			}
+			s[j], s[m] = s[m], s[j]
+			j = m
+		}
+	}
+}
+
+type flowHeap []*flow
+
+func (h flowHeap) Len() int { return len(h) }
+func (h flowHeap) Less(a, b int) bool {
+	if h[a].finish != h[b].finish {
+		return h[a].finish < h[b].finish
+	}
+	return h[a].id < h[b].id
+}
+func (h flowHeap) Swap(a, b int) {
+	h[a], h[b] = h[b], h[a]
+	h[a].heapIdx = a
+	h[b].heapIdx = b
+}
+func (h *flowHeap) Push(x any) {
+	f := x.(*flow)
+	f.heapIdx = len(*h)
+	*h = append(*h, f)
+}
+func (h *flowHeap) Pop() any {
+	old := *h
+	f := old[len(old)-1]
+	*h = old[:len(old)-1]
+	f.heapIdx = -1
+	return f
+}

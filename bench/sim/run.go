@@ -1,0 +1,111 @@
+package sim
+
+import (
+	"fmt"
+	"path/filepath"
+	"sort"
+	"time"
+
+	"github.com/racklab/racklab/bench/metrics"
+	"github.com/racklab/racklab/coordinator/cluster"
+	"github.com/racklab/racklab/coordinator/engine"
+	"github.com/racklab/racklab/coordinator/policy"
+	"github.com/racklab/racklab/coordinator/policy/hdfs"
+	"github.com/racklab/racklab/coordinator/workload"
+)
+
+// Spec is one simulated run: a policy on a workload and topology, with a
+// seed, writing its records under Dir.
+type Spec struct {
+	Topology  *cluster.Topology
+	Workload  *workload.Workload
+	Datasets  *workload.Datasets
+	Policy    string
+	Seed      uint64
+	SlowStart float64
+	Dir       string
+	Options   Options
+}
+
+// Timing is what a run cost the machine. It varies from run to run, so it
+// is kept apart from the deterministic records.
+type Timing struct {
+	Policy         string
+	Seed           uint64
+	WallS          float64
+	SimS           float64
+	Events         int64
+	EventsPerS     float64
+	Decisions      int64
+	DecisionMeanUs float64
+	DecisionP50Us  float64
+	DecisionP99Us  float64
+}
+
+// RunDir is where a run's records go inside a result directory.
+func RunDir(dir, policy string, seed uint64) string {
+	return filepath.Join(dir, fmt.Sprintf("%s-seed%d", policy, seed))
+}
+
+// RunOne simulates one run and writes its records.
+func RunOne(spec Spec) (metrics.Summary, Timing, error) {
+	p, err := policy.New(spec.Policy)
+	if err != nil {
+		return metrics.Summary{}, Timing{}, err
+	}
+	// the engine places unplaced datasets into its own copy
+	ds := &workload.Datasets{}
+	if spec.Datasets != nil {
+		ds.Datasets = append([]workload.Dataset(nil), spec.Datasets.Datasets...)
+	}
+	start := time.Now()
+	eng, err := engine.New(engine.Config{
+		Seed:      spec.Seed,
+		SlowStart: spec.SlowStart,
+		Placer:    &hdfs.Placer{},
+		Stopwatch: func() int64 { return int64(time.Since(start)) },
+	}, spec.Topology, spec.Workload, ds, p)
+	if err != nil {
+		return metrics.Summary{}, Timing{}, err
+	}
+	rec, err := metrics.NewRecorder(spec.Dir, spec.Workload)
+	if err != nil {
+		return metrics.Summary{}, Timing{}, err
+	}
+	opt := spec.Options
+	opt.Sink = rec
+	s := New(eng, opt)
+	res, err := s.Run()
+	if cerr := rec.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return metrics.Summary{}, Timing{}, fmt.Errorf("%s seed %d: %w", spec.Policy, spec.Seed, err)
+	}
+	if res.Stalled {
+		return metrics.Summary{}, Timing{}, fmt.Errorf("%s seed %d: the run stalled: %s", spec.Policy, spec.Seed, res.StallReason)
+	}
+	wall := time.Since(start).Seconds()
+	sum := rec.Finish(spec.Policy, spec.Seed, &eng.Stats, res.UplinkBytes, res.DownlinkBytes)
+	t := Timing{Policy: spec.Policy, Seed: spec.Seed, WallS: wall, SimS: res.SimTime, Events: res.Events, Decisions: eng.Stats.Decisions}
+	if wall > 0 {
+		t.EventsPerS = float64(res.Events) / wall
+	}
+	if d := eng.Stats.DecisionNanos; len(d) > 0 {
+		xs := make([]float64, len(d))
+		for i, n := range d {
+			xs[i] = float64(n) / 1e3
+		}
+		sort.Float64s(xs)
+		t.DecisionMeanUs = metrics.Mean(xs)
+		t.DecisionP50Us = metrics.Percentile(xs, 50)
+		t.DecisionP99Us = metrics.Percentile(xs, 99)
+	}
+	return sum, t, nil
+}
+
+// FormatTiming is a one-line account of a run's cost.
+func FormatTiming(t Timing) string {
+	return fmt.Sprintf("%s seed %d: wall %.2fs, simulated %.0fs, %d events (%.0f/s), %d decisions (mean %.1fµs, p50 %.1fµs, p99 %.1fµs)",
+		t.Policy, t.Seed, t.WallS, t.SimS, t.Events, t.EventsPerS, t.Decisions, t.DecisionMeanUs, t.DecisionP50Us, t.DecisionP99Us)
+}

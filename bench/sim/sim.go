@@ -1,0 +1,576 @@
+package sim
+
+import (
+	"container/heap"
+	"fmt"
+	"math"
+
+	"github.com/racklab/racklab/coordinator/cluster"
+	"github.com/racklab/racklab/coordinator/engine"
+	"github.com/racklab/racklab/coordinator/workload"
+)
+
+// Options configure a simulation.
+type Options struct {
+	// Heartbeat is how often hosts with free slots are offered again while
+	// work is pending (seconds). Default 1.
+	Heartbeat float64
+	// FetchPoll is how often an idle reducer looks for new map outputs
+	// (seconds). Default 2.
+	FetchPoll float64
+	// FullRecompute is how often (seconds) flow rates are recomputed
+	// exactly over every connected flow; between, a flow's start or end
+	// re-shares only the flows that share a resource with it. 0 gives
+	// 1 s; a negative value recomputes exactly at every change.
+	FullRecompute float64
+	// Sample is the period of link-load samples (seconds). Default 10.
+	Sample float64
+	// Resolution is the simulator's time step (seconds): events are
+	// rounded up to a multiple of it, so that the events of one step share
+	// one rate computation. Default 0.01; smaller is slower and finer.
+	Resolution float64
+	// MaxSimTime stops a run that has not finished by then (seconds);
+	// 0: no limit.
+	MaxSimTime float64
+	// Sink receives the run's records as they happen; nil drops them.
+	Sink Sink
+	// Progress, when set, is called now and then with the simulated time
+	// and the number of finished jobs.
+	Progress func(now float64, jobsDone, jobs int)
+}
+
+// Sink receives what a run records, as it happens.
+type Sink interface {
+	Attempt(r *engine.AttemptRecord) error
+	Job(r *engine.JobRecord) error
+	// LinkSample gives the utilisation (0..1) of every rack's uplink and
+	// downlink over the sample period that ends at t.
+	LinkSample(t float64, up, down []float64) error
+}
+
+// Result is what a finished simulation measured beyond the records.
+type Result struct {
+	SimTime float64
+	Events  int64
+	// UplinkBytes and DownlinkBytes are the bytes each rack link carried,
+	// the simulator's equivalent of kernel counters.
+	UplinkBytes   []float64
+	DownlinkBytes []float64
+	Stalled       bool
+	StallReason   string
+}
+
+type phase uint8
+
+const (
+	phaseRead phase = iota
+	phaseFetch
+	phaseCompute
+	phaseWrite
+	phaseDone
+)
+
+// run is an attempt being executed by the simulator.
+type run struct {
+	a         *engine.Attempt
+	kind      workload.StageKind
+	phase     phase
+	flows     []*flow
+	active    int
+	dead      bool
+	fetched   []int64 // per source rack, reduce only
+	fetchedLo int64   // from the attempt's own host
+	waiting   bool    // idle reducer with a poll timer set
+	compute   float64 // ns per byte
+}
+
+type timerKind uint8
+
+const (
+	timerCompute timerKind = iota
+	timerPoll
+	timerHeartbeat
+	timerSample
+)
+
+type timer struct {
+	t    float64
+	seq  int64
+	kind timerKind
+	r    *run
+}
+
+type timerHeap []timer
+
+func (h timerHeap) Len() int { return len(h) }
+func (h timerHeap) Less(a, b int) bool {
+	if h[a].t != h[b].t {
+		return h[a].t < h[b].t
+	}
+	return h[a].seq < h[b].seq
+}
+func (h timerHeap) Swap(a, b int) { h[a], h[b] = h[b], h[a] }
+func (h *timerHeap) Push(x any)   { *h = append(*h, x.(timer)) }
+func (h *timerHeap) Pop() any {
+	old := *h
+	x := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return x
+}
+
+// Sim drives an engine with modelled time and a flow-level network.
+type Sim struct {
+	opt    Options
+	eng    *engine.Engine
+	topo   *cluster.Topology
+	net    *network
+	timers timerHeap
+	seq    int64
+	now    float64
+	runs   map[engine.AttemptID]*run
+	events int64
+
+	hbPending bool
+
+	// resource indexes
+	nicOut, nicIn    []int32
+	tierRd, tierWr   [][cluster.NumTierKinds]int32
+	uplink, downlink []int32
+	core             int32
+	interTier        []cluster.TierKind
+	rackBuf          []int64
+	lastUp, lastDown []float64
+	lastSample       float64
+	lastFull         float64
+}
+
+// New prepares a simulation of an engine's workload on its topology.
+func New(eng *engine.Engine, opt Options) *Sim {
+	if opt.Heartbeat <= 0 {
+		opt.Heartbeat = 1
+	}
+	if opt.FetchPoll <= 0 {
+		opt.FetchPoll = 2
+	}
+	if opt.FullRecompute == 0 {
+		opt.FullRecompute = 1
+	}
+	if opt.Resolution <= 0 {
+		opt.Resolution = 0.01
+	}
+	if opt.Sample <= 0 {
+		opt.Sample = 10
+	}
+	t := eng.Topology()
+	s := &Sim{opt: opt, eng: eng, topo: t, runs: map[engine.AttemptID]*run{}, core: -1}
+	var caps []float64
+	add := func(c float64) int32 {
+		caps = append(caps, c)
+		return int32(len(caps) - 1)
+	}
+	s.nicOut = make([]int32, len(t.Hosts))
+	s.nicIn = make([]int32, len(t.Hosts))
+	s.tierRd = make([][cluster.NumTierKinds]int32, len(t.Hosts))
+	s.tierWr = make([][cluster.NumTierKinds]int32, len(t.Hosts))
+	s.interTier = make([]cluster.TierKind, len(t.Hosts))
+	for i := range t.Hosts {
+		h := &t.Hosts[i]
+		s.nicOut[i] = add(h.NICBps)
+		s.nicIn[i] = add(h.NICBps)
+		for k := range s.tierRd[i] {
+			s.tierRd[i][k], s.tierWr[i][k] = -1, -1
+		}
+		for _, tr := range h.Tiers {
+			s.tierRd[i][tr.Kind] = add(tr.ReadBps)
+			s.tierWr[i][tr.Kind] = add(tr.WriteBps)
+		}
+		s.interTier[i] = eng.IntermediateTier(cluster.HostID(i))
+	}
+	s.uplink = make([]int32, len(t.Racks))
+	s.downlink = make([]int32, len(t.Racks))
+	for i := range t.Racks {
+		s.uplink[i] = add(t.Racks[i].UplinkBps)
+		s.downlink[i] = add(t.Racks[i].DownlinkBps)
+	}
+	if t.CoreBps > 0 {
+		s.core = add(t.CoreBps)
+	}
+	s.net = newNetwork(caps)
+	s.rackBuf = make([]int64, len(t.Racks))
+	s.lastUp = make([]float64, len(t.Racks))
+	s.lastDown = make([]float64, len(t.Racks))
+	return s
+}
+
+func (s *Sim) addTimer(t float64, k timerKind, r *run) {
+	s.seq++
+	heap.Push(&s.timers, timer{t: t, seq: s.seq, kind: k, r: r})
+}
+
+// Run simulates until every job has finished, or nothing more can happen.
+func (s *Sim) Run() (*Result, error) {
+	res := &Result{}
+	s.addTimer(s.opt.Sample, timerSample, nil)
+	if err := s.step(); err != nil {
+		return nil, err
+	}
+	for !s.eng.Done() {
+		next := math.Inf(1)
+		if t, ok := s.eng.NextArrival(); ok {
+			next = t
+		}
+		if t, _ := s.net.nextFinish(); t < next {
+			next = t
+		}
+		// a sample timer alone does not keep a finished or stuck run going
+		for len(s.timers) > 0 && s.timers[0].kind == timerSample && !s.busy() && math.IsInf(next, 1) {
+			heap.Pop(&s.timers)
+		}
+		if len(s.timers) > 0 && s.timers[0].t < next {
+			next = s.timers[0].t
+		}
+		if math.IsInf(next, 1) {
+			res.Stalled = true
+			res.StallReason = fmt.Sprintf("no event left at t=%.3fs with %d tasks pending and %d attempts running", s.now, s.eng.Pending(), len(s.runs))
+			break
+		}
+		if s.opt.MaxSimTime > 0 && next > s.opt.MaxSimTime {
+			res.Stalled = true
+			res.StallReason = fmt.Sprintf("simulated time limit %.0fs reached", s.opt.MaxSimTime)
+			break
+		}
+		// round up to the time step, so that nearby events share a step
+		next = math.Ceil(next/s.opt.Resolution-1e-6) * s.opt.Resolution
+		if next > s.now {
+			s.now = next
+		}
+		if err := s.eng.Advance(s.now); err != nil {
+			return nil, err
+		}
+		if err := s.fireDue(); err != nil {
+			return nil, err
+		}
+		if err := s.step(); err != nil {
+			return nil, err
+		}
+	}
+	s.recompute()
+	for i := range s.net.res {
+		s.net.settleRes(s.now, &s.net.res[i])
+	}
+	res.SimTime = s.now
+	res.Events = s.events
+	res.UplinkBytes = make([]float64, len(s.topo.Racks))
+	res.DownlinkBytes = make([]float64, len(s.topo.Racks))
+	for r := range s.topo.Racks {
+		res.UplinkBytes[r] = s.net.res[s.uplink[r]].moved
+		res.DownlinkBytes[r] = s.net.res[s.downlink[r]].moved
+	}
+	return res, nil
+}
+
+func (s *Sim) recompute() {
+	full := s.opt.FullRecompute < 0 || s.now-s.lastFull >= s.opt.FullRecompute
+	if full && len(s.net.dirty) > 0 {
+		s.lastFull = s.now
+	}
+	s.net.recompute(s.now, full)
+}
+
+func (s *Sim) busy() bool { return len(s.runs) > 0 || s.eng.Pending() > 0 }
+
+// fireDue handles every flow end and timer due now.
+func (s *Sim) fireDue() error {
+	for {
+		t, f := s.net.nextFinish()
+		if f == nil || t > s.now+1e-6*s.opt.Resolution {
+			break
+		}
+		s.events++
+		s.net.remove(s.now, f)
+		r := f.owner
+		r.active--
+		if r.active == 0 && !r.dead {
+			if err := s.advance(r); err != nil {
+				return err
+			}
+		}
+	}
+	for len(s.timers) > 0 && s.timers[0].t <= s.now+1e-6*s.opt.Resolution {
+		tm := heap.Pop(&s.timers).(timer)
+		s.events++
+		switch tm.kind {
+		case timerCompute:
+			if !tm.r.dead {
+				if err := s.advance(tm.r); err != nil {
+					return err
+				}
+			}
+		case timerPoll:
+			if !tm.r.dead {
+				tm.r.waiting = false
+				if err := s.fetch(tm.r); err != nil {
+					return err
+				}
+			}
+		case timerHeartbeat:
+			s.hbPending = false
+		case timerSample:
+			if err := s.sample(); err != nil {
+				return err
+			}
+			s.addTimer(s.now+s.opt.Sample, timerSample, nil)
+		}
+	}
+	return nil
+}
+
+// step lets the engine schedule and carries out what it decided, until
+// nothing more happens at this instant.
+func (s *Sim) step() error {
+	for i := 0; ; i++ {
+		s.recompute()
+		s.updateNetworkStatus()
+		s.eng.Schedule()
+		rd := s.eng.Ready()
+		if err := s.apply(&rd); err != nil {
+			return err
+		}
+		if len(rd.Launches) == 0 && len(rd.Attempts) == 0 {
+			break
+		}
+		if i > 1_000_000 {
+			return fmt.Errorf("simulator livelock at t=%g", s.now)
+		}
+	}
+	s.recompute()
+	if !s.hbPending && s.eng.Pending() > 0 && s.eng.HasFreeSlot() {
+		s.hbPending = true
+		s.addTimer(s.now+s.opt.Heartbeat, timerHeartbeat, nil)
+	}
+	return nil
+}
+
+func (s *Sim) updateNetworkStatus() {
+	ns := s.eng.Network()
+	for r := range s.topo.Racks {
+		up, down := &s.net.res[s.uplink[r]], &s.net.res[s.downlink[r]]
+		ns.UplinkLoad[r] = up.load / up.capacity
+		ns.DownlinkLoad[r] = down.load / down.capacity
+	}
+}
+
+func (s *Sim) apply(rd *engine.Ready) error {
+	for _, id := range rd.Kills {
+		if r := s.runs[id]; r != nil {
+			s.cancel(r)
+		}
+	}
+	for _, id := range rd.Priorities {
+		if r := s.runs[id]; r != nil {
+			for _, f := range r.flows {
+				if f.heapIdx >= 0 {
+					s.net.setPriority(f, r.a.Priority)
+				}
+			}
+		}
+	}
+	if sink := s.opt.Sink; sink != nil {
+		for i := range rd.Attempts {
+			if err := sink.Attempt(&rd.Attempts[i]); err != nil {
+				return err
+			}
+		}
+		for i := range rd.Jobs {
+			if err := sink.Job(&rd.Jobs[i]); err != nil {
+				return err
+			}
+		}
+	}
+	if s.opt.Progress != nil && len(rd.Jobs) > 0 {
+		s.opt.Progress(s.now, s.eng.JobsFinished(), len(s.eng.Jobs()))
+	}
+	for _, a := range rd.Launches {
+		if err := s.start(a); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (s *Sim) cancel(r *run) {
+	r.dead = true
+	for _, f := range r.flows {
+		if f.heapIdx >= 0 {
+			s.net.remove(s.now, f)
+		}
+	}
+	r.flows = nil
+	delete(s.runs, r.a.ID)
+}
+
+func (s *Sim) start(a *engine.Attempt) error {
+	kind, ns := s.eng.StageInfo(a.Task)
+	r := &run{a: a, kind: kind, compute: ns}
+	s.runs[a.ID] = r
+	if kind == workload.Map {
+		r.phase = phaseRead
+		if a.Source.Host >= 0 && a.InputBytes > 0 {
+			s.flow(r, s.path(a.Source.Host, a.Host, s.tierRd[a.Source.Host][a.Source.Tier], -1), a.InputBytes)
+		}
+		if r.active == 0 {
+			return s.advance(r)
+		}
+		return nil
+	}
+	r.phase = phaseFetch
+	r.fetched = make([]int64, len(s.topo.Racks))
+	return s.fetch(r)
+}
+
+// path is the list of resources from a source to a destination host:
+// read at the source (a tier, or none), the NICs and, across racks, the
+// rack links and core; write at the destination (a tier, or none).
+func (s *Sim) path(src, dst cluster.HostID, read, write int32) []int32 {
+	p := make([]int32, 0, 7)
+	if read >= 0 {
+		p = append(p, read)
+	}
+	if src != dst {
+		p = append(p, s.nicOut[src], s.nicIn[dst])
+		sr, dr := s.topo.RackOf(src), s.topo.RackOf(dst)
+		if sr != dr {
+			p = append(p, s.uplink[sr], s.downlink[dr])
+			if s.core >= 0 {
+				p = append(p, s.core)
+			}
+		}
+	}
+	if write >= 0 {
+		p = append(p, write)
+	}
+	return p
+}
+
+func (s *Sim) flow(r *run, res []int32, bytes int64) {
+	if bytes <= 0 || len(res) == 0 {
+		return
+	}
+	f := s.net.add(s.now, res, float64(bytes), r.a.Priority, r)
+	r.flows = append(r.flows, f)
+	r.active++
+}
+
+// fetch starts a reducer's next round: what its upstream has produced
+// since the last round, one aggregated flow per source rack.
+func (s *Sim) fetch(r *run) error {
+	a := r.a
+	onHost := s.eng.ShuffleAvailable(a, s.rackBuf)
+	own := s.topo.RackOf(a.Host)
+	r.flows = r.flows[:0]
+	for src, avail := range s.rackBuf {
+		var want int64
+		if cluster.RackID(src) == own {
+			// the rest of the own rack, minus the host's own outputs
+			want = (avail - onHost) - r.fetched[src]
+			if want > 0 {
+				s.flow(r, []int32{s.nicIn[a.Host]}, want)
+				r.fetched[src] += want
+			}
+			if lo := onHost - r.fetchedLo; lo > 0 {
+				s.flow(r, []int32{s.tierRd[a.Host][s.interTier[a.Host]]}, lo)
+				r.fetchedLo += lo
+			}
+			continue
+		}
+		want = avail - r.fetched[src]
+		if want > 0 {
+			p := []int32{s.uplink[src], s.downlink[own], s.nicIn[a.Host]}
+			if s.core >= 0 {
+				p = append(p, s.core)
+			}
+			s.flow(r, p, want)
+			r.fetched[src] += want
+		}
+	}
+	if r.active > 0 {
+		return nil
+	}
+	if s.eng.UpstreamDone(a) {
+		s.eng.FinishShuffle(a)
+		return s.compute(r)
+	}
+	if !r.waiting {
+		r.waiting = true
+		s.addTimer(s.now+s.opt.FetchPoll, timerPoll, r)
+	}
+	return nil
+}
+
+// advance moves an attempt to its next phase once the current one is over.
+func (s *Sim) advance(r *run) error {
+	switch r.phase {
+	case phaseFetch:
+		return s.fetch(r)
+	case phaseRead:
+		return s.compute(r)
+	case phaseCompute:
+		return s.write(r)
+	case phaseWrite:
+		r.phase = phaseDone
+		delete(s.runs, r.a.ID)
+		return s.eng.AttemptSucceeded(r.a.ID, nil)
+	}
+	return nil
+}
+
+func (s *Sim) compute(r *run) error {
+	r.phase = phaseCompute
+	if d := r.compute * float64(r.a.InputBytes) * 1e-9; d > 0 {
+		s.addTimer(s.now+d, timerCompute, r)
+		return nil
+	}
+	return s.write(r)
+}
+
+func (s *Sim) write(r *run) error {
+	a := r.a
+	r.phase = phaseWrite
+	r.flows = r.flows[:0]
+	for i, rep := range a.OutputReplicas {
+		w := s.tierWr[rep.Host][rep.Tier]
+		if i == 0 && rep.Host == a.Host {
+			s.flow(r, []int32{w}, a.OutputBytes)
+		} else {
+			s.flow(r, s.path(a.Host, rep.Host, -1, w), a.OutputBytes)
+		}
+	}
+	if r.active > 0 {
+		return nil
+	}
+	return s.advance(r)
+}
+
+func (s *Sim) sample() error {
+	smpUp, smpDown := make([]float64, len(s.topo.Racks)), make([]float64, len(s.topo.Racks))
+	dt := s.now - s.lastSample
+	for r := range s.topo.Racks {
+		up, down := &s.net.res[s.uplink[r]], &s.net.res[s.downlink[r]]
+		s.net.settleRes(s.now, up)
+		s.net.settleRes(s.now, down)
+		if dt > 0 {
+			smpUp[r] = (up.bytes - s.lastUp[r]) / dt / up.capacity
+			smpDown[r] = (down.bytes - s.lastDown[r]) / dt / down.capacity
+		}
+		s.lastUp[r], s.lastDown[r] = up.bytes, down.bytes
+	}
+	s.lastSample = s.now
+	ns := s.eng.Network()
+	for h := range s.topo.Hosts {
+		ns.HostRxBps[h] = s.net.res[s.nicIn[h]].load
+	}
+	if s.opt.Sink != nil {
+		return s.opt.Sink.LinkSample(s.now, smpUp, smpDown)
+	}
+	return nil
+}

@@ -1,0 +1,214 @@
+package cluster
+
+import (
+	"fmt"
+)
+
+// TierKind names a storage tier. The order is fastest first, so a smaller
+// kind is a better tier.
+type TierKind uint8
+
+const (
+	Mem TierKind = iota
+	SSD
+	HDD
+	numTierKinds
+)
+
+// NumTierKinds is the number of tier kinds, for arrays indexed by TierKind.
+const NumTierKinds = int(numTierKinds)
+
+var tierNames = [...]string{Mem: "mem", SSD: "ssd", HDD: "hdd"}
+
+func (k TierKind) String() string {
+	if int(k) < len(tierNames) {
+		return tierNames[k]
+	}
+	return fmt.Sprintf("tier(%d)", k)
+}
+
+// ParseTierKind turns "mem", "ssd" or "hdd" into a TierKind.
+func ParseTierKind(s string) (TierKind, error) {
+	for i, n := range tierNames {
+		if n == s {
+			return TierKind(i), nil
+		}
+	}
+	return 0, fmt.Errorf("unknown tier kind %q (want mem, ssd or hdd)", s)
+}
+
+// HostID and RackID index Topology.Hosts and Topology.Racks.
+type (
+	HostID int32
+	RackID int32
+)
+
+// Tier is one storage tier of a host. Rates are bytes per second.
+type Tier struct {
+	Kind          TierKind
+	ReadBps       float64
+	WriteBps      float64
+	CapacityBytes int64
+}
+
+// Host is one worker machine.
+type Host struct {
+	ID     HostID
+	Name   string
+	Rack   RackID
+	Slots  int
+	NICBps float64 // full duplex: this rate in each direction
+	Tiers  []Tier  // at most one per kind
+}
+
+// Tier returns the host's tier of the given kind and whether it has one.
+func (h *Host) Tier(k TierKind) (Tier, bool) {
+	for _, t := range h.Tiers {
+		if t.Kind == k {
+			return t, true
+		}
+	}
+	return Tier{}, false
+}
+
+// Rack is a set of hosts behind one top-of-rack switch. Uplink carries
+// traffic leaving the rack, downlink traffic entering it.
+type Rack struct {
+	ID          RackID
+	Name        string
+	Hosts       []HostID
+	UplinkBps   float64
+	DownlinkBps float64
+}
+
+// Topology is the whole cluster. CoreBps of 0 means a non-blocking core.
+type Topology struct {
+	Racks   []Rack
+	Hosts   []Host
+	CoreBps float64
+}
+
+// RackOf returns the rack of a host.
+func (t *Topology) RackOf(h HostID) RackID { return t.Hosts[h].Rack }
+
+// TotalSlots is the number of task slots in the cluster.
+func (t *Topology) TotalSlots() int {
+	n := 0
+	for i := range t.Hosts {
+		n += t.Hosts[i].Slots
+	}
+	return n
+}
+
+// HostByName finds a host by its name.
+func (t *Topology) HostByName(name string) (HostID, bool) {
+	for i := range t.Hosts {
+		if t.Hosts[i].Name == name {
+			return HostID(i), true
+		}
+	}
+	return -1, false
+}
+
+// Validate checks the internal consistency of a topology built in code.
+func (t *Topology) Validate() error {
+	if len(t.Racks) == 0 {
+		return fmt.Errorf("topology has no racks")
+	}
+	for i := range t.Racks {
+		r := &t.Racks[i]
+		if r.ID != RackID(i) {
+			return fmt.Errorf("rack %q: id %d at index %d", r.Name, r.ID, i)
+		}
+		if len(r.Hosts) == 0 {
+			return fmt.Errorf("rack %q has no hosts", r.Name)
+		}
+		if r.UplinkBps <= 0 || r.DownlinkBps <= 0 {
+			return fmt.Errorf("rack %q: uplink and downlink rates must be positive", r.Name)
+		}
+		for _, h := range r.Hosts {
+			if int(h) >= len(t.Hosts) || t.Hosts[h].Rack != r.ID {
+				return fmt.Errorf("rack %q lists host %d which is not in it", r.Name, h)
+			}
+		}
+	}
+	for i := range t.Hosts {
+		h := &t.Hosts[i]
+		if h.ID != HostID(i) {
+			return fmt.Errorf("host %q: id %d at index %d", h.Name, h.ID, i)
+		}
+		if h.Slots <= 0 {
+			return fmt.Errorf("host %q: slots must be positive", h.Name)
+		}
+		if h.NICBps <= 0 {
+			return fmt.Errorf("host %q: nic rate must be positive", h.Name)
+		}
+		if len(h.Tiers) == 0 {
+			return fmt.Errorf("host %q has no storage tier", h.Name)
+		}
+		var seen [NumTierKinds]bool
+		for _, tr := range h.Tiers {
+			if int(tr.Kind) >= NumTierKinds {
+				return fmt.Errorf("host %q: bad tier kind %d", h.Name, tr.Kind)
+			}
+			if seen[tr.Kind] {
+				return fmt.Errorf("host %q: tier %s listed twice", h.Name, tr.Kind)
+			}
+			seen[tr.Kind] = true
+			if tr.ReadBps <= 0 || tr.WriteBps <= 0 {
+				return fmt.Errorf("host %q: tier %s rates must be positive", h.Name, tr.Kind)
+			}
+		}
+	}
+	return nil
+}
+
+// UniformSpec describes a regular cluster: every rack alike, every host alike.
+type UniformSpec struct {
+	Racks        int
+	HostsPerRack int
+	Slots        int
+	NICBps       float64
+	Tiers        []Tier
+	// Oversubscription is the ratio of a rack's host NIC capacity to its
+	// uplink rate; 1 means full bisection.
+	Oversubscription float64
+}
+
+// DefaultTiers is a commodity host: a little memory tier, an SSD and two HDDs.
+func DefaultTiers() []Tier {
+	const gib = 1 << 30
+	return []Tier{
+		{Kind: Mem, ReadBps: 4e9, WriteBps: 2e9, CapacityBytes: 16 * gib},
+		{Kind: SSD, ReadBps: 500e6, WriteBps: 400e6, CapacityBytes: 512 * gib},
+		{Kind: HDD, ReadBps: 200e6, WriteBps: 160e6, CapacityBytes: 8192 * gib},
+	}
+}
+
+// Uniform builds a regular topology with hosts named r<rack>h<host>.
+func Uniform(s UniformSpec) (*Topology, error) {
+	if s.Racks <= 0 || s.HostsPerRack <= 0 {
+		return nil, fmt.Errorf("uniform topology needs at least one rack and one host per rack (got %d×%d)", s.Racks, s.HostsPerRack)
+	}
+	if s.Oversubscription <= 0 {
+		return nil, fmt.Errorf("oversubscription must be positive (got %g)", s.Oversubscription)
+	}
+	if s.Tiers == nil {
+		s.Tiers = DefaultTiers()
+	}
+	t := &Topology{}
+	link := float64(s.HostsPerRack) * s.NICBps / s.Oversubscription
+	for r := 0; r < s.Racks; r++ {
+		rack := Rack{ID: RackID(r), Name: fmt.Sprintf("r%d", r), UplinkBps: link, DownlinkBps: link}
+		for h := 0; h < s.HostsPerRack; h++ {
+			id := HostID(len(t.Hosts))
+			t.Hosts = append(t.Hosts, Host{
+				ID: id, Name: fmt.Sprintf("r%dh%d", r, h), Rack: rack.ID,
+				Slots: s.Slots, NICBps: s.NICBps, Tiers: append([]Tier(nil), s.Tiers...),
+			})
+			rack.Hosts = append(rack.Hosts, id)
+		}
+		t.Racks = append(t.Racks, rack)
+	}
+	return t, t.Validate()
+}

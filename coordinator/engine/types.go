@@ -1,0 +1,175 @@
+package engine
+
+import (
+	"github.com/racklab/racklab/coordinator/cluster"
+	"github.com/racklab/racklab/coordinator/workload"
+)
+
+// Time is seconds since the start of a run. The engine never reads a clock:
+// the driver hands time in through Advance.
+type Time = float64
+
+// JobID indexes the engine's jobs in workload order; AttemptID numbers
+// attempts in launch order.
+type (
+	JobID     int32
+	AttemptID int64
+)
+
+// TaskRef names one task: a job, a stage of it and the task's index.
+type TaskRef struct {
+	Job   JobID
+	Stage int16
+	Index int32
+}
+
+// JobState is where a job is in its life.
+type JobState uint8
+
+const (
+	JobWaiting   JobState = iota // not yet arrived, or parents unfinished
+	JobRunning                   // submitted
+	JobSucceeded                 // every task done
+	JobFailed                    // input lost for good
+)
+
+var jobStateNames = [...]string{"waiting", "running", "succeeded", "failed"}
+
+func (s JobState) String() string { return jobStateNames[s] }
+
+// TaskState is where a task is in its life.
+type TaskState uint8
+
+const (
+	TaskBlocked TaskState = iota // its stage is not yet released
+	TaskPending                  // runnable, no attempt running
+	TaskRunning                  // at least one attempt running
+	TaskDone                     // an attempt succeeded and its output is in use
+)
+
+// AttemptOutcome is how an attempt ended.
+type AttemptOutcome uint8
+
+const (
+	AttemptRunning AttemptOutcome = iota
+	AttemptSucceeded
+	AttemptFailed // its host died, or the driver reported a failure
+	AttemptKilled // killed by the policy or as the loser of a duplicate race
+)
+
+var outcomeNames = [...]string{"running", "succeeded", "failed", "killed"}
+
+func (o AttemptOutcome) String() string { return outcomeNames[o] }
+
+// Locality is how close an attempt ran to its input.
+type Locality uint8
+
+const (
+	NodeLocal Locality = iota
+	RackLocal
+	Remote
+	NoLocality // tasks that shuffle from many sources
+	NumLocalities
+)
+
+var localityNames = [...]string{"node", "rack", "remote", "none"}
+
+func (l Locality) String() string { return localityNames[l] }
+
+// Level is where bytes came from relative to the reader.
+type Level uint8
+
+const (
+	LevelLocal Level = iota
+	LevelRack
+	LevelCross
+	NumLevels
+)
+
+// Class is a traffic class; it is also the DSCP class of the sockets that
+// carry it in the live testbed.
+type Class uint8
+
+const (
+	ClassInput     Class = iota // a map reading a dataset block
+	ClassShuffle                // a reduce or generic stage fetching partitions
+	ClassDependent              // a map reading a parent job's output
+	ClassDuplicate              // anything read by a duplicate attempt
+	ClassOutput                 // job output replicas written to other hosts
+	NumClasses
+)
+
+var classNames = [...]string{"input", "shuffle", "dependent", "duplicate", "output"}
+
+func (c Class) String() string { return classNames[c] }
+
+// ByteCounts holds bytes by traffic class and level.
+type ByteCounts [NumClasses][NumLevels]int64
+
+// Add adds another count to this one.
+func (b *ByteCounts) Add(o *ByteCounts) {
+	for c := range b {
+		for l := range b[c] {
+			b[c][l] += o[c][l]
+		}
+	}
+}
+
+// Cross is the cross-rack bytes of all classes.
+func (b *ByteCounts) Cross() int64 {
+	var n int64
+	for c := range b {
+		n += b[c][LevelCross]
+	}
+	return n
+}
+
+// Attempt is one execution of a task on a host.
+type Attempt struct {
+	ID        AttemptID
+	Task      TaskRef
+	Host      cluster.HostID
+	Start     Time
+	End       Time
+	Outcome   AttemptOutcome
+	Duplicate bool  // launched while another attempt of the task ran or had run
+	Priority  uint8 // network priority class, 0 highest
+	// Source is the replica a map attempt reads (Host < 0: none).
+	Source   workload.Replica
+	Locality Locality
+	// InputBytes is what the attempt reads in all.
+	InputBytes int64
+	// OutputBytes is what it writes; OutputReplicas where (the first
+	// replica is local).
+	OutputBytes    int64
+	OutputReplicas []workload.Replica
+	// Bytes is the engine's accounting of what the attempt read, filled in
+	// when it ends.
+	Bytes ByteCounts
+	// Reported is the driver's own measurement, when it has one.
+	Reported *ByteCounts
+}
+
+// AttemptRecord is what a run records of a finished attempt.
+type AttemptRecord struct {
+	Attempt
+	JobName string
+	Kind    workload.StageKind
+	Rack    cluster.RackID
+	Tier    cluster.TierKind // tier of the input source (maps only)
+}
+
+// JobRecord is what a run records of a finished job.
+type JobRecord struct {
+	ID        JobID
+	Name      string
+	Queue     string
+	Arrival   Time
+	Submitted Time
+	Started   Time // first attempt launched
+	Finished  Time
+	State     JobState
+	Tasks     int
+	Attempts  int
+	Reason    string // why it failed
+}

@@ -1,0 +1,117 @@
+package capacity
+
+import (
+	"math"
+	"sort"
+
+	"github.com/racklab/racklab/coordinator/cluster"
+	"github.com/racklab/racklab/coordinator/engine"
+)
+
+// Config holds the Capacity Scheduler's knobs.
+type Config struct {
+	// NodeLocalityDelay is yarn.scheduler.capacity.node-locality-delay;
+	// 0 means hosts per rack, as the Corral spec sets it.
+	NodeLocalityDelay int
+}
+
+// Policy is the Capacity Scheduler.
+type Policy struct {
+	cfg    Config
+	missed []int // per job
+	queues []int
+}
+
+// New returns a Capacity Scheduler.
+func New(cfg Config) *Policy { return &Policy{cfg: cfg} }
+
+// Name implements engine.Policy.
+func (*Policy) Name() string { return "capacity" }
+
+// OfferHost implements engine.HostScheduler.
+func (p *Policy) OfferHost(ctx *engine.Context, h cluster.HostID) {
+	if len(p.missed) < len(ctx.Jobs()) {
+		p.missed = append(p.missed, make([]int, len(ctx.Jobs())-len(p.missed))...)
+	}
+	for ctx.FreeSlots(h) > 0 && ctx.PendingTasks() > 0 {
+		if !p.assign(ctx, h) {
+			return
+		}
+	}
+}
+
+// guarantee is a queue's guaranteed share: its configured capacity, or an
+// equal split among queues that configure none.
+func guarantee(qs []engine.Queue, i int) float64 {
+	if qs[i].Capacity > 0 {
+		return qs[i].Capacity
+	}
+	var set float64
+	unset := 0
+	for _, q := range qs {
+		if q.Capacity > 0 {
+			set += q.Capacity
+		} else {
+			unset++
+		}
+	}
+	return math.Max(1-set, 0) / float64(unset)
+}
+
+func (p *Policy) assign(ctx *engine.Context, h cluster.HostID) bool {
+	qs := ctx.Queues()
+	slots := float64(ctx.TotalSlots())
+	p.queues = p.queues[:0]
+	for i := range qs {
+		if qs[i].MaxCapacity > 0 && float64(qs[i].Running) >= qs[i].MaxCapacity*slots {
+			continue // at its elastic limit
+		}
+		p.queues = append(p.queues, i)
+	}
+	used := func(i int) float64 {
+		g := guarantee(qs, i)
+		if g <= 0 {
+			return math.Inf(1)
+		}
+		return float64(qs[i].Running) / (g * slots)
+	}
+	sort.SliceStable(p.queues, func(a, b int) bool { return used(p.queues[a]) < used(p.queues[b]) })
+	delay := p.cfg.NodeLocalityDelay
+	if delay <= 0 {
+		delay = len(ctx.Topology().Racks[0].Hosts)
+	}
+	nodes := len(ctx.Topology().Hosts)
+	for _, q := range p.queues {
+		for _, j := range ctx.Running() {
+			if j.Queue != q || j.Pending == 0 {
+				continue
+			}
+			if t, ok := ctx.NextPendingShuffle(j.ID); ok {
+				_, err := ctx.Launch(t, h, engine.LaunchOptions{})
+				return err == nil
+			}
+			p.missed[j.ID]++
+			missed := p.missed[j.ID]
+			allowed := engine.NodeLocal
+			pending := ctx.PendingMaps(j.ID)
+			// Hadoop 2.7: off-switch once missed > requests × min(locations/nodes, 1)
+			locations := math.Min(float64(pending*3), float64(nodes))
+			switch {
+			case float64(missed) > float64(pending)*math.Min(locations/float64(nodes), 1):
+				allowed = engine.Remote
+			case missed > min(nodes, delay):
+				allowed = engine.RackLocal
+			}
+			if t, level, ok := ctx.PickMap(j.ID, h, allowed); ok {
+				if _, err := ctx.Launch(t, h, engine.LaunchOptions{}); err != nil {
+					return false
+				}
+				if level != engine.Remote {
+					p.missed[j.ID] = 0
+				}
+				return true
+			}
+		}
+	}
+	return false
+}

@@ -1,0 +1,128 @@
+package fair
+
+import (
+	"sort"
+
+	"github.com/racklab/racklab/coordinator/cluster"
+	"github.com/racklab/racklab/coordinator/engine"
+)
+
+// Config holds the Fair Scheduler's knobs.
+type Config struct {
+	// NodeThreshold and RackThreshold are YARN's
+	// locality.threshold.node/.rack: fractions of the cluster's node count
+	// of skipped opportunities before relaxing locality. Negative disables
+	// delay scheduling (YARN's default); the spec's default is 1.
+	NodeThreshold float64
+	RackThreshold float64
+}
+
+// DefaultConfig is the spec's configuration: both thresholds 1.0.
+func DefaultConfig() Config { return Config{NodeThreshold: 1, RackThreshold: 1} }
+
+// Policy is the Fair Scheduler.
+type Policy struct {
+	cfg   Config
+	skips []int // per job
+	order []*engine.Job
+}
+
+// New returns a Fair Scheduler.
+func New(cfg Config) *Policy { return &Policy{cfg: cfg} }
+
+// Name implements engine.Policy.
+func (*Policy) Name() string { return "fair" }
+
+// Skips is the number of opportunities a job has declined since its last
+// local launch.
+func (p *Policy) Skips(j engine.JobID) int {
+	if int(j) < len(p.skips) {
+		return p.skips[j]
+	}
+	return 0
+}
+
+func (p *Policy) thresholds(ctx *engine.Context) (node, rack int) {
+	n := float64(len(ctx.Topology().Hosts))
+	if p.cfg.NodeThreshold < 0 {
+		return 0, 0
+	}
+	return int(p.cfg.NodeThreshold * n), int(p.cfg.RackThreshold * n)
+}
+
+// OfferHost implements engine.HostScheduler.
+func (p *Policy) OfferHost(ctx *engine.Context, h cluster.HostID) {
+	if len(p.skips) < len(ctx.Jobs()) {
+		p.skips = append(p.skips, make([]int, len(ctx.Jobs())-len(p.skips))...)
+	}
+	for ctx.FreeSlots(h) > 0 && ctx.PendingTasks() > 0 {
+		if !p.assign(ctx, h) {
+			return
+		}
+	}
+}
+
+// Order sorts the jobs with pending work in fair-share order: queues by
+// running/weight, then jobs by running containers, then submission.
+func Order(ctx *engine.Context, buf []*engine.Job) []*engine.Job {
+	buf = buf[:0]
+	for _, j := range ctx.Running() {
+		if j.Pending > 0 {
+			buf = append(buf, j)
+		}
+	}
+	qs := ctx.Queues()
+	share := func(j *engine.Job) float64 {
+		q := qs[j.Queue]
+		w := q.Weight
+		if w <= 0 {
+			w = 1
+		}
+		return float64(q.Running) / w
+	}
+	sort.SliceStable(buf, func(a, b int) bool {
+		ja, jb := buf[a], buf[b]
+		if sa, sb := share(ja), share(jb); sa != sb {
+			return sa < sb
+		}
+		if ja.Running != jb.Running {
+			return ja.Running < jb.Running
+		}
+		if ja.Submitted != jb.Submitted {
+			return ja.Submitted < jb.Submitted
+		}
+		return ja.ID < jb.ID
+	})
+	return buf
+}
+
+func (p *Policy) assign(ctx *engine.Context, h cluster.HostID) bool {
+	tNode, tRack := p.thresholds(ctx)
+	p.order = Order(ctx, p.order)
+	for _, j := range p.order {
+		if t, ok := ctx.NextPendingShuffle(j.ID); ok {
+			_, err := ctx.Launch(t, h, engine.LaunchOptions{})
+			return err == nil
+		}
+		allowed := engine.NodeLocal
+		switch s := p.skips[j.ID]; {
+		case s >= tNode+tRack:
+			allowed = engine.Remote
+		case s >= tNode:
+			allowed = engine.RackLocal
+		}
+		if t, level, ok := ctx.PickMap(j.ID, h, allowed); ok {
+			if _, err := ctx.Launch(t, h, engine.LaunchOptions{}); err != nil {
+				return false
+			}
+			if level == engine.NodeLocal {
+				p.skips[j.ID] = 0
+			}
+			return true
+		}
+		if ctx.PendingMaps(j.ID) > 0 {
+			p.skips[j.ID]++
+		}
+	}
+	return false
+}

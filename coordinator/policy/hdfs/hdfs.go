@@ -1,0 +1,137 @@
+package hdfs
+
+import (
+	"fmt"
+	"math/rand/v2"
+
+	"github.com/racklab/racklab/coordinator/cluster"
+	"github.com/racklab/racklab/coordinator/workload"
+)
+
+// DefaultReplication is HDFS's dfs.replication.
+const DefaultReplication = 3
+
+// Placer is the HDFS default placement policy.
+type Placer struct {
+	// TierMix is the share of replicas per tier kind; a host lacking the
+	// drawn tier gets its slowest one. All zero: HDD (or the host's
+	// slowest tier).
+	TierMix [cluster.NumTierKinds]float64
+}
+
+// PlaceDataset implements engine.DatasetPlacer.
+func (p *Placer) PlaceDataset(t *cluster.Topology, rng *rand.Rand, d *workload.Dataset, sizes []int64) ([][]workload.Replica, error) {
+	n := d.Replication
+	if n == 0 {
+		n = DefaultReplication
+	}
+	if n < 0 {
+		return nil, fmt.Errorf("replication %d is negative", n)
+	}
+	// like HDFS, a cluster smaller than the replication keeps the block
+	// under-replicated rather than refusing it
+	n = min(n, len(t.Hosts))
+	out := make([][]workload.Replica, len(sizes))
+	for b := range sizes {
+		hosts := placeBlock(t, rng, n)
+		reps := make([]workload.Replica, len(hosts))
+		for i, h := range hosts {
+			reps[i] = workload.Replica{Host: h, Tier: p.tier(t, rng, h)}
+		}
+		out[b] = reps
+	}
+	return out, nil
+}
+
+func placeBlock(t *cluster.Topology, rng *rand.Rand, n int) []cluster.HostID {
+	hosts := make([]cluster.HostID, 0, n)
+	used := func(h cluster.HostID) bool {
+		for _, x := range hosts {
+			if x == h {
+				return true
+			}
+		}
+		return false
+	}
+	first := cluster.HostID(rng.IntN(len(t.Hosts)))
+	hosts = append(hosts, first)
+	firstRack := t.RackOf(first)
+	if n >= 2 {
+		if len(t.Racks) > 1 {
+			r := rng.IntN(len(t.Racks) - 1)
+			if cluster.RackID(r) >= firstRack {
+				r++
+			}
+			rack := t.Racks[r]
+			hosts = append(hosts, rack.Hosts[rng.IntN(len(rack.Hosts))])
+		} else {
+			hosts = append(hosts, pickOther(t.Racks[firstRack].Hosts, rng, used))
+		}
+	}
+	if n >= 3 {
+		rack := t.Racks[t.RackOf(hosts[1])]
+		if h := pickOther(rack.Hosts, rng, used); h >= 0 {
+			hosts = append(hosts, h)
+		}
+	}
+	for len(hosts) < n {
+		all := make([]cluster.HostID, len(t.Hosts))
+		for i := range all {
+			all[i] = cluster.HostID(i)
+		}
+		hosts = append(hosts, pickOther(all, rng, used))
+	}
+	return hosts
+}
+
+// pickOther draws a host of the list not yet used, or -1.
+func pickOther(list []cluster.HostID, rng *rand.Rand, used func(cluster.HostID) bool) cluster.HostID {
+	free := 0
+	for _, h := range list {
+		if !used(h) {
+			free++
+		}
+	}
+	if free == 0 {
+		return -1
+	}
+	k := rng.IntN(free)
+	for _, h := range list {
+		if !used(h) {
+			if k == 0 {
+				return h
+			}
+			k--
+		}
+	}
+	return -1
+}
+
+func (p *Placer) tier(t *cluster.Topology, rng *rand.Rand, h cluster.HostID) cluster.TierKind {
+	host := &t.Hosts[h]
+	var sum float64
+	for _, s := range p.TierMix {
+		sum += s
+	}
+	want := cluster.HDD
+	if sum > 0 {
+		x := rng.Float64() * sum
+		for k, s := range p.TierMix {
+			if x < s {
+				want = cluster.TierKind(k)
+				break
+			}
+			x -= s
+		}
+	}
+	if _, ok := host.Tier(want); ok {
+		return want
+	}
+	slowest := host.Tiers[0].Kind
+	for _, tr := range host.Tiers {
+		if tr.Kind > slowest {
+			slowest = tr.Kind
+		}
+	}
+	return slowest
+}

@@ -1,0 +1,82 @@
+package hdfs
+
+import (
+	"math/rand/v2"
+	"reflect"
+	"testing"
+
+	"github.com/racklab/racklab/coordinator/cluster"
+	"github.com/racklab/racklab/coordinator/workload"
+)
+
+func topo(t *testing.T, racks, hosts int) *cluster.Topology {
+	tp, err := cluster.Uniform(cluster.UniformSpec{Racks: racks, HostsPerRack: hosts, Slots: 1, NICBps: 1, Oversubscription: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tp
+}
+
+func TestRackAwarePlacement(t *testing.T) {
+	tp := topo(t, 7, 5)
+	d := &workload.Dataset{Name: "d", Size: 1000 * 64, BlockSize: 64}
+	reps, err := (&Placer{}).PlaceDataset(tp, rand.New(rand.NewPCG(1, 2)), d, d.BlockSizes())
+	if err != nil {
+		t.Fatal(err)
+	}
+	perRack := make([]int, 7)
+	for b, r := range reps {
+		if len(r) != 3 {
+			t.Fatalf("block %d has %d replicas", b, len(r))
+		}
+		if r[0].Host == r[1].Host || r[1].Host == r[2].Host || r[0].Host == r[2].Host {
+			t.Fatalf("block %d: two replicas on one host: %+v", b, r)
+		}
+		r0, r1, r2 := tp.RackOf(r[0].Host), tp.RackOf(r[1].Host), tp.RackOf(r[2].Host)
+		if r0 == r1 || r1 != r2 {
+			t.Fatalf("block %d: racks %d %d %d, want 2nd and 3rd together on another rack than the 1st", b, r0, r1, r2)
+		}
+		for _, x := range r {
+			if x.Tier != cluster.HDD {
+				t.Fatalf("default tier %s", x.Tier)
+			}
+			perRack[tp.RackOf(x.Host)]++
+		}
+	}
+	// spread: every rack gets a fair part of 3,000 replicas (about 429)
+	for rk, n := range perRack {
+		if n < 300 || n > 560 {
+			t.Fatalf("rack %d holds %d of 3000 replicas", rk, n)
+		}
+	}
+	again, _ := (&Placer{}).PlaceDataset(tp, rand.New(rand.NewPCG(1, 2)), d, d.BlockSizes())
+	if !reflect.DeepEqual(reps, again) {
+		t.Fatal("same seed, different placement")
+	}
+}
+
+func TestSmallClustersAndTierMix(t *testing.T) {
+	tp := topo(t, 1, 2)
+	d := &workload.Dataset{Name: "d", Size: 64 * 400, BlockSize: 64}
+	p := &Placer{}
+	p.TierMix[cluster.Mem] = 1
+	p.TierMix[cluster.HDD] = 1
+	reps, err := p.PlaceDataset(tp, rand.New(rand.NewPCG(3, 4)), d, d.BlockSizes())
+	if err != nil {
+		t.Fatal(err)
+	}
+	mem := 0
+	for _, r := range reps {
+		if len(r) != 2 || r[0].Host == r[1].Host {
+			t.Fatalf("on 2 hosts a block got %+v", r)
+		}
+		for _, x := range r {
+			if x.Tier == cluster.Mem {
+				mem++
+			}
+		}
+	}
+	if mem < 320 || mem > 480 {
+		t.Fatalf("%d of 800 replicas in memory with a 50%% mix", mem)
+	}
+}

@@ -1,0 +1,375 @@
+package workload
+
+// The workload file format:
+//
+//	jobs:
+//	  - id: job0
+//	    arrival_s: 49            # seconds from the start; default 0
+//	    queue: default           # optional
+//	    recurring: etl-daily     # optional
+//	    parents: [job-a]         # optional: submitted when these jobs finish
+//	    stages:
+//	      - {name: map, kind: map, input: in-job0, selectivity: 3.1, compute_ns_per_byte: 5}
+//	      - {name: reduce, kind: reduce, tasks: 3, after: [map], output_bytes: 627471, skew: 0.5, output_replicas: 1}
+//
+// Stage fields: name and kind (map, reduce or generic) are required;
+// tasks, input ("@job" reads a parent job's output), after, selectivity,
+// output_bytes, compute_ns_per_byte, skew and output_replicas are as in
+// Stage and default to zero.
+//
+// The datasets file format:
+//
+//	block_size_bytes: 134217728  # optional defaults for unplaced datasets
+//	replication: 3
+//	datasets:
+//	  - {name: in-job0, size_bytes: 740773}          # unplaced
+//	  - {name: in-job1, size_bytes: 1, block_size_bytes: 67108864, replication: 2}
+//	  - name: tbl                                    # placed
+//	    blocks:
+//	      - {size_bytes: 134217728, replicas: ["r0h0:hdd", "r1h2:ssd"]}
+//
+// A replica is "host:tier" with a host name of the topology. An unplaced
+// dataset needs size_bytes and a block size (its own or the file's); a
+// placed one may give size_bytes, which must then be the sum of its blocks.
+// The top-level block_size_bytes and replication apply to unplaced datasets
+// only.
+//
+// Unknown fields are errors, and every error names the file, the line and
+// the field.
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/racklab/racklab/coordinator/cluster/yamlfile"
+	"gopkg.in/yaml.v3"
+)
+
+const maxCount = math.MaxInt32 // bound on task and replica counts
+
+// LoadWorkload reads a workload file; see ParseWorkload.
+func LoadWorkload(path string) (*Workload, error) {
+	return LoadWorkloadFor(path, nil)
+}
+
+// LoadWorkloadFor reads a workload file and checks it against its
+// datasets; see ParseWorkloadFor.
+func LoadWorkloadFor(path string, ds *Datasets) (*Workload, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	return ParseWorkloadFor(path, data, ds)
+}
+
+// ParseWorkload reads a workload from YAML text (name is the file name
+// for error messages) and validates everything but the existence of the
+// datasets its map stages read, which needs the datasets: use
+// ParseWorkloadFor, or call Workload.Validate once both are loaded.
+func ParseWorkload(name string, data []byte) (*Workload, error) {
+	return ParseWorkloadFor(name, data, nil)
+}
+
+// ParseWorkloadFor reads a workload and validates it against ds, so that
+// an unknown dataset is reported with its line. A nil ds skips that check.
+func ParseWorkloadFor(name string, data []byte, ds *Datasets) (*Workload, error) {
+	d, top, err := yamlfile.Parse(name, data)
+	if err != nil {
+		return nil, err
+	}
+	p := workloadParser{d: d, jobIndex: map[string]int{}}
+	w := p.parse(top)
+	if err := d.Err(); err != nil {
+		return nil, err
+	}
+	if ds == nil {
+		ds = &Datasets{}
+		for _, j := range w.Jobs {
+			for _, s := range j.Stages {
+				if s.Kind == Map && s.Input != "" {
+					ds.Datasets = append(ds.Datasets, Dataset{Name: s.Input})
+				}
+			}
+		}
+	}
+	if err := w.Validate(ds); err != nil {
+		return nil, p.locate(w, err)
+	}
+	return w, nil
+}
+
+type workloadParser struct {
+	d          *yamlfile.Decoder
+	jobIndex   map[string]int // job id → index
+	jobLines   []int
+	stageLines [][]int
+}
+
+func (p *workloadParser) parse(top *yaml.Node) *Workload {
+	d := p.d
+	m := d.Map(top, "")
+	m.Known("jobs")
+	m.Require("jobs")
+	items := m.Seq("jobs")
+	w := &Workload{}
+	if d.Err() != nil || len(items) == 0 {
+		return w
+	}
+	w.Jobs = make([]Job, 0, len(items))
+	p.jobLines = make([]int, 0, len(items))
+	p.stageLines = make([][]int, 0, len(items))
+	for i, n := range items {
+		j := p.job(n, i)
+		if d.Err() != nil {
+			return w
+		}
+		w.Jobs = append(w.Jobs, j)
+	}
+	return w
+}
+
+func (p *workloadParser) job(n *yaml.Node, i int) Job {
+	d := p.d
+	m := d.Map(n, "job #"+strconv.Itoa(i+1))
+	var j Job
+	j.ID = m.Str("id")
+	if j.ID != "" {
+		m.Where = "job " + strconv.Quote(j.ID)
+	}
+	m.Known("id", "arrival_s", "queue", "recurring", "parents", "stages")
+	m.Require("id", "stages")
+	if d.Err() != nil {
+		return j
+	}
+	if first, dup := p.jobIndex[j.ID]; dup {
+		m.Fail("id", "job id %q is used twice (first at line %d)", j.ID, p.jobLines[first])
+		return j
+	}
+	p.jobIndex[j.ID] = len(p.jobLines)
+	p.jobLines = append(p.jobLines, m.Line)
+	j.Arrival = m.Float("arrival_s")
+	if j.Arrival < 0 {
+		m.Fail("arrival_s", "arrival_s must not be negative")
+	}
+	j.Queue = m.Str("queue")
+	j.Recurring = m.Str("recurring")
+	j.Parents = m.Strs("parents")
+	items := m.Seq("stages")
+	if d.Err() != nil {
+		return j
+	}
+	if len(items) == 0 {
+		m.Fail("stages", "stages: the list is empty")
+		return j
+	}
+	j.Stages = make([]Stage, 0, len(items))
+	lines := make([]int, 0, len(items))
+	for k, sn := range items {
+		s, line := p.stage(m.Where, sn, k, j.Stages, lines)
+		if d.Err() != nil {
+			return j
+		}
+		j.Stages = append(j.Stages, s)
+		lines = append(lines, line)
+	}
+	p.stageLines = append(p.stageLines, lines)
+	return j
+}
+
+func (p *workloadParser) stage(job string, n *yaml.Node, k int, prev []Stage, prevLines []int) (Stage, int) {
+	d := p.d
+	m := d.Map(n, job+" stage #"+strconv.Itoa(k+1))
+	var s Stage
+	s.Name = m.Str("name")
+	if s.Name != "" {
+		m.Where = job + " stage " + strconv.Quote(s.Name)
+	}
+	m.Known("name", "kind", "tasks", "input", "after", "selectivity", "output_bytes", "compute_ns_per_byte", "skew", "output_replicas")
+	m.Require("name", "kind")
+	if d.Err() != nil {
+		return s, 0
+	}
+	for i := range prev {
+		if prev[i].Name == s.Name {
+			m.Fail("name", "stage name %q is used twice in the job (first at line %d)", s.Name, prevLines[i])
+			return s, 0
+		}
+	}
+	kind, err := ParseStageKind(m.Str("kind"))
+	if err != nil {
+		m.Fail("kind", "kind: %v", err)
+		return s, 0
+	}
+	s.Kind = kind
+	s.Tasks = int(count(m, "tasks"))
+	s.Input = m.Str("input")
+	s.After = m.Strs("after")
+	s.Selectivity = nonNegFloat(m, "selectivity")
+	if m.Has("output_bytes") {
+		s.OutputBytes = m.Int("output_bytes")
+		if s.OutputBytes < 0 {
+			m.Fail("output_bytes", "output_bytes must not be negative")
+		}
+	}
+	s.ComputeNsPerByte = nonNegFloat(m, "compute_ns_per_byte")
+	s.Skew = nonNegFloat(m, "skew")
+	s.OutputReplicas = int(count(m, "output_replicas"))
+	return s, m.Line
+}
+
+func count(m *yamlfile.Map, key string) int64 {
+	if !m.Has(key) {
+		return 0
+	}
+	v := m.Int(key)
+	if v < 0 || v > maxCount {
+		m.Fail(key, "%s must be between 0 and %d (got %d)", key, maxCount, v)
+		return 0
+	}
+	return v
+}
+
+func nonNegFloat(m *yamlfile.Map, key string) float64 {
+	if !m.Has(key) {
+		return 0
+	}
+	v := m.Float(key)
+	if v < 0 {
+		m.Fail(key, "%s must not be negative", key)
+		return 0
+	}
+	return v
+}
+
+// locate gives a Validate error the line of the job (and stage) it names.
+func (p *workloadParser) locate(w *Workload, err error) error {
+	msg := err.Error()
+	line := 0
+	if job, rest, ok := quotedAfter(msg, "job "); ok {
+		if i, ok := p.jobIndex[job]; ok && i < len(p.jobLines) && i < len(w.Jobs) {
+			line = p.jobLines[i]
+			if stage, _, ok := quotedAfter(rest, " stage "); ok && i < len(p.stageLines) {
+				for k, s := range w.Jobs[i].Stages {
+					if s.Name == stage && k < len(p.stageLines[i]) {
+						line = p.stageLines[i][k]
+						break
+					}
+				}
+			}
+		}
+	}
+	return &yamlfile.Error{File: p.d.File, Line: line, Msg: msg}
+}
+
+// quotedAfter finds the first `prefix"..."` in s and returns the unquoted
+// string and what follows it.
+func quotedAfter(s, prefix string) (string, string, bool) {
+	i := strings.Index(s, prefix+`"`)
+	if i < 0 {
+		return "", "", false
+	}
+	rest := s[i+len(prefix):]
+	q, err := strconv.QuotedPrefix(rest)
+	if err != nil {
+		return "", "", false
+	}
+	v, err := strconv.Unquote(q)
+	if err != nil {
+		return "", "", false
+	}
+	return v, rest[len(q):], true
+}
+
+// WriteWorkload writes w in the format ParseWorkload reads. Fields at
+// their zero value are left out, and each stage takes one line.
+func WriteWorkload(out io.Writer, w *Workload) error {
+	e := yamlfile.NewEmitter(out)
+	if len(w.Jobs) == 0 {
+		e.Raw("jobs: []\n")
+		return e.Flush()
+	}
+	e.Raw("jobs:\n")
+	for i := range w.Jobs {
+		j := &w.Jobs[i]
+		e.Raw("  - id: ")
+		e.Str(j.ID)
+		e.Raw("\n    arrival_s: ")
+		e.Float(j.Arrival)
+		if j.Queue != "" {
+			e.Raw("\n    queue: ")
+			e.Str(j.Queue)
+		}
+		if j.Recurring != "" {
+			e.Raw("\n    recurring: ")
+			e.Str(j.Recurring)
+		}
+		if len(j.Parents) > 0 {
+			e.Raw("\n    parents: ")
+			writeList(e, j.Parents)
+		}
+		e.Raw("\n    stages:\n")
+		for k := range j.Stages {
+			s := &j.Stages[k]
+			if int(s.Kind) >= len(stageKindNames) {
+				e.Fail(fmt.Errorf("job %q stage %q: bad kind %d", j.ID, s.Name, s.Kind))
+				break
+			}
+			e.Raw("      - {name: ")
+			e.Str(s.Name)
+			e.Raw(", kind: ")
+			e.Raw(s.Kind.String())
+			if s.Tasks != 0 {
+				e.Raw(", tasks: ")
+				e.Int(int64(s.Tasks))
+			}
+			if s.Input != "" {
+				e.Raw(", input: ")
+				e.Str(s.Input)
+			}
+			if len(s.After) > 0 {
+				e.Raw(", after: ")
+				writeList(e, s.After)
+			}
+			if s.Selectivity != 0 {
+				e.Raw(", selectivity: ")
+				e.Float(s.Selectivity)
+			}
+			if s.OutputBytes != 0 {
+				e.Raw(", output_bytes: ")
+				e.Int(s.OutputBytes)
+			}
+			if s.ComputeNsPerByte != 0 {
+				e.Raw(", compute_ns_per_byte: ")
+				e.Float(s.ComputeNsPerByte)
+			}
+			if s.Skew != 0 {
+				e.Raw(", skew: ")
+				e.Float(s.Skew)
+			}
+			if s.OutputReplicas != 0 {
+				e.Raw(", output_replicas: ")
+				e.Int(int64(s.OutputReplicas))
+			}
+			e.Raw("}\n")
+		}
+		if e.Err() != nil {
+			break
+		}
+	}
+	return e.Flush()
+}
+
+func writeList(e *yamlfile.Emitter, ss []string) {
+	e.Raw("[")
+	for i, s := range ss {
+		if i > 0 {
+			e.Raw(", ")
+		}
+		e.Str(s)
+	}
+	e.Raw("]")
+}

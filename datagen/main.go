@@ -1,0 +1,26 @@
+package main
+
+import (
+	"fmt"
+	"os"
+
+	"github.com/spf13/cobra"
+)
+
+func main() {
+	if err := rootCmd().Execute(); err != nil {
+		fmt.Fprintln(os.Stderr, "datagen:", err)
+		os.Exit(1)
+	}
+}
+
+func rootCmd() *cobra.Command {
+	root := &cobra.Command{
+		Use:           "datagen",
+		Short:         "Import traces as racklab workload and dataset files",
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.AddCommand(swimCmd())
+	return root
+}

@@ -1,0 +1,261 @@
+package swim
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/racklab/racklab/coordinator/workload"
+)
+
+// The shared traces sit beside the repository.
+var traceDir = filepath.Join("..", "..", "..", "shared", "traces", "swim")
+
+func openTrace(t testing.TB, name string) []byte {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(traceDir, name))
+	if err != nil {
+		t.Skipf("trace not available: %v", err)
+	}
+	return data
+}
+
+func TestFacebookTraces(t *testing.T) {
+	// Totals computed once with awk -F'\t' '{s+=$4} ...' over the files.
+	for _, tc := range []struct {
+		file                   string
+		jobs, mapOnly, empty   int
+		input, shuffle, output int64
+	}{
+		{"FB-2009_samples_24_times_1hr_0.tsv", 5894, 4448, 86, 26886497357605, 22216712306762, 6852686303142},
+		{"FB-2010_samples_24_times_1hr_0.tsv", 24442, 8324, 418, 1082621755403831, 437891230970678, 339413094842194},
+	} {
+		t.Run(tc.file, func(t *testing.T) {
+			data := openTrace(t, tc.file)
+			w, ds, st, err := ImportStats(bytes.NewReader(data), tc.file, DefaultOptions())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(w.Jobs) != tc.jobs || len(ds.Datasets) != tc.jobs || st.Jobs != tc.jobs {
+				t.Errorf("%d jobs, %d datasets, stats %d; want %d", len(w.Jobs), len(ds.Datasets), st.Jobs, tc.jobs)
+			}
+			want := Stats{Jobs: tc.jobs, MapOnly: tc.mapOnly, EmptyInput: tc.empty, InputBytes: tc.input, ShuffleBytes: tc.shuffle, OutputBytes: tc.output}
+			if st != want {
+				t.Errorf("stats %+v, want %+v", st, want)
+			}
+			var input, output int64
+			mapOnly, empty := 0, 0
+			for i := range ds.Datasets {
+				d := &ds.Datasets[i]
+				input += d.Size
+				var sum int64
+				for _, b := range d.BlockSizes() {
+					sum += b
+				}
+				if sum != d.Size {
+					t.Fatalf("dataset %s: blocks add up to %d, size %d", d.Name, sum, d.Size)
+				}
+				j := w.Jobs[i]
+				if d.Size == 0 {
+					empty++
+					if j.Stages[0].Tasks != 1 {
+						t.Errorf("job %s: empty input but %d map tasks", j.ID, j.Stages[0].Tasks)
+					}
+				}
+				if len(j.Stages) == 1 {
+					mapOnly++
+				}
+				output += j.Stages[len(j.Stages)-1].OutputBytes
+			}
+			if input != tc.input || output != tc.output || mapOnly != tc.mapOnly || empty != tc.empty {
+				t.Errorf("input %d, output %d, map-only %d, empty %d", input, output, mapOnly, empty)
+			}
+			if err := w.Validate(ds); err != nil {
+				t.Fatal(err)
+			}
+
+			// Through the files and back.
+			var wb, db bytes.Buffer
+			if err := workload.WriteWorkload(&wb, w); err != nil {
+				t.Fatal(err)
+			}
+			if err := workload.WriteDatasets(&db, ds, nil); err != nil {
+				t.Fatal(err)
+			}
+			ds2, err := workload.ParseDatasets("d.yaml", db.Bytes(), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			w2, err := workload.ParseWorkloadFor("w.yaml", wb.Bytes(), ds2)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(w2, w) || !reflect.DeepEqual(ds2, ds) {
+				t.Error("the imported workload does not survive its YAML files")
+			}
+		})
+	}
+}
+
+func TestMapping(t *testing.T) {
+	trace := "job0\t49\t49\t740773\t2339561\t627471\n" +
+		"job1\t101\t52\t268435457\t0\t9838062\n" + // map-only, 3 blocks of 128 MiB
+		"\n" +
+		"job2\t122.5\t21\t0\t3000000000\t5\r\n" + // empty input, 3 GB shuffle
+		"job3\t130\t8\t0\t0\t0\n"
+	w, ds, err := Import(strings.NewReader(trace), "t.tsv", DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	const blk = 128 << 20
+	wantDS := []workload.Dataset{
+		{Name: "in-job0", Size: 740773, BlockSize: blk, Replication: 3},
+		{Name: "in-job1", Size: 268435457, BlockSize: blk, Replication: 3},
+		{Name: "in-job2", Size: 0, BlockSize: blk, Replication: 3},
+		{Name: "in-job3", Size: 0, BlockSize: blk, Replication: 3},
+	}
+	if !reflect.DeepEqual(ds.Datasets, wantDS) {
+		t.Errorf("datasets\n got %+v\nwant %+v", ds.Datasets, wantDS)
+	}
+	want := []workload.Job{
+		{ID: "job0", Arrival: 49, Stages: []workload.Stage{
+			{Name: "map", Kind: workload.Map, Input: "in-job0", Selectivity: 2339561.0 / 740773, ComputeNsPerByte: 5},
+			{Name: "reduce", Kind: workload.Reduce, Tasks: 1, After: []string{"map"}, OutputBytes: 627471, ComputeNsPerByte: 5},
+		}},
+		{ID: "job1", Arrival: 101, Stages: []workload.Stage{
+			{Name: "map", Kind: workload.Map, Input: "in-job1", OutputBytes: 9838062, ComputeNsPerByte: 5},
+		}},
+		{ID: "job2", Arrival: 122.5, Stages: []workload.Stage{
+			{Name: "map", Kind: workload.Map, Input: "in-job2", Tasks: 1, OutputBytes: 3e9, ComputeNsPerByte: 5},
+			{Name: "reduce", Kind: workload.Reduce, Tasks: 3, After: []string{"map"}, OutputBytes: 5, ComputeNsPerByte: 5},
+		}},
+		{ID: "job3", Arrival: 130, Stages: []workload.Stage{
+			{Name: "map", Kind: workload.Map, Input: "in-job3", Tasks: 1, ComputeNsPerByte: 5},
+		}},
+	}
+	if !reflect.DeepEqual(w.Jobs, want) {
+		t.Errorf("jobs\n got %+v\nwant %+v", w.Jobs, want)
+	}
+	if n := len(ds.Datasets[1].BlockSizes()); n != 3 {
+		t.Errorf("job1 input has %d blocks, want 3", n)
+	}
+
+	// Scaled down, with other options.
+	opts := Options{Scale: 0.5, BlockSize: 1 << 20, Replication: 2, ReduceBytes: 1e9, ComputeNsPerByte: 0, MaxJobs: 3}
+	w, ds, st, err := ImportStats(strings.NewReader(trace), "t.tsv", opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(w.Jobs) != 3 || st.Jobs != 3 {
+		t.Fatalf("MaxJobs 3 gave %d jobs", len(w.Jobs))
+	}
+	if d := ds.Datasets[0]; d.Size != 370387 || d.BlockSize != 1<<20 || d.Replication != 2 {
+		t.Errorf("scaled dataset %+v", d)
+	}
+	if s := w.Jobs[2].Stages; s[0].OutputBytes != 1.5e9 || s[1].Tasks != 2 || s[1].OutputBytes != 3 || s[0].ComputeNsPerByte != 0 {
+		t.Errorf("scaled job2 %+v", s)
+	}
+	if s := w.Jobs[0].Stages; s[0].Selectivity != 2339561.0/740773 || s[1].OutputBytes != 313736 {
+		t.Errorf("scaled job0 %+v", s)
+	}
+	if st.InputBytes != 370387+134217729 || st.ShuffleBytes != 1169781+1.5e9 {
+		t.Errorf("scaled stats %+v", st)
+	}
+}
+
+func TestMalformed(t *testing.T) {
+	for _, tc := range []struct{ name, src, want string }{
+		{"fields", "job0\t1\t1\t1\t1\n", "t.tsv:1: want 6 tab-separated fields"},
+		{"too many", "job0\t1\t1\t1\t1\t1\t1\n", "t.tsv:1: want 6 tab-separated fields"},
+		{"spaces", "job0 1 1 1 1 1\n", "t.tsv:1: want 6 tab-separated fields"},
+		{"no id", "\t1\t1\t1\t1\t1\n", "t.tsv:1: job id (field 1) is empty"},
+		{"dup id", "a\t1\t1\t1\t1\t1\nb\t1\t1\t1\t1\t1\na\t1\t1\t1\t1\t1\n", `t.tsv:3: job id "a" is used twice (first on line 1)`},
+		{"submit", "job0\tsoon\t1\t1\t1\t1\n", `t.tsv:1: submit time (field 2): "soon" is not a number`},
+		{"submit negative", "job0\t-5\t1\t1\t1\t1\n", "t.tsv:1: submit time (field 2): -5 is negative"},
+		{"gap nan", "job0\t5\tNaN\t1\t1\t1\n", `t.tsv:1: gap (field 3): "NaN" is not a number`},
+		{"gap negative", "job0\t5\t-1\t1\t1\t1\n", "t.tsv:1: gap (field 3): -1 is negative"},
+		{"input text", "ok\t1\t1\t1\t1\t1\njob0\t5\t1\tlots\t1\t1\n", `t.tsv:2: map input bytes (field 4): "lots" is not a whole number`},
+		{"input fraction", "job0\t5\t1\t1.5\t1\t1\n", `t.tsv:1: map input bytes (field 4): "1.5" is not a whole number`},
+		{"shuffle negative", "job0\t5\t1\t1\t-1\t1\n", "t.tsv:1: shuffle bytes (field 5): -1 is negative"},
+		{"output range", "job0\t5\t1\t1\t1\t99999999999999999999\n", "t.tsv:1: reduce output bytes (field 6): 99999999999999999999 is out of range"},
+		{"sum overflow", "a\t5\t1\t9000000000000000000\t1\t1\nb\t5\t1\t9000000000000000000\t1\t1\n", "t.tsv:2: the trace's total bytes exceed"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, _, err := Import(strings.NewReader(tc.src), "t.tsv", DefaultOptions())
+			if err == nil || !strings.HasPrefix(err.Error(), tc.want) {
+				t.Errorf("error %v, want prefix %q", err, tc.want)
+			}
+		})
+	}
+	for _, o := range []Options{{}, {Scale: 1, BlockSize: 1, Replication: 1}, {Scale: -1, BlockSize: 1, Replication: 1, ReduceBytes: 1}} {
+		if _, _, err := Import(strings.NewReader(""), "t.tsv", o); err == nil || !strings.HasPrefix(err.Error(), "t.tsv: ") {
+			t.Errorf("options %+v: error %v", o, err)
+		}
+	}
+	w, ds, err := Import(strings.NewReader(""), "t.tsv", DefaultOptions())
+	if err != nil || len(w.Jobs) != 0 || len(ds.Datasets) != 0 {
+		t.Errorf("empty trace: %v %v %v", w, ds, err)
+	}
+}
+
+func FuzzImport(f *testing.F) {
+	f.Add([]byte("job0\t49\t49\t740773\t2339561\t627471\njob1\t101\t52\t736346\t0\t432269\n"), 1.0)
+	f.Add([]byte("job2\t122.5\t21\t0\t3000000000\t5\r\n\njob3\t1\t1\t0\t0\t0\n"), 0.001)
+	f.Add([]byte("a\t1\t1\t1\t1\n"), 2.0)
+	f.Add([]byte("a\t1\t1\t9223372036854775807\t9223372036854775807\t1\n"), 1e-9)
+	f.Fuzz(func(t *testing.T, data []byte, scale float64) {
+		opts := DefaultOptions()
+		opts.BlockSize = 1 << 30
+		opts.Scale = scale
+		w, ds, err := Import(bytes.NewReader(data), "f.tsv", opts)
+		if err != nil {
+			if !strings.HasPrefix(err.Error(), "f.tsv") {
+				t.Fatalf("error does not name the file: %v", err)
+			}
+			return
+		}
+		if err := w.Validate(ds); err != nil {
+			t.Fatal(err)
+		}
+		for i := range ds.Datasets {
+			d := &ds.Datasets[i]
+			if d.Size < 0 || (d.Size == 0) != (w.Jobs[i].Stages[0].Tasks == 1) {
+				t.Fatalf("dataset %+v, map stage %+v", d, w.Jobs[i].Stages[0])
+			}
+		}
+	})
+}
+
+func BenchmarkImportFB2010(b *testing.B) {
+	data := openTrace(b, "FB-2010_samples_24_times_1hr_0.tsv")
+	b.SetBytes(int64(len(data)))
+	for i := 0; i < b.N; i++ {
+		if _, _, err := Import(bytes.NewReader(data), "fb2010", DefaultOptions()); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkParseFB2010Workload reads the workload file of the whole 2010
+// trace (24,442 jobs) back, as a run would.
+func BenchmarkParseFB2010Workload(b *testing.B) {
+	data := openTrace(b, "FB-2010_samples_24_times_1hr_0.tsv")
+	w, ds, err := Import(bytes.NewReader(data), "fb2010", DefaultOptions())
+	if err != nil {
+		b.Fatal(err)
+	}
+	var wb bytes.Buffer
+	if err := workload.WriteWorkload(&wb, w); err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(int64(wb.Len()))
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if _, err := workload.ParseWorkloadFor("w.yaml", wb.Bytes(), ds); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
