@@ -97,7 +97,7 @@ and either a topology file (--topology) or a uniform cluster (--racks,
 	fl.Float64Var(&f.maxSimTime, "max-sim-time", 0, "stop a run after this many simulated seconds (0: no limit)")
 	fl.BoolVar(&f.quiet, "quiet", false, "no progress on stderr")
 	fl.Float64Var(&f.resolution, "resolution", 0.01, "simulator time step, seconds")
-	fl.Float64Var(&f.fullEvery, "full-recompute", 1, "seconds between exact max-min recomputations over all flows (negative: at every change)")
+	fl.Float64Var(&f.fullEvery, "full-recompute", 10, "seconds between exact max-min recomputations over all flows (negative: at every change)")
 	fl.StringVar(&f.cpuProfile, "cpuprofile", "", "write a CPU profile of the simulation to this file")
 	return c
 }

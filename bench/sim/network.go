@@ -19,6 +19,8 @@ type resource struct {
 	stamp    uint64
 	residual float64
 	count    int
+	touched  bool
+	extra    float64 // likely rate of the flows added since the last recompute
 }
 
 // flow is a transfer of bytes through a set of resources. Its rate is set
@@ -32,13 +34,13 @@ type flow struct {
 	size      float64
 	remaining float64
 	rate      float64
+	oldRate   float64
 	last      float64
 	finish    float64
 	heapIdx   int
 	stamp     uint64
 	frozen    bool
 	owner     *run
-	cross     bool // crosses a rack boundary
 }
 
 // network is the flow-level model: rates are recomputed, exactly max-min
@@ -53,6 +55,8 @@ type network struct {
 	compFl  []*flow
 	rheap   resHeap
 	prios   []uint8
+	added   []*flow // flows started since the last recompute
+	touched []int32
 }
 
 func newNetwork(capacities []float64) *network {
@@ -81,6 +85,7 @@ func (n *network) add(now float64, res []int32, size float64, prio uint8, owner 
 		n.markDirty(r)
 	}
 	heap.Push(&n.byEnd, f)
+	n.added = append(n.added, f)
 	return f
 }
 
@@ -143,50 +148,87 @@ func (n *network) nextFinish() (float64, *flow) {
 	return n.byEnd[0].finish, n.byEnd[0]
 }
 
+// tight reports whether a resource is (nearly) saturated, or would be with
+// extra more bytes per second.
+func (r *resource) tight(extra float64) bool {
+	return r.load+extra >= r.capacity*(1-1e-9)
+}
+
 // recompute sets new rates after flows started or ended. With full set,
 // it is exact max-min over the connected component of every changed
-// resource. Otherwise it re-shares only the flows that cross a changed
-// resource, on what the other flows leave (a local update that never
-// over-commits a resource); a periodic full pass removes the drift.
+// resource. Otherwise it is a local update: the new flows, and the flows of
+// every changed resource that is a bottleneck (saturated before the change,
+// or made so by a new flow), are re-shared max-min on what the other flows
+// leave. Flows on a resource with slack were not limited by it, so an end
+// there cannot speed them up; what the local update misses is the second
+// order, which the periodic full pass settles. It never over-commits a
+// resource.
 func (n *network) recompute(now float64, full bool) {
-	if len(n.dirty) == 0 {
+	if len(n.dirty) == 0 && len(n.added) == 0 {
 		return
 	}
 	n.stamp++
 	st := n.stamp
 	n.compRes = n.compRes[:0]
 	n.compFl = n.compFl[:0]
-	for _, r := range n.dirty {
-		n.res[r].dirty = false
-		if n.res[r].stamp != st {
-			n.res[r].stamp = st
-			n.compRes = append(n.compRes, r)
+	include := func(f *flow) {
+		if f.stamp == st {
+			return
+		}
+		f.stamp = st
+		n.compFl = append(n.compFl, f)
+		for _, r2 := range f.res {
+			if n.res[r2].stamp != st {
+				n.res[r2].stamp = st
+				n.compRes = append(n.compRes, r2)
+			}
 		}
 	}
-	n.dirty = n.dirty[:0]
-	changed := len(n.compRes)
-	for i := 0; i < len(n.compRes); i++ {
-		if !full && i >= changed {
-			break
-		}
-		rs := &n.res[n.compRes[i]]
-		for _, f := range rs.flows {
-			if f.stamp == st {
-				continue
+	if full {
+		for _, r := range n.dirty {
+			if n.res[r].stamp != st {
+				n.res[r].stamp = st
+				n.compRes = append(n.compRes, r)
 			}
-			f.stamp = st
-			n.compFl = append(n.compFl, f)
-			for _, r2 := range f.res {
-				if n.res[r2].stamp != st {
-					n.res[r2].stamp = st
-					n.compRes = append(n.compRes, r2)
+		}
+		for i := 0; i < len(n.compRes); i++ {
+			for _, f := range n.res[n.compRes[i]].flows {
+				include(f)
+			}
+		}
+	} else {
+		// a new flow's likely share: what it would get were it alone limited
+		for _, f := range n.added {
+			if f.heapIdx < 0 {
+				continue // already ended
+			}
+			share := math.Inf(1)
+			for _, r := range f.res {
+				share = math.Min(share, n.res[r].capacity/float64(len(n.res[r].flows)))
+			}
+			for _, r := range f.res {
+				n.res[r].extra += share
+			}
+		}
+		for _, r := range n.dirty {
+			rs := &n.res[r]
+			tight := rs.tight(rs.extra)
+			rs.extra = 0
+			if tight {
+				for _, f := range rs.flows {
+					include(f)
 				}
+			}
+		}
+		for _, f := range n.added {
+			if f.heapIdx >= 0 {
+				include(f)
 			}
 		}
 	}
 	n.prios = n.prios[:0]
 	for _, f := range n.compFl {
-		n.settleFlow(now, f)
+		f.oldRate = f.rate
 		f.frozen = false
 		f.rate = 0
 		seen := false
@@ -221,6 +263,14 @@ func (n *network) recompute(now float64, full bool) {
 		for _, r := range f.res {
 			n.res[r].load += f.rate
 		}
+		if f.rate == f.oldRate && f.last < now {
+			continue // same rate: its progress and end stand as they were
+		}
+		// bring its progress up to now at the old rate, then project the end
+		newRate := f.rate
+		f.rate = f.oldRate
+		n.settleFlow(now, f)
+		f.rate = newRate
 		if f.rate > 0 {
 			f.finish = now + f.remaining/f.rate
 		} else {
@@ -228,6 +278,21 @@ func (n *network) recompute(now float64, full bool) {
 		}
 		heap.Fix(&n.byEnd, f.heapIdx)
 	}
+	// changed resources outside the update still lost their ended flows
+	for _, r := range n.dirty {
+		rs := &n.res[r]
+		rs.dirty = false
+		if rs.stamp == st {
+			continue
+		}
+		n.settleRes(now, rs)
+		rs.load = 0
+		for _, f := range rs.flows {
+			rs.load += f.rate
+		}
+	}
+	n.dirty = n.dirty[:0]
+	n.added = n.added[:0]
 }
 
 // fillClass is progressive filling among the component's flows of one
@@ -267,11 +332,23 @@ func (n *network) fillClass(p uint8) {
 				o := &n.res[r2]
 				o.residual -= share
 				o.count--
-				if r2 != e.r && o.count > 0 {
-					n.rheap.push(resEntry{r: r2, share: math.Max(o.residual, 0) / float64(o.count), count: o.count})
+				if r2 != e.r && !o.touched {
+					o.touched = true
+					n.touched = append(n.touched, r2)
 				}
 			}
 		}
+		// a resource's share only grows as flows leave it at the minimum
+		// share, so one fresh entry per touched resource keeps the heap
+		// right; older entries are recognised by their count
+		for _, r2 := range n.touched {
+			o := &n.res[r2]
+			o.touched = false
+			if o.count > 0 {
+				n.rheap.push(resEntry{r: r2, share: math.Max(o.residual, 0) / float64(o.count), count: o.count})
+			}
+		}
+		n.touched = n.touched[:0]
 	}
 }
 

@@ -20,8 +20,8 @@ type Options struct {
 	FetchPoll float64
 	// FullRecompute is how often (seconds) flow rates are recomputed
 	// exactly over every connected flow; between, a flow's start or end
-	// re-shares only the flows that share a resource with it. 0 gives
-	// 1 s; a negative value recomputes exactly at every change.
+	// re-shares only the bottlenecked flows that share a resource with it.
+	// 0 gives 10 s; a negative value recomputes exactly at every change.
 	FullRecompute float64
 	// Sample is the period of link-load samples (seconds). Default 10.
 	Sample float64
@@ -153,7 +153,7 @@ func New(eng *engine.Engine, opt Options) *Sim {
 		opt.FetchPoll = 2
 	}
 	if opt.FullRecompute == 0 {
-		opt.FullRecompute = 1
+		opt.FullRecompute = 10
 	}
 	if opt.Resolution <= 0 {
 		opt.Resolution = 0.01

@@ -605,3 +605,46 @@ func TestPartitionsAddUp(t *testing.T) {
 		t.Fatalf("zipf(1) over 2 partitions: first gets %d of 300, want 200", partition(c, 0, 300))
 	}
 }
+
+// Slow-started reducers may not take every slot while their maps wait: a
+// cluster of 4 slots lets 2 early reducers run, and maps keep the rest.
+func TestEarlyShuffleLimitAvoidsReducerDeadlock(t *testing.T) {
+	topo := topo2x2(t, 1)
+	ds := &workload.Datasets{Datasets: []workload.Dataset{blocksOn("in", 10, 0, 1, 2, 3, 0, 1, 2, 3)}}
+	w := &workload.Workload{Jobs: []workload.Job{mapReduce("j", "in", 4)}}
+	e := newEngine(t, Config{SlowStart: 0.1}, topo, w, ds, &scripted{offer: greedy})
+	ctx := &Context{e}
+	m, _ := ctx.Launch(TaskRef{0, 0, 0}, 0, LaunchOptions{})
+	if err := e.AttemptSucceeded(m, nil); err != nil {
+		t.Fatal(err)
+	}
+	_ = e.Ready()
+	e.Schedule()
+	reducers, maps := 0, 0
+	var aMap *Attempt
+	for _, a := range e.Ready().Launches {
+		if a.Task.Stage == 1 {
+			reducers++
+		} else {
+			maps++
+			aMap = a
+		}
+	}
+	if reducers != 2 || maps != 2 {
+		t.Fatalf("%d early reducers and %d maps on 4 slots, want 2 and 2", reducers, maps)
+	}
+	// free a map's slot: a third early reducer may still not have it
+	if err := ctx.Kill(aMap.ID); err != nil {
+		t.Fatal(err)
+	}
+	for _, ti := range []int32{0, 1, 2, 3} {
+		if e.Job(0).Stages[1].Tasks[ti].State != TaskPending {
+			continue
+		}
+		_, err := ctx.Launch(TaskRef{0, 1, ti}, aMap.Host, LaunchOptions{})
+		if err == nil || !strings.Contains(err.Error(), "early shuffle limit") {
+			t.Fatalf("third early reducer: %v", err)
+		}
+		break
+	}
+}

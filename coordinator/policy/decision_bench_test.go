@@ -1,0 +1,89 @@
+package policy_test
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/racklab/racklab/coordinator/cluster"
+	"github.com/racklab/racklab/coordinator/engine"
+	"github.com/racklab/racklab/coordinator/policy"
+	"github.com/racklab/racklab/coordinator/policy/hdfs"
+	"github.com/racklab/racklab/coordinator/workload"
+)
+
+// decisionFixture is a 20 × 30 cluster (600 hosts, 8 slots each) with
+// 100 jobs of 1,000 maps and 50 reduces running; every slot but one per
+// host is taken, so each offer is one decision.
+func decisionFixture(b *testing.B, name string) *engine.Engine {
+	b.Helper()
+	topo, err := cluster.Uniform(cluster.UniformSpec{Racks: 20, HostsPerRack: 30, Slots: 8, NICBps: 125e6, Oversubscription: 5})
+	if err != nil {
+		b.Fatal(err)
+	}
+	w := &workload.Workload{}
+	ds := &workload.Datasets{}
+	for i := 0; i < 100; i++ {
+		in := fmt.Sprintf("in%d", i)
+		ds.Datasets = append(ds.Datasets, workload.Dataset{Name: in, Size: 1000 << 27, BlockSize: 1 << 27})
+		w.Jobs = append(w.Jobs, workload.Job{ID: fmt.Sprintf("j%d", i), Queue: []string{"a", "b", "c"}[i%3], Stages: []workload.Stage{
+			{Name: "map", Kind: workload.Map, Input: in, Selectivity: 0.5},
+			{Name: "reduce", Kind: workload.Reduce, Tasks: 50, After: []string{"map"}, Selectivity: 1},
+		}})
+	}
+	p, err := policy.New(name)
+	if err != nil {
+		b.Fatal(err)
+	}
+	e, err := engine.New(engine.Config{Seed: 1, SlowStart: 1, Placer: &hdfs.Placer{}}, topo, w, ds, p)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := e.Advance(0); err != nil {
+		b.Fatal(err)
+	}
+	e.Schedule()
+	rd := e.Ready()
+	// free one slot per host
+	freed := map[cluster.HostID]bool{}
+	for _, a := range rd.Launches {
+		if !freed[a.Host] {
+			freed[a.Host] = true
+			if err := e.AttemptSucceeded(a.ID, nil); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	e.Ready()
+	return e
+}
+
+// BenchmarkDecision600Hosts measures one scheduling decision at 600 hosts:
+// a heartbeat offer of one free slot, the policy's choice, and the
+// engine's bookkeeping of the launch and of the attempt's end.
+func BenchmarkDecision600Hosts(b *testing.B) {
+	for _, name := range policy.Names() {
+		b.Run(name, func(b *testing.B) {
+			e := decisionFixture(b, name)
+			hosts := len(e.Topology().Hosts)
+			b.ResetTimer()
+			decisions := 0
+			for i := 0; i < b.N; i++ {
+				if e.Pending() == 0 {
+					b.StopTimer()
+					e = decisionFixture(b, name)
+					b.StartTimer()
+				}
+				e.Offer(cluster.HostID(i % hosts))
+				rd := e.Ready()
+				for _, a := range rd.Launches {
+					decisions++
+					if err := e.AttemptSucceeded(a.ID, nil); err != nil {
+						b.Fatal(err)
+					}
+				}
+				e.Ready()
+			}
+			b.ReportMetric(float64(decisions)/float64(b.N), "launches/op")
+		})
+	}
+}
