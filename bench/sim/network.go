@@ -20,6 +20,7 @@ type resource struct {
 	residual float64
 	count    int
 	touched  bool
+	wasTight bool // saturated when a flow left it since the last recompute
 	extra    float64 // likely rate of the flows added since the last recompute
 }
 
@@ -94,6 +95,11 @@ func (n *network) remove(now float64, f *flow) {
 	n.settleFlow(now, f)
 	for i, r := range f.res {
 		rs := &n.res[r]
+		n.settleRes(now, rs)
+		if rs.tight(0) {
+			rs.wasTight = true // its other flows may now go faster
+		}
+		rs.load -= f.rate
 		rs.moved += f.size - f.remaining
 		p := f.pos[i]
 		last := rs.flows[len(rs.flows)-1]
@@ -212,7 +218,7 @@ func (n *network) recompute(now float64, full bool) {
 		}
 		for _, r := range n.dirty {
 			rs := &n.res[r]
-			tight := rs.tight(rs.extra)
+			tight := rs.wasTight || rs.tight(rs.extra)
 			rs.extra = 0
 			if tight {
 				for _, f := range rs.flows {
@@ -242,18 +248,31 @@ func (n *network) recompute(now float64, full bool) {
 			n.prios = append(n.prios, f.prio)
 		}
 	}
+	// what the flows outside this update keep using: counted afresh in a
+	// full pass (which also clears rounding drift), else the kept load
+	// less the old rates of the flows in the update
 	for _, r := range n.compRes {
 		rs := &n.res[r]
 		n.settleRes(now, rs)
-		// what the flows outside this update keep using
-		var fixed float64
-		for _, f := range rs.flows {
-			if f.stamp != st {
-				fixed += f.rate
+		if full {
+			rs.load = 0
+			for _, f := range rs.flows {
+				if f.stamp != st {
+					rs.load += f.rate
+				}
 			}
 		}
-		rs.residual = rs.capacity - fixed
-		rs.load = fixed
+	}
+	if !full {
+		for _, f := range n.compFl {
+			for _, r := range f.res {
+				n.res[r].load -= f.oldRate
+			}
+		}
+	}
+	for _, r := range n.compRes {
+		rs := &n.res[r]
+		rs.residual = rs.capacity - rs.load
 	}
 	sort.Slice(n.prios, func(a, b int) bool { return n.prios[a] < n.prios[b] })
 	for _, p := range n.prios {
@@ -278,18 +297,10 @@ func (n *network) recompute(now float64, full bool) {
 		}
 		heap.Fix(&n.byEnd, f.heapIdx)
 	}
-	// changed resources outside the update still lost their ended flows
 	for _, r := range n.dirty {
-		rs := &n.res[r]
-		rs.dirty = false
-		if rs.stamp == st {
-			continue
-		}
-		n.settleRes(now, rs)
-		rs.load = 0
-		for _, f := range rs.flows {
-			rs.load += f.rate
-		}
+		n.res[r].dirty = false
+		n.res[r].wasTight = false
+		n.res[r].extra = 0
 	}
 	n.dirty = n.dirty[:0]
 	n.added = n.added[:0]
