@@ -1,7 +1,6 @@
 package sim
 
 import (
-	"container/heap"
 	"math"
 	"sort"
 )
@@ -20,7 +19,8 @@ type resource struct {
 	residual float64
 	count    int
 	touched  bool
-	wasTight bool // saturated when a flow left it since the last recompute
+	members  []*flow // the flows of the class being filled, in this update
+	wasTight bool    // saturated when a flow left it since the last recompute
 	extra    float64 // likely rate of the flows added since the last recompute
 }
 
@@ -85,7 +85,7 @@ func (n *network) add(now float64, res []int32, size float64, prio uint8, owner 
 		rs.flows = append(rs.flows, f)
 		n.markDirty(r)
 	}
-	heap.Push(&n.byEnd, f)
+	n.byEnd.push(f)
 	n.added = append(n.added, f)
 	return f
 }
@@ -114,7 +114,7 @@ func (n *network) remove(now float64, f *flow) {
 		n.markDirty(r)
 	}
 	if f.heapIdx >= 0 {
-		heap.Remove(&n.byEnd, f.heapIdx)
+		n.byEnd.remove(f.heapIdx)
 	}
 }
 
@@ -151,7 +151,7 @@ func (n *network) nextFinish() (float64, *flow) {
 	if len(n.byEnd) == 0 {
 		return math.Inf(1), nil
 	}
-	return n.byEnd[0].finish, n.byEnd[0]
+	return n.byEnd[0].finish, n.byEnd[0].f
 }
 
 // tight reports whether a resource is (nearly) saturated, or would be with
@@ -295,7 +295,7 @@ func (n *network) recompute(now float64, full bool) {
 		} else {
 			f.finish = math.Inf(1)
 		}
-		heap.Fix(&n.byEnd, f.heapIdx)
+		n.byEnd.fix(f.heapIdx, f.finish)
 	}
 	for _, r := range n.dirty {
 		n.res[r].dirty = false
@@ -311,11 +311,13 @@ func (n *network) recompute(now float64, full bool) {
 func (n *network) fillClass(p uint8) {
 	for _, r := range n.compRes {
 		n.res[r].count = 0
+		n.res[r].members = n.res[r].members[:0]
 	}
 	for _, f := range n.compFl {
 		if f.prio == p {
 			for _, r := range f.res {
 				n.res[r].count++
+				n.res[r].members = append(n.res[r].members, f)
 			}
 		}
 	}
@@ -333,8 +335,8 @@ func (n *network) fillClass(p uint8) {
 			continue // stale entry
 		}
 		share := math.Max(rs.residual, 0) / float64(rs.count)
-		for _, f := range rs.flows {
-			if f.prio != p || f.frozen || f.stamp != n.stamp {
+		for _, f := range rs.members {
+			if f.frozen {
 				continue
 			}
 			f.frozen = true
@@ -443,29 +445,84 @@ func (h *resHeap) init() {
 	}
 }
 
-type flowHeap []*flow
+// flowHeap orders flows by projected end, then id. Entries carry the key
+// inline so that comparisons do not chase pointers.
+type flowHeap []flowEntry
 
-func (h flowHeap) Len() int { return len(h) }
-func (h flowHeap) Less(a, b int) bool {
+type flowEntry struct {
+	finish float64
+	id     int64
+	f      *flow
+}
+
+func (h flowHeap) less(a, b int) bool {
 	if h[a].finish != h[b].finish {
 		return h[a].finish < h[b].finish
 	}
 	return h[a].id < h[b].id
 }
-func (h flowHeap) Swap(a, b int) {
+
+func (h flowHeap) swap(a, b int) {
 	h[a], h[b] = h[b], h[a]
-	h[a].heapIdx = a
-	h[b].heapIdx = b
+	h[a].f.heapIdx = a
+	h[b].f.heapIdx = b
 }
-func (h *flowHeap) Push(x any) {
-	f := x.(*flow)
+
+func (h flowHeap) up(i int) {
+	for i > 0 {
+		p := (i - 1) / 2
+		if !h.less(i, p) {
+			break
+		}
+		h.swap(i, p)
+		i = p
+	}
+}
+
+func (h flowHeap) down(i int) bool {
+	start := i
+	n := len(h)
+	for {
+		l := 2*i + 1
+		if l >= n {
+			break
+		}
+		m := l
+		if r := l + 1; r < n && h.less(r, l) {
+			m = r
+		}
+		if !h.less(m, i) {
+			break
+		}
+		h.swap(i, m)
+		i = m
+	}
+	return i > start
+}
+
+func (h *flowHeap) push(f *flow) {
 	f.heapIdx = len(*h)
-	*h = append(*h, f)
+	*h = append(*h, flowEntry{finish: f.finish, id: f.id, f: f})
+	h.up(f.heapIdx)
 }
-func (h *flowHeap) Pop() any {
-	old := *h
-	f := old[len(old)-1]
-	*h = old[:len(old)-1]
-	f.heapIdx = -1
-	return f
+
+func (h *flowHeap) remove(i int) {
+	s := *h
+	n := len(s) - 1
+	removed := s[i].f
+	if i != n {
+		s.swap(i, n)
+	}
+	*h = s[:n]
+	if i != n && !h.down(i) {
+		h.up(i)
+	}
+	removed.heapIdx = -1
+}
+
+func (h flowHeap) fix(i int, finish float64) {
+	h[i].finish = finish
+	if !h.down(i) {
+		h.up(i)
+	}
 }

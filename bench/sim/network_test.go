@@ -30,8 +30,8 @@ func randomPath(rng *rand.Rand, nres int) []int32 {
 
 func active(n *network) []*flow {
 	var out []*flow
-	for _, f := range n.byEnd {
-		out = append(out, f)
+	for _, e := range n.byEnd {
+		out = append(out, e.f)
 	}
 	return out
 }
