@@ -19,6 +19,8 @@ type resource struct {
 	residual float64
 	count    int
 	touched  bool
+	cand     bool    // may bind in the current filling
+	sumBound float64 // sum of its flows' bounds in the current filling
 	members  []*flow // the flows of the class being filled, in this update
 	wasTight bool    // saturated when a flow left it since the last recompute
 	extra    float64 // likely rate of the flows added since the last recompute
@@ -308,23 +310,48 @@ func (n *network) recompute(now float64, full bool) {
 
 // fillClass is progressive filling among the component's flows of one
 // priority class, on what higher classes left.
+//
+// Only resources that can bind take part in the filling: a flow can never
+// get more than its bound, the least residual among its resources, so a
+// resource whose members' bounds add up to less than its residual is never
+// a bottleneck. Each flow's tightest resource always takes part, so every
+// flow is frozen, at the same rates the full filling gives.
 func (n *network) fillClass(p uint8) {
 	for _, r := range n.compRes {
-		n.res[r].count = 0
-		n.res[r].members = n.res[r].members[:0]
+		rs := &n.res[r]
+		rs.count = 0
+		rs.sumBound = 0
+		rs.cand = false
+		rs.members = rs.members[:0]
 	}
 	for _, f := range n.compFl {
-		if f.prio == p {
-			for _, r := range f.res {
-				n.res[r].count++
-				n.res[r].members = append(n.res[r].members, f)
-			}
+		if f.prio != p {
+			continue
+		}
+		b := math.Inf(1)
+		for _, r := range f.res {
+			b = math.Min(b, math.Max(n.res[r].residual, 0))
+		}
+		for _, r := range f.res {
+			n.res[r].count++
+			n.res[r].sumBound += b
 		}
 	}
 	n.rheap = n.rheap[:0]
 	for _, r := range n.compRes {
-		if rs := &n.res[r]; rs.count > 0 {
+		if rs := &n.res[r]; rs.count > 0 && rs.sumBound >= rs.residual*(1-1e-9) {
+			rs.cand = true
 			n.rheap = append(n.rheap, resEntry{r: r, share: math.Max(rs.residual, 0) / float64(rs.count), count: rs.count})
+		}
+	}
+	for _, f := range n.compFl {
+		if f.prio != p {
+			continue
+		}
+		for _, r := range f.res {
+			if n.res[r].cand {
+				n.res[r].members = append(n.res[r].members, f)
+			}
 		}
 	}
 	n.rheap.init()
@@ -345,7 +372,7 @@ func (n *network) fillClass(p uint8) {
 				o := &n.res[r2]
 				o.residual -= share
 				o.count--
-				if r2 != e.r && !o.touched {
+				if o.cand && r2 != e.r && !o.touched {
 					o.touched = true
 					n.touched = append(n.touched, r2)
 				}
