@@ -8,6 +8,7 @@ import (
 	"runtime/pprof"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -55,6 +56,7 @@ type simFlags struct {
 	cpuProfile   string
 	resolution   float64
 	fullEvery    float64
+	parallel     int
 }
 
 func simCmd() *cobra.Command {
@@ -98,6 +100,7 @@ and either a topology file (--topology) or a uniform cluster (--racks,
 	fl.BoolVar(&f.quiet, "quiet", false, "no progress on stderr")
 	fl.Float64Var(&f.resolution, "resolution", 0.01, "simulator time step, seconds")
 	fl.Float64Var(&f.fullEvery, "full-recompute", 10, "seconds between exact max-min recomputations over all flows (negative: at every change)")
+	fl.IntVar(&f.parallel, "parallel", runtime.NumCPU(), "runs to simulate at once (each needs its own memory)")
 	fl.StringVar(&f.cpuProfile, "cpuprofile", "", "write a CPU profile of the simulation to this file")
 	return c
 }
@@ -200,47 +203,93 @@ func runSim(cmd *cobra.Command, f *simFlags) error {
 	if err := os.MkdirAll(f.out, 0o755); err != nil {
 		return err
 	}
-	var rows []metrics.Summary
-	var timings []sim.Timing
+	type job struct {
+		policy string
+		seed   uint64
+	}
+	var jobs []job
 	for _, seed := range seeds {
 		for _, name := range policies {
-			name = strings.TrimSpace(name)
+			jobs = append(jobs, job{strings.TrimSpace(name), seed})
+		}
+	}
+	par := max(1, min(f.parallel, len(jobs)))
+	rows := make([]*metrics.Summary, len(jobs))
+	timings := make([]*sim.Timing, len(jobs))
+	var (
+		mu       sync.Mutex
+		firstErr error
+		wg       sync.WaitGroup
+		slots    = make(chan struct{}, par)
+	)
+	for i, jb := range jobs {
+		wg.Add(1)
+		slots <- struct{}{}
+		go func() {
+			defer wg.Done()
+			defer func() { <-slots }()
 			opt := sim.Options{MaxSimTime: f.maxSimTime, Resolution: f.resolution, FullRecompute: f.fullEvery}
 			if !f.quiet {
 				last := time.Now()
 				opt.Progress = func(now float64, done, total int) {
-					if time.Since(last) > 2*time.Second || done == total {
+					if time.Since(last) > 5*time.Second || done == total {
 						last = time.Now()
-						fmt.Fprintf(stderr, "\r%-10s seed %d: t=%9.0fs  jobs %6d/%d", name, seed, now, done, total)
+						mu.Lock()
+						fmt.Fprintf(stderr, "%-10s seed %d: t=%9.0fs  jobs %6d/%d\n", jb.policy, jb.seed, now, done, total)
+						mu.Unlock()
 					}
 				}
 			}
 			sum, tm, err := sim.RunOne(sim.Spec{
-				Topology: topo, Workload: w, Datasets: ds, Policy: name, Seed: seed,
-				SlowStart: f.slowStart, Dir: sim.RunDir(f.out, name, seed), Options: opt,
+				Topology: topo, Workload: w, Datasets: ds, Policy: jb.policy, Seed: jb.seed,
+				SlowStart: f.slowStart, Dir: sim.RunDir(f.out, jb.policy, jb.seed), Options: opt,
 			})
-			if !f.quiet {
-				fmt.Fprintln(stderr)
-			}
+			mu.Lock()
+			defer mu.Unlock()
 			if err != nil {
-				return err
+				if firstErr == nil {
+					firstErr = err
+				}
+				return
 			}
-			rows = append(rows, sum)
-			timings = append(timings, tm)
+			rows[i], timings[i] = &sum, &tm
 			fmt.Fprintf(stderr, "%s, max RSS so far %.0f MiB\n", sim.FormatTiming(tm), maxRSSMiB())
 			// summary.csv is rewritten after every run, so that an
 			// interrupted comparison keeps the runs it finished
-			if err := metrics.WriteSummaries(filepath.Join(f.out, "summary.csv"), rows); err != nil {
-				return err
+			if err := writeResults(f.out, rows, timings); err != nil && firstErr == nil {
+				firstErr = err
 			}
-			if err := writeTimings(filepath.Join(f.out, "timing.csv"), timings); err != nil {
-				return err
-			}
-		}
+		}()
 	}
-	fmt.Fprint(cmd.OutOrStdout(), metrics.Table(rows))
+	wg.Wait()
+	if firstErr != nil {
+		return firstErr
+	}
+	done, _ := finished(rows, timings)
+	fmt.Fprint(cmd.OutOrStdout(), metrics.Table(done))
 	fmt.Fprintf(cmd.OutOrStdout(), "records: %s\n", f.out)
 	return nil
+}
+
+// finished lists the runs that have finished, in campaign order.
+func finished(rows []*metrics.Summary, timings []*sim.Timing) ([]metrics.Summary, []sim.Timing) {
+	var rs []metrics.Summary
+	var ts []sim.Timing
+	for i := range rows {
+		if rows[i] != nil {
+			rs = append(rs, *rows[i])
+			ts = append(ts, *timings[i])
+		}
+	}
+	return rs, ts
+}
+
+func writeResults(dir string, rows []*metrics.Summary, timings []*sim.Timing) error {
+	rs, ts := finished(rows, timings)
+	if err := metrics.WriteSummaries(filepath.Join(dir, "summary.csv"), rs); err != nil {
+		return err
+	}
+	return writeTimings(filepath.Join(dir, "timing.csv"), ts)
 }
 
 func writeTimings(path string, ts []sim.Timing) error {
