@@ -44,6 +44,7 @@ type flow struct {
 	stamp     uint64
 	frozen    bool
 	owner     *run
+	srcRack   int32 // the source rack of a reducer's fetch, else -1
 }
 
 // network is the flow-level model: rates are recomputed, exactly max-min
@@ -79,7 +80,7 @@ func (n *network) markDirty(r int32) {
 
 // add starts a flow of size bytes at time now.
 func (n *network) add(now float64, res []int32, size float64, prio uint8, owner *run) *flow {
-	f := &flow{id: n.nextID, res: res, pos: make([]int32, len(res)), prio: prio, size: size, remaining: size, last: now, finish: math.Inf(1), heapIdx: -1, owner: owner}
+	f := &flow{id: n.nextID, res: res, pos: make([]int32, len(res)), prio: prio, size: size, remaining: size, last: now, finish: math.Inf(1), heapIdx: -1, owner: owner, srcRack: -1}
 	n.nextID++
 	for i, r := range res {
 		rs := &n.res[r]

@@ -23,6 +23,9 @@ type Options struct {
 	// re-shares only the bottlenecked flows that share a resource with it.
 	// 0 gives 10 s; a negative value recomputes exactly at every change.
 	FullRecompute float64
+	// Fetchers is how many source racks a reducer fetches from at once.
+	// Default 5, Hadoop's mapreduce.reduce.shuffle.parallelcopies.
+	Fetchers int
 	// Sample is the period of link-load samples (seconds). Default 10.
 	Sample float64
 	// Resolution is the simulator's time step (seconds): events are
@@ -80,6 +83,9 @@ type run struct {
 	dead      bool
 	fetched   []int64 // per source rack, reduce only
 	fetchedLo int64   // from the attempt's own host
+	busyRack  []bool  // source racks being fetched from now
+	fetchers  int     // fetch flows running
+	cursor    int     // next source rack to serve
 	waiting   bool    // idle reducer with a poll timer set
 	compute   float64 // ns per byte
 }
@@ -151,6 +157,9 @@ func New(eng *engine.Engine, opt Options) *Sim {
 	}
 	if opt.FetchPoll <= 0 {
 		opt.FetchPoll = 2
+	}
+	if opt.Fetchers <= 0 {
+		opt.Fetchers = 5
 	}
 	if opt.FullRecompute == 0 {
 		opt.FullRecompute = 10
@@ -290,7 +299,17 @@ func (s *Sim) fireDue() error {
 		s.net.remove(s.now, f)
 		r := f.owner
 		r.active--
-		if r.active == 0 && !r.dead {
+		switch {
+		case r.dead:
+		case r.phase == phaseFetch:
+			if f.srcRack >= 0 {
+				r.busyRack[f.srcRack] = false
+				r.fetchers--
+			}
+			if err := s.fetch(r); err != nil {
+				return err
+			}
+		case r.active == 0:
 			if err := s.advance(r); err != nil {
 				return err
 			}
@@ -425,6 +444,8 @@ func (s *Sim) start(a *engine.Attempt) error {
 	}
 	r.phase = phaseFetch
 	r.fetched = make([]int64, len(s.topo.Racks))
+	r.busyRack = make([]bool, len(s.topo.Racks))
+	r.cursor = int(s.topo.RackOf(a.Host)) // own rack first
 	return s.fetch(r)
 }
 
@@ -452,46 +473,65 @@ func (s *Sim) path(src, dst cluster.HostID, read, write int32) []int32 {
 	return p
 }
 
-func (s *Sim) flow(r *run, res []int32, bytes int64) {
+func (s *Sim) flow(r *run, res []int32, bytes int64) *flow {
 	if bytes <= 0 || len(res) == 0 {
-		return
+		return &flow{} // nothing to move: a throwaway the caller may label
 	}
 	f := s.net.add(s.now, res, float64(bytes), r.a.Priority, r)
 	r.flows = append(r.flows, f)
 	r.active++
+	return f
 }
 
-// fetch starts a reducer's next round: what its upstream has produced
-// since the last round, one aggregated flow per source rack.
+// fetch keeps a reducer's fetchers busy: each fetches, from one source
+// rack, what the upstream there has produced for this reducer and it has
+// not yet fetched, as one aggregated flow; at most Fetchers run at once
+// (Hadoop's shuffle.parallelcopies). Outputs on the reducer's own host are
+// read from its disk without a fetcher. Sources are served in turn,
+// starting after the last one served.
 func (s *Sim) fetch(r *run) error {
 	a := r.a
 	onHost := s.eng.ShuffleAvailable(a, s.rackBuf)
 	own := s.topo.RackOf(a.Host)
-	r.flows = r.flows[:0]
-	for src, avail := range s.rackBuf {
-		var want int64
-		if cluster.RackID(src) == own {
-			// the rest of the own rack, minus the host's own outputs
-			want = (avail - onHost) - r.fetched[src]
-			if want > 0 {
-				s.flow(r, []int32{s.nicIn[a.Host]}, want)
-				r.fetched[src] += want
-			}
-			if lo := onHost - r.fetchedLo; lo > 0 {
-				s.flow(r, []int32{s.tierRd[a.Host][s.interTier[a.Host]]}, lo)
-				r.fetchedLo += lo
-			}
+	live := r.flows[:0]
+	for _, f := range r.flows {
+		if f.heapIdx >= 0 {
+			live = append(live, f)
+		}
+	}
+	r.flows = live
+	if lo := onHost - r.fetchedLo; lo > 0 {
+		s.flow(r, []int32{s.tierRd[a.Host][s.interTier[a.Host]]}, lo).srcRack = -1
+		r.fetchedLo += lo
+	}
+	racks := len(s.rackBuf)
+	for k := 0; k < racks && r.fetchers < s.opt.Fetchers; k++ {
+		src := (r.cursor + k) % racks
+		if r.busyRack[src] {
 			continue
 		}
-		want = avail - r.fetched[src]
-		if want > 0 {
-			p := []int32{s.uplink[src], s.downlink[own], s.nicIn[a.Host]}
+		want := s.rackBuf[src] - r.fetched[src]
+		if cluster.RackID(src) == own {
+			// the rest of the own rack, less the host's own outputs
+			want -= onHost
+		}
+		if want <= 0 {
+			continue
+		}
+		var p []int32
+		if cluster.RackID(src) == own {
+			p = []int32{s.nicIn[a.Host]}
+		} else {
+			p = []int32{s.uplink[src], s.downlink[own], s.nicIn[a.Host]}
 			if s.core >= 0 {
 				p = append(p, s.core)
 			}
-			s.flow(r, p, want)
-			r.fetched[src] += want
 		}
+		s.flow(r, p, want).srcRack = int32(src)
+		r.fetched[src] += want
+		r.busyRack[src] = true
+		r.fetchers++
+		r.cursor = src + 1
 	}
 	if r.active > 0 {
 		return nil
