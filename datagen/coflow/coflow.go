@@ -1,0 +1,413 @@
+package coflow
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/racklab/racklab/coordinator/cluster"
+	"github.com/racklab/racklab/coordinator/workload"
+)
+
+// MB is the trace's megabyte: 2^20 bytes, as the coflow benchmark's
+// simulator and Varys read it.
+const MB = 1 << 20
+
+// Options shape the import. DefaultOptions gives the usual values.
+type Options struct {
+	// Scale multiplies every size; 1 keeps the trace's sizes.
+	Scale float64
+	// InputRatio is map input bytes per shuffle byte: the trace has only
+	// shuffles, so the input is synthesised as shuffle × InputRatio.
+	InputRatio float64
+	// OutputRatio is reduce output bytes per shuffle byte.
+	OutputRatio float64
+	// ComputeNsPerByte is the CPU cost of every stage.
+	ComputeNsPerByte float64
+	// Tier is where the input blocks' replicas go (the host's slowest tier
+	// when it has none of this kind).
+	Tier cluster.TierKind
+	// MaxCoflows stops after this many coflows; 0 reads them all.
+	MaxCoflows int
+}
+
+// DefaultOptions are those of `datagen coflow` without flags: sizes as in
+// the trace, input equal to the shuffle, no output, no compute cost, input
+// on HDD.
+func DefaultOptions() Options {
+	return Options{Scale: 1, InputRatio: 1, Tier: cluster.HDD}
+}
+
+func (o *Options) check() error {
+	finite := func(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }
+	switch {
+	case !(o.Scale > 0) || !finite(o.Scale):
+		return fmt.Errorf("scale must be positive (got %g)", o.Scale)
+	case !(o.InputRatio > 0) || !finite(o.InputRatio):
+		return fmt.Errorf("input ratio must be positive (got %g)", o.InputRatio)
+	case !(o.OutputRatio >= 0) || !finite(o.OutputRatio):
+		return fmt.Errorf("output ratio must not be negative (got %g)", o.OutputRatio)
+	case !(o.ComputeNsPerByte >= 0) || !finite(o.ComputeNsPerByte):
+		return fmt.Errorf("compute ns per byte must not be negative (got %g)", o.ComputeNsPerByte)
+	case int(o.Tier) >= cluster.NumTierKinds:
+		return fmt.Errorf("bad tier kind %d", o.Tier)
+	case o.MaxCoflows < 0:
+		return fmt.Errorf("max coflows must not be negative (got %d)", o.MaxCoflows)
+	}
+	return nil
+}
+
+// Mapper is one rack-level mapper of a coflow: its trace port, the rack
+// and host its input block is on, and that block's size.
+type Mapper struct {
+	Port  int
+	Rack  cluster.RackID
+	Host  cluster.HostID
+	Bytes int64
+}
+
+// Reducer is one rack-level reducer of a coflow and the exact shuffle
+// bytes it receives, from the trace (after scaling).
+type Reducer struct {
+	Port  int
+	Rack  cluster.RackID
+	Bytes int64
+}
+
+// Coflow is one imported coflow, with the per-reducer sizes that the
+// workload averages.
+type Coflow struct {
+	ID           string  // the trace's id
+	Job          string  // the job's id, "coflow<id>"
+	Line         int     // its line in the trace
+	Arrival      float64 // seconds
+	Mappers      []Mapper
+	Reducers     []Reducer
+	ShuffleBytes int64 // the sum of the reducers' bytes
+}
+
+// Stats describes an import, in bytes after scaling.
+type Stats struct {
+	Ports       int // from the trace's header
+	Coflows     []Coflow
+	MapTasks    int
+	ReduceTasks int
+	InputBytes  int64
+	// ShuffleBytes is the sum of every reducer's bytes.
+	ShuffleBytes int64
+	OutputBytes  int64
+}
+
+// Header reads the trace's first line: the number of ports and of coflows.
+func Header(r io.Reader, name string) (ports, coflows int, err error) {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 64<<10), maxLine)
+	if !sc.Scan() {
+		if err := sc.Err(); err != nil {
+			return 0, 0, fmt.Errorf("%s:1: %w", name, err)
+		}
+		return 0, 0, fmt.Errorf("%s:1: missing header \"<ports> <coflows>\"", name)
+	}
+	return parseHeader(name, sc.Text())
+}
+
+const maxLine = 16 << 20
+
+func parseHeader(name, line string) (ports, coflows int, err error) {
+	f := strings.Fields(line)
+	if len(f) != 2 {
+		return 0, 0, fmt.Errorf("%s:1: want a header \"<ports> <coflows>\", got %d fields", name, len(f))
+	}
+	p, err1 := strconv.Atoi(f[0])
+	c, err2 := strconv.Atoi(f[1])
+	if err1 != nil || p < 1 || p > math.MaxInt32 {
+		return 0, 0, fmt.Errorf("%s:1: port count %q is not a positive whole number", name, f[0])
+	}
+	if err2 != nil || c < 0 {
+		return 0, 0, fmt.Errorf("%s:1: coflow count %q is not a whole number", name, f[1])
+	}
+	return p, c, nil
+}
+
+// Import reads a coflow trace onto topology t; name is the file name for
+// error messages.
+func Import(r io.Reader, name string, t *cluster.Topology, opts Options) (*workload.Workload, *workload.Datasets, error) {
+	w, ds, _, err := ImportStats(r, name, t, opts)
+	return w, ds, err
+}
+
+// ImportStats is Import, also returning the coflows' exact sizes and
+// totals.
+func ImportStats(r io.Reader, name string, t *cluster.Topology, opts Options) (*workload.Workload, *workload.Datasets, Stats, error) {
+	var st Stats
+	if err := opts.check(); err != nil {
+		return nil, nil, st, fmt.Errorf("%s: %w", name, err)
+	}
+	if t == nil || len(t.Racks) == 0 {
+		return nil, nil, st, fmt.Errorf("%s: the topology has no racks", name)
+	}
+	im := importer{name: name, t: t, opts: opts, next: make([]int, len(t.Racks)), seen: map[string]int{},
+		w: &workload.Workload{}, ds: &workload.Datasets{}}
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 64<<10), maxLine)
+	declared := -1
+	lineNo := 0
+	for sc.Scan() {
+		lineNo++
+		line := sc.Text()
+		if declared < 0 {
+			p, c, err := parseHeader(name, line)
+			if err != nil {
+				return nil, nil, st, err
+			}
+			st.Ports, declared = p, c
+			continue
+		}
+		if strings.TrimSpace(line) == "" {
+			continue
+		}
+		if opts.MaxCoflows > 0 && len(st.Coflows) >= opts.MaxCoflows {
+			break
+		}
+		if len(st.Coflows) >= declared {
+			return nil, nil, st, fmt.Errorf("%s:1: the header declares %d coflows, but line %d holds one more", name, declared, lineNo)
+		}
+		c, err := im.coflow(lineNo, line, st.Ports)
+		if err != nil {
+			return nil, nil, st, err
+		}
+		var ok [3]bool
+		st.InputBytes, ok[0] = add(st.InputBytes, im.lastInput)
+		st.ShuffleBytes, ok[1] = add(st.ShuffleBytes, c.ShuffleBytes)
+		st.OutputBytes, ok[2] = add(st.OutputBytes, im.lastOutput)
+		if !ok[0] || !ok[1] || !ok[2] {
+			return nil, nil, st, fmt.Errorf("%s:%d: the trace's total bytes exceed 2^63", name, lineNo)
+		}
+		st.MapTasks += len(c.Mappers)
+		st.ReduceTasks += len(c.Reducers)
+		st.Coflows = append(st.Coflows, c)
+	}
+	if err := sc.Err(); err != nil {
+		return nil, nil, st, fmt.Errorf("%s:%d: %w", name, lineNo+1, err)
+	}
+	if declared < 0 {
+		return nil, nil, st, fmt.Errorf("%s:1: missing header \"<ports> <coflows>\"", name)
+	}
+	if len(st.Coflows) != declared && !(opts.MaxCoflows > 0 && len(st.Coflows) >= opts.MaxCoflows) {
+		return nil, nil, st, fmt.Errorf("%s:1: the header declares %d coflows, but the file has %d", name, declared, len(st.Coflows))
+	}
+	if err := im.w.Validate(im.ds); err != nil {
+		return nil, nil, st, fmt.Errorf("%s: %w", name, err)
+	}
+	if err := im.ds.Validate(t); err != nil {
+		return nil, nil, st, fmt.Errorf("%s: %w", name, err)
+	}
+	return im.w, im.ds, st, nil
+}
+
+type importer struct {
+	name string
+	t    *cluster.Topology
+	opts Options
+	next []int          // per rack: the next host, round-robin
+	seen map[string]int // coflow id → line
+	w    *workload.Workload
+	ds   *workload.Datasets
+
+	lastInput, lastOutput int64
+}
+
+// coflow reads one coflow line and appends its job and dataset.
+func (im *importer) coflow(lineNo int, line string, ports int) (Coflow, error) {
+	errf := func(format string, args ...any) error {
+		return fmt.Errorf("%s:%d: %s", im.name, lineNo, fmt.Sprintf(format, args...))
+	}
+	f := strings.Fields(line)
+	if len(f) < 3 {
+		return Coflow{}, errf("want id, arrival (ms), mapper count, mapper ports, reducer count and port:MB items; got %d fields", len(f))
+	}
+	id := f[0]
+	if n, err := strconv.ParseInt(id, 10, 64); err != nil || n < 0 {
+		return Coflow{}, errf("coflow id (field 1): %q is not a whole number", id)
+	}
+	if first, dup := im.seen[id]; dup {
+		return Coflow{}, errf("coflow id %s is used twice (first on line %d)", id, first)
+	}
+	im.seen[id] = lineNo
+	ms, err := strconv.ParseFloat(f[1], 64)
+	if err != nil || math.IsNaN(ms) || math.IsInf(ms, 0) {
+		return Coflow{}, errf("arrival (field 2): %q is not a number of milliseconds", f[1])
+	}
+	if ms < 0 {
+		return Coflow{}, errf("arrival (field 2): %s is negative", f[1])
+	}
+	c := Coflow{ID: id, Job: "coflow" + id, Line: lineNo, Arrival: ms / 1000}
+
+	count := func(i int, what string) (int, error) {
+		n, err := strconv.Atoi(f[i])
+		if err != nil || n < 1 {
+			return 0, errf("%s count (field %d): %q is not a positive whole number", what, i+1, f[i])
+		}
+		return n, nil
+	}
+	port := func(i int, s, what string) (int, error) {
+		p, err := strconv.Atoi(s)
+		if err != nil {
+			return 0, errf("%s port (field %d): %q is not a whole number", what, i+1, s)
+		}
+		if p < 0 || p >= ports {
+			return 0, errf("%s port (field %d): %d is outside 0..%d (the header declares %d ports)", what, i+1, p, ports-1, ports)
+		}
+		return p, nil
+	}
+
+	m, err := count(2, "mapper")
+	if err != nil {
+		return Coflow{}, err
+	}
+	// The plain numbers after the mapper count are the mapper ports and
+	// the reducer count; the port:MB items follow.
+	listed := 0
+	for 3+listed < len(f) && !strings.Contains(f[3+listed], ":") {
+		listed++
+	}
+	if listed-1 != m {
+		return Coflow{}, errf("coflow %s declares %d mappers (field 3) but lists %d", id, m, max(listed-1, 0))
+	}
+	for i := 0; i < m; i++ {
+		p, err := port(3+i, f[3+i], "mapper")
+		if err != nil {
+			return Coflow{}, err
+		}
+		c.Mappers = append(c.Mappers, Mapper{Port: p})
+	}
+	ri := 3 + m
+	r, err := count(ri, "reducer")
+	if err != nil {
+		return Coflow{}, err
+	}
+	items := f[ri+1:]
+	pairs := 0
+	for pairs < len(items) && strings.Contains(items[pairs], ":") {
+		pairs++
+	}
+	if pairs != r {
+		return Coflow{}, errf("coflow %s declares %d reducers (field %d) but lists %d", id, r, ri+1, pairs)
+	}
+	if pairs < len(items) {
+		return Coflow{}, errf("trailing fields after the %d reducers (field %d on): %q", r, ri+2+pairs, strings.Join(items[pairs:], " "))
+	}
+	for k, it := range items {
+		fi := ri + 1 + k
+		ps, mbs, _ := strings.Cut(it, ":")
+		p, err := port(fi, ps, "reducer")
+		if err != nil {
+			return Coflow{}, err
+		}
+		mb, err := strconv.ParseFloat(mbs, 64)
+		if err != nil || math.IsNaN(mb) || math.IsInf(mb, 0) || strings.Contains(mbs, ":") {
+			return Coflow{}, errf("reducer (field %d): %q is not a port:MB pair", fi+1, it)
+		}
+		if mb < 0 {
+			return Coflow{}, errf("reducer (field %d): %s MB is negative", fi+1, mbs)
+		}
+		b, err := bytesOf(mb*MB, im.opts.Scale)
+		if err != nil {
+			return Coflow{}, errf("reducer (field %d): %v", fi+1, err)
+		}
+		var ok bool
+		if c.ShuffleBytes, ok = add(c.ShuffleBytes, b); !ok {
+			return Coflow{}, errf("coflow %s: the shuffle exceeds 2^63 bytes", id)
+		}
+		c.Reducers = append(c.Reducers, Reducer{Port: p, Rack: im.rackOf(p), Bytes: b})
+	}
+
+	input, err := bytesOf(float64(c.ShuffleBytes), im.opts.InputRatio)
+	if err != nil {
+		return Coflow{}, errf("coflow %s input: %v", id, err)
+	}
+	output, err := bytesOf(float64(c.ShuffleBytes), im.opts.OutputRatio)
+	if err != nil {
+		return Coflow{}, errf("coflow %s output: %v", id, err)
+	}
+	if im.opts.InputRatio == 1 {
+		input = c.ShuffleBytes
+	}
+	im.lastInput, im.lastOutput = input, output
+
+	dname := "in-" + c.Job
+	d := workload.Dataset{Name: dname, Size: input}
+	base := input / int64(m)
+	for i := range c.Mappers {
+		mp := &c.Mappers[i]
+		mp.Rack = im.rackOf(mp.Port)
+		h, err := im.host(mp.Rack)
+		if err != nil {
+			return Coflow{}, errf("mapper port %d: %v", mp.Port, err)
+		}
+		mp.Host = h
+		mp.Bytes = base
+		if i == m-1 {
+			mp.Bytes = input - base*int64(m-1)
+		}
+		d.Blocks = append(d.Blocks, workload.Block{Size: mp.Bytes, Replicas: []workload.Replica{{Host: h, Tier: im.tier(h)}}})
+	}
+	im.ds.Datasets = append(im.ds.Datasets, d)
+	im.w.Jobs = append(im.w.Jobs, workload.Job{ID: c.Job, Arrival: c.Arrival, Stages: []workload.Stage{
+		{Name: "map", Kind: workload.Map, Input: dname, Selectivity: 1 / im.opts.InputRatio, OutputBytes: c.ShuffleBytes,
+			ComputeNsPerByte: im.opts.ComputeNsPerByte},
+		{Name: "reduce", Kind: workload.Reduce, Tasks: r, After: []string{"map"}, OutputBytes: output,
+			ComputeNsPerByte: im.opts.ComputeNsPerByte},
+	}})
+	return c, nil
+}
+
+// rackOf maps a trace port onto the topology: port mod the rack count.
+func (im *importer) rackOf(port int) cluster.RackID {
+	return cluster.RackID(port % len(im.t.Racks))
+}
+
+// host picks the rack's next host, round-robin.
+func (im *importer) host(r cluster.RackID) (cluster.HostID, error) {
+	hosts := im.t.Racks[r].Hosts
+	if len(hosts) == 0 {
+		return 0, fmt.Errorf("rack %q has no hosts", im.t.Racks[r].Name)
+	}
+	h := hosts[im.next[r]%len(hosts)]
+	im.next[r]++
+	if h < 0 || int(h) >= len(im.t.Hosts) {
+		return 0, fmt.Errorf("rack %q lists unknown host %d", im.t.Racks[r].Name, h)
+	}
+	return h, nil
+}
+
+// tier is the options' tier if the host has it, else its slowest.
+func (im *importer) tier(h cluster.HostID) cluster.TierKind {
+	host := &im.t.Hosts[h]
+	if _, ok := host.Tier(im.opts.Tier); ok || len(host.Tiers) == 0 {
+		return im.opts.Tier
+	}
+	slowest := host.Tiers[0].Kind
+	for _, tr := range host.Tiers[1:] {
+		slowest = max(slowest, tr.Kind)
+	}
+	return slowest
+}
+
+// bytesOf multiplies a size, rounding to a whole byte.
+func bytesOf(v, s float64) (int64, error) {
+	x := math.Round(v * s)
+	if x >= math.MaxInt64 || math.IsNaN(x) {
+		return 0, errors.New("the size is out of range")
+	}
+	return int64(x), nil
+}
+
+func add(a, b int64) (int64, bool) {
+	s := a + b
+	return s, s >= a
+}
