@@ -21,6 +21,6 @@ func rootCmd() *cobra.Command {
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.AddCommand(swimCmd())
+	root.AddCommand(swimCmd(), coflowCmd(), describeCmd())
 	return root
 }

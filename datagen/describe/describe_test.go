@@ -1,0 +1,172 @@
+package describe
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/racklab/racklab/coordinator/cluster"
+	"github.com/racklab/racklab/coordinator/workload"
+	"github.com/racklab/racklab/datagen/coflow"
+	"github.com/racklab/racklab/datagen/swim"
+)
+
+// The shared traces sit beside the repository.
+var traceDir = filepath.Join("..", "..", "..", "shared", "traces")
+
+func small() (*workload.Workload, *workload.Datasets) {
+	ds := &workload.Datasets{Datasets: []workload.Dataset{
+		{Name: "a", Size: 300, BlockSize: 128, Replication: 1}, // blocks 128, 128, 44
+		{Name: "b", Blocks: []workload.Block{{Size: 100}, {Size: 50}}},
+	}}
+	w := &workload.Workload{Jobs: []workload.Job{
+		// input 300; map output 64+64+22 = 150; shuffle 150; output 300.
+		{ID: "j1", Stages: []workload.Stage{
+			{Name: "map", Kind: workload.Map, Input: "a", Selectivity: 0.5},
+			{Name: "reduce", Kind: workload.Reduce, Tasks: 2, After: []string{"map"}, Selectivity: 2},
+		}},
+		// input 150; map output 40; g1 40 → 40, g2 40 → 7, r 47 → 24
+		// (23.5 rounded); shuffle 127; output 24; stage depth 3, width 2.
+		{ID: "j2", Stages: []workload.Stage{
+			{Name: "map", Kind: workload.Map, Input: "b", OutputBytes: 40},
+			{Name: "g1", Kind: workload.Generic, Tasks: 1, After: []string{"map"}, Selectivity: 1},
+			{Name: "g2", Kind: workload.Generic, Tasks: 1, After: []string{"map"}, OutputBytes: 7},
+			{Name: "r", Kind: workload.Reduce, Tasks: 3, After: []string{"g1", "g2"}, Selectivity: 0.5},
+		}},
+		// dependent 300 + 24; two final map stages, output 300 + 0.
+		{ID: "j3", Parents: []string{"j1", "j2"}, Stages: []workload.Stage{
+			{Name: "m1", Kind: workload.Map, Input: "@j1", Selectivity: 1},
+			{Name: "m2", Kind: workload.Map, Input: "@j2"},
+		}},
+		// a dataset that is not there: empty; 3 tasks.
+		{ID: "j4", Parents: []string{"j3"}, Stages: []workload.Stage{
+			{Name: "map", Kind: workload.Map, Input: "gone", Tasks: 3, Selectivity: 1},
+		}},
+		// map-only: input 300, output 300.
+		{ID: "j5", Arrival: 4, Stages: []workload.Stage{
+			{Name: "map", Kind: workload.Map, Input: "a", Selectivity: 1},
+		}},
+	}}
+	return w, ds
+}
+
+func TestSmall(t *testing.T) {
+	w, ds := small()
+	s := Describe(w, ds)
+	want := Summary{
+		Jobs: 5, Stages: 10, Tasks: 5 + 7 + 2 + 3 + 3,
+		JobInput:    Dist{Min: 0, P50: 300, P90: 324, P99: 324, Max: 324}, // 0 150 300 300 324
+		JobShuffle:  Dist{Min: 0, P50: 0, P90: 150, P99: 150, Max: 150},   // 0 0 0 127 150
+		JobDAGDepth: 3, JobDAGWidth: 3, JobsWithParents: 2,
+		StageDepth: 3, StageWidth: 2, JobsByStageDepth: map[int]int{1: 3, 2: 1, 3: 1},
+		InputBytes: 750, ShuffleBytes: 277, DependentBytes: 324, OutputBytes: 924,
+		MissingDatasets: []string{"gone"},
+	}
+	want.Trident = make([]Bin, len(TridentBins))
+	for i, b := range TridentBins {
+		want.Trident[i].Name = b.Name
+	}
+	want.Trident[0].Jobs, want.Trident[0].Bytes = 5, 1074
+	want.PushBox = make([]Bin, len(PushBoxBins))
+	for i, b := range PushBoxBins {
+		want.PushBox[i].Name = b.Name
+	}
+	want.PushBox[0].Jobs, want.PushBox[0].Bytes = 5, 277
+	if !reflect.DeepEqual(s, want) {
+		t.Errorf("summary\n got %+v\nwant %+v", s, want)
+	}
+	out := Format(s)
+	for _, frag := range []string{"jobs: 5 (10 stages, 20 tasks)", "job DAG: depth 3, width 3, 2 jobs with parents",
+		"stage DAG: depth 3, width 2; by depth 1: 3 jobs, 2: 1 jobs, 3: 1 jobs", "input 750 B", "shuffle 277 B",
+		"dependent 324 B", "output 924 B", "missing datasets (counted as empty): gone"} {
+		if !strings.Contains(out, frag) {
+			t.Errorf("Format lacks %q:\n%s", frag, out)
+		}
+	}
+
+	// Without datasets every dataset is missing.
+	s = Describe(w, nil)
+	if s.InputBytes != 0 || !reflect.DeepEqual(s.MissingDatasets, []string{"a", "b", "gone"}) || s.ShuffleBytes != 40+40+47 {
+		t.Errorf("no datasets: %+v", s)
+	}
+	// An empty workload.
+	s = Describe(&workload.Workload{}, nil)
+	if s.Jobs != 0 || s.JobInput != (Dist{}) || s.JobDAGDepth != 0 {
+		t.Errorf("empty: %+v", s)
+	}
+	_ = Format(s)
+}
+
+func TestBins(t *testing.T) {
+	const mib, gib = 1 << 20, 1 << 30
+	for _, tc := range []struct {
+		size int64
+		bin  int
+	}{{0, 0}, {128 * mib, 0}, {128*mib + 1, 1}, {512 * mib, 1}, {gib, 2}, {gib + 1, 3}, {2 * gib, 3}, {5 * gib, 4}, {10 * gib, 5}, {10*gib + 1, 6}, {1 << 62, 6}} {
+		if b := tridentBin(tc.size); b != tc.bin {
+			t.Errorf("Trident bin of %d: %d, want %d", tc.size, b, tc.bin)
+		}
+	}
+	for _, tc := range []struct {
+		size int64
+		bin  int
+	}{{0, 0}, {10*mib - 1, 0}, {10 * mib, 1}, {100*mib - 1, 1}, {100 * mib, 2}, {1e4 * mib, 4}, {1e6*mib - 1, 5}, {1e6 * mib, 6}} {
+		if b := pushBoxBin(tc.size); b != tc.bin {
+			t.Errorf("PushBox bin of %d: %d, want %d", tc.size, b, tc.bin)
+		}
+	}
+}
+
+func TestSwimFB2009(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join(traceDir, "swim", "FB-2009_samples_24_times_1hr_0.tsv"))
+	if err != nil {
+		t.Skipf("trace not available: %v", err)
+	}
+	w, ds, err := swim.Import(bytes.NewReader(data), "fb2009", swim.DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := Describe(w, ds)
+	// Totals as in datagen/swim's tests (awk over the trace's columns).
+	if s.Jobs != 5894 || s.InputBytes != 26886497357605 || s.OutputBytes != 6852686303142 || s.DependentBytes != 0 {
+		t.Errorf("jobs %d, input %d, output %d, dependent %d", s.Jobs, s.InputBytes, s.OutputBytes, s.DependentBytes)
+	}
+	// The map output is rounded per block, so the shuffle is the trace's
+	// 22216712306762 bytes to within a byte a block.
+	if d := s.ShuffleBytes - 22216712306762; d < 0 || d > int64(s.Tasks) {
+		t.Errorf("shuffle %d", s.ShuffleBytes)
+	}
+	if s.JobDAGDepth != 1 || s.JobDAGWidth != 5894 || s.StageDepth != 2 || !reflect.DeepEqual(s.JobsByStageDepth, map[int]int{1: 4448, 2: 1446}) {
+		t.Errorf("DAG %+v", s)
+	}
+	n := 0
+	for _, b := range s.Trident {
+		n += b.Jobs
+	}
+	if n != 5894 || s.JobInput.Max <= s.JobInput.P99 || s.JobInput.Min != 0 {
+		t.Errorf("Trident bins %+v, input %+v", s.Trident, s.JobInput)
+	}
+}
+
+func TestCoflowFB2010(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join(traceDir, "coflow", "FB2010-1Hr-150-0.txt"))
+	if err != nil {
+		t.Skipf("trace not available: %v", err)
+	}
+	topo, err := cluster.Uniform(cluster.UniformSpec{Racks: 150, HostsPerRack: 1, Slots: 1, NICBps: 1e9, Oversubscription: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, ds, err := coflow.Import(bytes.NewReader(data), "fb", topo, coflow.DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := Describe(w, ds)
+	// pushbox.md §5.2: 360 of the 526 coflows are below 100 MB.
+	if s.Jobs != 526 || s.PushBox[0].Jobs+s.PushBox[1].Jobs != 360 || s.ShuffleBytes != 35533534*coflow.MB || s.InputBytes != s.ShuffleBytes {
+		t.Errorf("%+v", s)
+	}
+}
