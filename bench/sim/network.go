@@ -223,8 +223,18 @@ func (n *network) recompute(now float64, full bool) {
 			rs := &n.res[r]
 			tight := rs.wasTight || rs.tight(rs.extra)
 			rs.extra = 0
-			if tight {
-				for _, f := range rs.flows {
+			if !tight {
+				continue
+			}
+			// only the flows it limits, those at its highest rate (in
+			// max-min, a flow's bottleneck is where no flow beats it), gain
+			// or lose from a change there; the others are held elsewhere
+			var top [256]float64 // highest rate per priority class
+			for _, f := range rs.flows {
+				top[f.prio] = math.Max(top[f.prio], f.rate)
+			}
+			for _, f := range rs.flows {
+				if f.rate >= top[f.prio]*(1-1e-9) {
 					include(f)
 				}
 			}
