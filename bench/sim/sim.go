@@ -86,6 +86,9 @@ type run struct {
 	busyRack  []bool  // source racks being fetched from now
 	fetchers  int     // fetch flows running
 	cursor    int     // next source rack to serve
+	avail     []int64 // upstream bytes for this reducer per rack, as of availVer
+	availLo   int64   // the part on its own host
+	availVer  uint64
 	waiting   bool    // idle reducer with a poll timer set
 	compute   float64 // ns per byte
 }
@@ -144,7 +147,6 @@ type Sim struct {
 	uplink, downlink []int32
 	core             int32
 	interTier        []cluster.TierKind
-	rackBuf          []int64
 	lastUp, lastDown []float64
 	lastSample       float64
 	lastFull         float64
@@ -205,7 +207,6 @@ func New(eng *engine.Engine, opt Options) *Sim {
 		s.core = add(t.CoreBps)
 	}
 	s.net = newNetwork(caps)
-	s.rackBuf = make([]int64, len(t.Racks))
 	s.lastUp = make([]float64, len(t.Racks))
 	s.lastDown = make([]float64, len(t.Racks))
 	return s
@@ -491,7 +492,16 @@ func (s *Sim) flow(r *run, res []int32, bytes int64) *flow {
 // starting after the last one served.
 func (s *Sim) fetch(r *run) error {
 	a := r.a
-	onHost := s.eng.ShuffleAvailable(a, s.rackBuf)
+	// what the upstream holds for this reducer changes only when its
+	// outputs do
+	if v := s.eng.UpstreamVersion(a); v != r.availVer || r.avail == nil {
+		if r.avail == nil {
+			r.avail = make([]int64, len(s.topo.Racks))
+		}
+		r.availLo = s.eng.ShuffleAvailable(a, r.avail)
+		r.availVer = v
+	}
+	onHost := r.availLo
 	own := s.topo.RackOf(a.Host)
 	live := r.flows[:0]
 	for _, f := range r.flows {
@@ -504,13 +514,13 @@ func (s *Sim) fetch(r *run) error {
 		s.flow(r, []int32{s.tierRd[a.Host][s.interTier[a.Host]]}, lo).srcRack = -1
 		r.fetchedLo += lo
 	}
-	racks := len(s.rackBuf)
+	racks := len(r.avail)
 	for k := 0; k < racks && r.fetchers < s.opt.Fetchers; k++ {
 		src := (r.cursor + k) % racks
 		if r.busyRack[src] {
 			continue
 		}
-		want := s.rackBuf[src] - r.fetched[src]
+		want := r.avail[src] - r.fetched[src]
 		if cluster.RackID(src) == own {
 			// the rest of the own rack, less the host's own outputs
 			want -= onHost

@@ -98,6 +98,7 @@ type Stage struct {
 	outByHost map[cluster.HostID]int64
 	outByRack []int64
 	outTotal  int64
+	outVer    uint64 // bumped whenever the outputs change
 
 	running int  // attempts running
 	upDone  bool // every upstream task done (stages with upstream only)
@@ -144,13 +145,14 @@ type Ready struct {
 // Engine is the deterministic scheduling core. It is not safe for
 // concurrent use; a driver calls it from one goroutine.
 type Engine struct {
-	cfg     Config
-	topo    *cluster.Topology
-	policy  Policy
-	rng     *rand.Rand
-	now     Time
-	ctx     Context
-	network NetworkStatus
+	cfg      Config
+	topo     *cluster.Topology
+	policy   Policy
+	rng      *rand.Rand
+	offerRng *rand.Rand
+	now      Time
+	ctx      Context
+	network  NetworkStatus
 
 	jobs      []*Job
 	byName    map[string]JobID
@@ -160,6 +162,7 @@ type Engine struct {
 	queues    []Queue
 	hosts     []hostState
 	freeHosts []cluster.HostID
+	offerBuf  []cluster.HostID
 	liveSlots int
 	attempts  map[AttemptID]*Attempt
 	held      map[AttemptID]*Attempt
@@ -228,6 +231,7 @@ func New(cfg Config, topo *cluster.Topology, w *workload.Workload, ds *workload.
 		topo:     topo,
 		policy:   p,
 		rng:      rand.New(rand.NewPCG(cfg.Seed, cfg.Seed^0x9e3779b97f4a7c15)),
+		offerRng: rand.New(rand.NewPCG(cfg.Seed^0x5851f42d4c957f2d, 11)),
 		byName:   make(map[string]JobID, len(w.Jobs)),
 		attempts: map[AttemptID]*Attempt{},
 		held:     map[AttemptID]*Attempt{},
@@ -798,14 +802,17 @@ func (e *Engine) Schedule() {
 		e.timed(func() { rs.ScheduleRound(&e.ctx, free) })
 		return
 	}
-	hosts := e.sortedFree()
-	// rotate so that no host is always offered first
-	off := int(e.Stats.Decisions) % len(hosts)
-	for k := range hosts {
+	// heartbeats come in no fixed order: offer the free hosts in a seeded
+	// random order, from a stream of its own so that the policy's draws do
+	// not depend on how often the driver schedules
+	hosts := append(e.offerBuf[:0], e.freeHosts...)
+	e.offerBuf = hosts
+	e.offerRng.Shuffle(len(hosts), func(a, b int) { hosts[a], hosts[b] = hosts[b], hosts[a] })
+	for _, h := range hosts {
 		if e.pending == 0 {
 			break
 		}
-		e.Offer(hosts[(k+off)%len(hosts)])
+		e.Offer(h)
 	}
 }
 
@@ -1173,12 +1180,14 @@ func (e *Engine) addOutput(st *Stage, t *Task) {
 	st.outByHost[t.OutHost] += t.OutputBytes
 	st.outByRack[e.topo.RackOf(t.OutHost)] += t.OutputBytes
 	st.outTotal += t.OutputBytes
+	st.outVer++
 }
 
 func (e *Engine) removeOutput(st *Stage, t *Task) {
 	st.outByHost[t.OutHost] -= t.OutputBytes
 	st.outByRack[e.topo.RackOf(t.OutHost)] -= t.OutputBytes
 	st.outTotal -= t.OutputBytes
+	st.outVer++
 }
 
 func (e *Engine) upstreamDone(j *Job, st *Stage) bool {
@@ -1212,6 +1221,20 @@ func (e *Engine) FinishShuffle(a *Attempt) {
 func (e *Engine) UpstreamDone(a *Attempt) bool {
 	j, st, _, ok := e.lookup(a.Task)
 	return ok && e.upstreamDone(j, st)
+}
+
+// UpstreamVersion changes whenever the outputs an attempt's stage shuffles
+// from change, so that a driver can skip asking ShuffleAvailable again.
+func (e *Engine) UpstreamVersion(a *Attempt) uint64 {
+	j, st, _, ok := e.lookup(a.Task)
+	if !ok {
+		return 0
+	}
+	var v uint64
+	for _, u := range st.upstream {
+		v += j.Stages[u].outVer
+	}
+	return v
 }
 
 // ShuffleAvailable fills byRack with the bytes of the attempt's partition

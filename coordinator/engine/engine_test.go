@@ -206,7 +206,7 @@ func TestChildJobSubmittedWhenAllParentsFinish(t *testing.T) {
 		{ID: "child", Parents: []string{"pa", "pb"}, Stages: []workload.Stage{{Name: "m", Kind: workload.Map, Input: "@pa", Selectivity: 1}}},
 	}}
 	e := newEngine(t, Config{}, topo, w, ds, &scripted{offer: greedy})
-	e.Schedule()
+	e.Offer(0)
 	finishAll(t, e, e.Ready())
 	if e.Job(2).State != JobWaiting {
 		t.Fatalf("child is %s before its second parent arrived", e.Job(2).State)
