@@ -47,6 +47,7 @@ type simFlags struct {
 	reduceBytes  string
 	computeNs    float64
 	maxJobs      int
+	maxReducers  int
 	policies     string
 	seeds        string
 	out          string
@@ -91,6 +92,7 @@ and either a topology file (--topology) or a uniform cluster (--racks,
 	fl.StringVar(&f.blockSize, "block-size", "128MiB", "block size for --swim")
 	fl.StringVar(&f.reduceBytes, "reduce-bytes", "1GiB", "shuffle bytes per reducer for --swim")
 	fl.Float64Var(&f.computeNs, "compute-ns-per-byte", 5, "CPU cost per input byte for --swim")
+	fl.IntVar(&f.maxReducers, "max-reducers", 999, "most reduce tasks a --swim job gets (Hive's reducers.max; 0: no cap)")
 	fl.IntVar(&f.maxJobs, "max-jobs", 0, "import at most this many jobs of --swim (0: all)")
 	fl.StringVar(&f.policies, "policies", "fifo,fair,capacity", "comma-separated policies")
 	fl.StringVar(&f.seeds, "seeds", "1", "comma-separated seeds")
@@ -160,7 +162,7 @@ func swimOptions(f *simFlags) (swim.Options, error) {
 		return swim.Options{}, fmt.Errorf("--reduce-bytes: %w", err)
 	}
 	o := swim.DefaultOptions()
-	o.Scale, o.BlockSize, o.ReduceBytes, o.ComputeNsPerByte, o.MaxJobs = f.scale, bs, rb, f.computeNs, f.maxJobs
+	o.Scale, o.BlockSize, o.ReduceBytes, o.ComputeNsPerByte, o.MaxJobs, o.MaxReducers = f.scale, bs, rb, f.computeNs, f.maxJobs, f.maxReducers
 	return o, nil
 }
 

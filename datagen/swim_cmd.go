@@ -25,7 +25,8 @@ func swimCmd() *cobra.Command {
 gap (s), map input bytes, shuffle bytes and reduce output bytes.
 
 Each job gets an unplaced input dataset "in-<id>", a map stage reading it and,
-when it shuffles, a reduce stage with one task per --reduce-bytes of shuffle.
+when it shuffles, a reduce stage with one task per --reduce-bytes of shuffle,
+at most --max-reducers (Hive's hive.exec.reducers.max).
 Sizes take units: 128MiB, 1GiB, 1.5GB.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -41,6 +42,7 @@ Sizes take units: 128MiB, 1GiB, 1.5GB.`,
 	f.Var(&block, "block-size", "block size of the input datasets")
 	f.IntVar(&opts.Replication, "replication", opts.Replication, "replication of the input datasets")
 	f.Var(&reduce, "reduce-bytes", "shuffle bytes per reduce task")
+	f.IntVar(&opts.MaxReducers, "max-reducers", opts.MaxReducers, "most reduce tasks a job gets (0: no cap)")
 	f.Float64Var(&opts.ComputeNsPerByte, "compute-ns-per-byte", opts.ComputeNsPerByte, "CPU time per input byte of every stage (ns)")
 	f.IntVar(&opts.MaxJobs, "max-jobs", 0, "import at most this many jobs (0: all)")
 	for _, name := range []string{"trace", "out-workload", "out-datasets"} {

@@ -22,6 +22,10 @@ type Options struct {
 	Replication int
 	// ReduceBytes is the shuffle data per reduce task.
 	ReduceBytes int64
+	// MaxReducers caps a job's reduce tasks, as Hive's
+	// hive.exec.reducers.max (999 in the Hive of the traces' time) does;
+	// 0 means no cap.
+	MaxReducers int
 	// ComputeNsPerByte is the CPU cost of every stage.
 	ComputeNsPerByte float64
 	// MaxJobs stops after this many jobs; 0 reads them all.
@@ -31,7 +35,7 @@ type Options struct {
 // DefaultOptions are those of `datagen swim` without flags: sizes as in
 // the trace, 128 MiB blocks, 3 replicas, 1 GiB per reduce task, 5 ns/byte.
 func DefaultOptions() Options {
-	return Options{Scale: 1, BlockSize: 128 << 20, Replication: 3, ReduceBytes: 1 << 30, ComputeNsPerByte: 5}
+	return Options{Scale: 1, BlockSize: 128 << 20, Replication: 3, ReduceBytes: 1 << 30, MaxReducers: 999, ComputeNsPerByte: 5}
 }
 
 func (o *Options) check() error {
@@ -42,6 +46,8 @@ func (o *Options) check() error {
 		return fmt.Errorf("block size must be positive (got %d)", o.BlockSize)
 	case o.Replication < 1:
 		return fmt.Errorf("replication must be at least 1 (got %d)", o.Replication)
+	case o.MaxReducers < 0:
+		return fmt.Errorf("max reducers must not be negative (got %d)", o.MaxReducers)
 	case o.ReduceBytes <= 0:
 		return fmt.Errorf("reduce bytes must be positive (got %d)", o.ReduceBytes)
 	case !(o.ComputeNsPerByte >= 0) || math.IsInf(o.ComputeNsPerByte, 0):
@@ -160,6 +166,9 @@ func ImportStats(r io.Reader, name string, opts Options) (*workload.Workload, *w
 			tasks := shuffle / opts.ReduceBytes
 			if shuffle%opts.ReduceBytes != 0 {
 				tasks++
+			}
+			if opts.MaxReducers > 0 && tasks > int64(opts.MaxReducers) {
+				tasks = int64(opts.MaxReducers)
 			}
 			if tasks > math.MaxInt32 {
 				return nil, nil, st, errf("shuffle bytes (field 5): %d bytes make %d reduce tasks; raise --reduce-bytes", shuffle, tasks)

@@ -259,3 +259,23 @@ func BenchmarkParseFB2010Workload(b *testing.B) {
 		}
 	}
 }
+
+func TestMaxReducersCapsReduceTasks(t *testing.T) {
+	line := "big\t0\t0\t1000\t5000000000000\t10\n" // 5 TB of shuffle: 4,657 reducers at 1 GiB
+	for _, tc := range []struct{ max, want int }{{999, 999}, {0, 4657}, {10000, 4657}} {
+		o := DefaultOptions()
+		o.MaxReducers = tc.max
+		w, _, err := Import(strings.NewReader(line), "t.tsv", o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := w.Jobs[0].Stages[1].Tasks; got != tc.want {
+			t.Errorf("max %d: %d reducers, want %d", tc.max, got, tc.want)
+		}
+	}
+	o := DefaultOptions()
+	o.MaxReducers = -1
+	if _, _, err := Import(strings.NewReader(line), "t.tsv", o); err == nil {
+		t.Error("negative max reducers accepted")
+	}
+}
