@@ -439,47 +439,33 @@ func (h *resHeap) pop() resEntry {
 	top := s[0]
 	n := len(s) - 1
 	s[0] = s[n]
-	s = s[:n]
-	i := 0
+	*h = s[:n]
+	h.down(0)
+	return top
+}
+
+func (h resHeap) down(i int) {
+	n := len(h)
 	for {
 		l := 2*i + 1
 		if l >= n {
 			break
 		}
 		m := l
-		if r := l + 1; r < n && s.less(r, l) {
+		if r := l + 1; r < n && h.less(r, l) {
 			m = r
 		}
-		if !s.less(m, i) {
+		if !h.less(m, i) {
 			break
 		}
-		s[i], s[m] = s[m], s[i]
+		h[i], h[m] = h[m], h[i]
 		i = m
 	}
-	*h = s
-	return top
 }
 
-func (h *resHeap) init() {
-	s := *h
-	for i := len(s)/2 - 1; i >= 0; i-- {
-		n := len(s)
-		j := i
-		for {
-			l := 2*j + 1
-			if l >= n {
-				break
-			}
-			m := l
-			if r := l + 1; r < n && s.less(r, l) {
-				m = r
-			}
-			if !s.less(m, j) {
-				break
-			}
-			s[j], s[m] = s[m], s[j]
-			j = m
-		}
+func (h resHeap) init() {
+	for i := len(h)/2 - 1; i >= 0; i-- {
+		h.down(i)
 	}
 }
 

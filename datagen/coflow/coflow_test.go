@@ -130,18 +130,7 @@ func TestFacebookTrace(t *testing.T) {
 			}
 
 			// Through the files and back.
-			var wb, db bytes.Buffer
-			if err := workload.WriteWorkload(&wb, w); err != nil {
-				t.Fatal(err)
-			}
-			if err := workload.WriteDatasets(&db, ds, topo); err != nil {
-				t.Fatal(err)
-			}
-			ds2, err := workload.ParseDatasets("d.yaml", db.Bytes(), topo)
-			if err != nil {
-				t.Fatal(err)
-			}
-			w2, err := workload.ParseWorkloadFor("w.yaml", wb.Bytes(), ds2)
+			w2, ds2, err := workload.RoundTrip(w, ds, topo)
 			if err != nil {
 				t.Fatal(err)
 			}

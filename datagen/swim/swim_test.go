@@ -78,18 +78,7 @@ func TestFacebookTraces(t *testing.T) {
 			}
 
 			// Through the files and back.
-			var wb, db bytes.Buffer
-			if err := workload.WriteWorkload(&wb, w); err != nil {
-				t.Fatal(err)
-			}
-			if err := workload.WriteDatasets(&db, ds, nil); err != nil {
-				t.Fatal(err)
-			}
-			ds2, err := workload.ParseDatasets("d.yaml", db.Bytes(), nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			w2, err := workload.ParseWorkloadFor("w.yaml", wb.Bytes(), ds2)
+			w2, ds2, err := workload.RoundTrip(w, ds, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
