@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"errors"
 	"fmt"
+	"github.com/racklab/racklab/datagen/units"
 	"io"
 	"math"
 	"strconv"
@@ -43,16 +44,17 @@ func DefaultOptions() Options {
 }
 
 func (o *Options) check() error {
-	finite := func(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }
+	for _, c := range []error{
+		units.Positive("scale", o.Scale),
+		units.Positive("input ratio", o.InputRatio),
+		units.NonNegative("output ratio", o.OutputRatio),
+		units.NonNegative("compute ns per byte", o.ComputeNsPerByte),
+	} {
+		if c != nil {
+			return c
+		}
+	}
 	switch {
-	case !(o.Scale > 0) || !finite(o.Scale):
-		return fmt.Errorf("scale must be positive (got %g)", o.Scale)
-	case !(o.InputRatio > 0) || !finite(o.InputRatio):
-		return fmt.Errorf("input ratio must be positive (got %g)", o.InputRatio)
-	case !(o.OutputRatio >= 0) || !finite(o.OutputRatio):
-		return fmt.Errorf("output ratio must not be negative (got %g)", o.OutputRatio)
-	case !(o.ComputeNsPerByte >= 0) || !finite(o.ComputeNsPerByte):
-		return fmt.Errorf("compute ns per byte must not be negative (got %g)", o.ComputeNsPerByte)
 	case int(o.Tier) >= cluster.NumTierKinds:
 		return fmt.Errorf("bad tier kind %d", o.Tier)
 	case o.MaxCoflows < 0:

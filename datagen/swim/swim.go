@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"errors"
 	"fmt"
+	"github.com/racklab/racklab/datagen/units"
 	"io"
 	"math"
 	"strconv"
@@ -39,9 +40,13 @@ func DefaultOptions() Options {
 }
 
 func (o *Options) check() error {
+	if err := units.Positive("scale", o.Scale); err != nil {
+		return err
+	}
+	if err := units.NonNegative("compute ns per byte", o.ComputeNsPerByte); err != nil {
+		return err
+	}
 	switch {
-	case !(o.Scale > 0) || math.IsInf(o.Scale, 0):
-		return fmt.Errorf("scale must be positive (got %g)", o.Scale)
 	case o.BlockSize <= 0:
 		return fmt.Errorf("block size must be positive (got %d)", o.BlockSize)
 	case o.Replication < 1:
@@ -50,8 +55,6 @@ func (o *Options) check() error {
 		return fmt.Errorf("max reducers must not be negative (got %d)", o.MaxReducers)
 	case o.ReduceBytes <= 0:
 		return fmt.Errorf("reduce bytes must be positive (got %d)", o.ReduceBytes)
-	case !(o.ComputeNsPerByte >= 0) || math.IsInf(o.ComputeNsPerByte, 0):
-		return fmt.Errorf("compute ns per byte must not be negative (got %g)", o.ComputeNsPerByte)
 	case o.MaxJobs < 0:
 		return fmt.Errorf("max jobs must not be negative (got %d)", o.MaxJobs)
 	}

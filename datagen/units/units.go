@@ -99,3 +99,19 @@ func (b *Bytes) Set(s string) error {
 
 // Type names the flag's value type in help text.
 func (b *Bytes) Type() string { return "size" }
+
+// Positive checks that a named factor is a finite number above zero.
+func Positive(name string, x float64) error {
+	if !(x > 0) || math.IsInf(x, 0) {
+		return fmt.Errorf("%s must be positive (got %g)", name, x)
+	}
+	return nil
+}
+
+// NonNegative checks that a named factor is a finite number, zero or more.
+func NonNegative(name string, x float64) error {
+	if !(x >= 0) || math.IsInf(x, 0) {
+		return fmt.Errorf("%s must not be negative (got %g)", name, x)
+	}
+	return nil
+}
