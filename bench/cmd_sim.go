@@ -20,6 +20,7 @@ import (
 	"github.com/racklab/racklab/coordinator/workload"
 	"github.com/racklab/racklab/datagen/swim"
 	"github.com/racklab/racklab/datagen/units"
+	"github.com/racklab/racklab/worker/agent"
 )
 
 func rootCmd() *cobra.Command {
@@ -29,7 +30,10 @@ func rootCmd() *cobra.Command {
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.AddCommand(simCmd())
+	root.AddCommand(simCmd(), localCmd())
+	w := agent.Command()
+	w.Hidden = true // how the emulator starts its workers
+	root.AddCommand(w)
 	return root
 }
 

@@ -119,8 +119,10 @@ type Task struct {
 	OutHost     cluster.HostID
 	OutTier     cluster.TierKind
 	OutReplicas []workload.Replica // final stages: where the job output lives
-	running     []AttemptID
-	held        []*Attempt
+	// OutAttempt is the attempt whose output is in use, once done.
+	OutAttempt AttemptID
+	running    []AttemptID
+	held       []*Attempt
 }
 
 // Running lists the task's running attempts.
@@ -1154,6 +1156,7 @@ func (e *Engine) finishTask(j *Job, st *Stage, t *Task, a *Attempt) {
 	t.OutHost = a.OutputReplicas[0].Host
 	t.OutTier = a.OutputReplicas[0].Tier
 	t.OutReplicas = a.OutputReplicas
+	t.OutAttempt = a.ID
 	t.OutputBytes = a.OutputBytes
 	for _, h := range t.held {
 		delete(e.held, h.ID)

@@ -1,0 +1,293 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/racklab/racklab/bench/local"
+	"github.com/racklab/racklab/bench/metrics"
+	"github.com/racklab/racklab/coordinator/cluster"
+	"github.com/racklab/racklab/coordinator/live"
+	"github.com/racklab/racklab/coordinator/wire"
+	"github.com/racklab/racklab/coordinator/workload"
+	"github.com/racklab/racklab/shaping"
+	"github.com/spf13/cobra"
+)
+
+type localFlags struct {
+	topology     string
+	racks, hosts int
+	slots        int
+	nicGbps      float64
+	oversub      float64
+	mode         string
+	prefix       string
+	workload     string
+	datasets     string
+	policies     string
+	seed         uint64
+	out          string
+	natsPort     int
+	maxRunTime   time.Duration
+	verbose      bool
+}
+
+func localCmd() *cobra.Command {
+	c := &cobra.Command{
+		Use:   "local",
+		Short: "run racklab on an emulated cluster on this machine (needs root or CAP_NET_ADMIN)",
+		Long: `local emulates racks with network namespaces: a namespace per host, and
+either a bridge per rack joined to a core by HTB-shaped veth pairs (switched
+mode) or one segment where each worker shapes its own cross-rack traffic
+(flat mode). NATS and memberlist run on a separate, unshaped management
+network. Everything made is removed on exit, on a signal, and by
+'bench local down'.`,
+	}
+	c.AddCommand(localRunCmd(), localUpCmd(), localDownCmd(), localStatusCmd())
+	return c
+}
+
+func addClusterFlags(c *cobra.Command, f *localFlags) {
+	fl := c.Flags()
+	fl.StringVar(&f.topology, "topology", "", "topology YAML file")
+	fl.IntVar(&f.racks, "racks", 3, "racks of a uniform cluster (without --topology)")
+	fl.IntVar(&f.hosts, "hosts-per-rack", 3, "hosts per rack of a uniform cluster")
+	fl.IntVar(&f.slots, "slots", 2, "task slots per host of a uniform cluster")
+	fl.Float64Var(&f.nicGbps, "nic-gbps", 1, "host NIC rate of a uniform cluster, Gbit/s")
+	fl.Float64Var(&f.oversub, "oversubscription", 3, "rack oversubscription (host NIC sum / uplink)")
+	fl.StringVar(&f.mode, "mode", "switched", "switched (shaped rack links) or flat (workers shape their own NIC)")
+	fl.StringVar(&f.prefix, "prefix", "rl", "name prefix of every namespace and link (1-6 of [a-z0-9])")
+	fl.IntVar(&f.natsPort, "nats-port", 4222, "port of the coordinator's NATS server on the management network")
+	fl.BoolVarP(&f.verbose, "verbose", "v", false, "log the coordinator's events")
+}
+
+func (f *localFlags) topologyAndMode() (*cluster.Topology, shaping.Mode, error) {
+	mode, err := shaping.ParseMode(f.mode)
+	if err != nil {
+		return nil, 0, err
+	}
+	if f.topology != "" {
+		t, err := cluster.LoadTopology(f.topology)
+		return t, mode, err
+	}
+	t, err := cluster.Uniform(cluster.UniformSpec{Racks: f.racks, HostsPerRack: f.hosts, Slots: f.slots,
+		NICBps: f.nicGbps * 1e9 / 8, Oversubscription: f.oversub})
+	return t, mode, err
+}
+
+// needRoot explains what an emulated cluster needs when it is missing.
+func needRoot() error {
+	if os.Geteuid() == 0 {
+		return nil
+	}
+	return errors.New("an emulated cluster makes network namespaces, veth pairs and tc qdiscs, which needs root " +
+		"or CAP_NET_ADMIN and CAP_SYS_ADMIN: run it with sudo (e.g. 'sudo bin/bench local run ...'), " +
+		"or use 'bench sim' for a simulation without privileges")
+}
+
+func (f *localFlags) options(topo *cluster.Topology, mode shaping.Mode, logf func(string, ...any)) (local.Options, error) {
+	exe, err := os.Executable()
+	if err != nil {
+		return local.Options{}, err
+	}
+	dir, err := os.MkdirTemp("", "racklab-"+f.prefix+"-")
+	if err != nil {
+		return local.Options{}, err
+	}
+	return local.Options{Prefix: f.prefix, Mode: mode, Topology: topo, WorkerCommand: []string{exe, "worker"},
+		Dir: dir, NATSPort: f.natsPort, Cluster: "racklab", Logf: logf}, nil
+}
+
+func localRunCmd() *cobra.Command {
+	var f localFlags
+	c := &cobra.Command{
+		Use:   "run",
+		Short: "run policies one after another on a fresh emulated cluster each, and compare them",
+		Example: `  sudo bin/bench local run --workload examples/local/workload.yaml \
+      --datasets examples/local/datasets.yaml --policies fifo,fair`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error { return runLocal(cmd, &f) },
+	}
+	addClusterFlags(c, &f)
+	fl := c.Flags()
+	fl.StringVar(&f.workload, "workload", "", "workload YAML file (required)")
+	fl.StringVar(&f.datasets, "datasets", "", "datasets YAML file")
+	fl.StringVar(&f.policies, "policies", "fifo,fair", "comma-separated policies")
+	fl.Uint64Var(&f.seed, "seed", 1, "seed")
+	fl.StringVar(&f.out, "out", "results/local", "result directory (one subdirectory per policy)")
+	fl.DurationVar(&f.maxRunTime, "max-run-time", 10*time.Minute, "give up on a run after this long")
+	_ = c.MarkFlagRequired("workload")
+	return c
+}
+
+func runLocal(cmd *cobra.Command, f *localFlags) error {
+	if err := needRoot(); err != nil {
+		return err
+	}
+	topo, mode, err := f.topologyAndMode()
+	if err != nil {
+		return err
+	}
+	var ds *workload.Datasets
+	if f.datasets != "" {
+		if ds, err = workload.LoadDatasets(f.datasets, topo); err != nil {
+			return err
+		}
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	out := cmd.OutOrStdout()
+	logf := func(format string, args ...any) {
+		if f.verbose {
+			fmt.Fprintf(cmd.ErrOrStderr(), time.Now().Format("15:04:05.000 ")+format+"\n", args...)
+		}
+	}
+	var rows []metrics.Summary
+	var results []*live.Result
+	for _, p := range strings.Split(f.policies, ",") {
+		w, err := workload.LoadWorkloadFor(f.workload, ds)
+		if err != nil {
+			return err
+		}
+		opt, err := f.options(topo, mode, logf)
+		if err != nil {
+			return err
+		}
+		dir := filepath.Join(f.out, fmt.Sprintf("%s-seed%d", p, f.seed))
+		fmt.Fprintf(cmd.ErrOrStderr(), "local: %s on %d racks × %d hosts (%s)…\n", p, len(topo.Racks), len(topo.Hosts)/len(topo.Racks), mode)
+		t0 := time.Now()
+		res, err := local.Run(ctx, opt, live.Config{Workload: w, Datasets: ds, Policy: p, Seed: f.seed, OutDir: dir,
+			MaxRunTime: f.maxRunTime, Logf: logf})
+		if err != nil {
+			return fmt.Errorf("%s: %w", p, err)
+		}
+		fmt.Fprintf(cmd.ErrOrStderr(), "local: %s done in %.1f s; records in %s\n", p, time.Since(t0).Seconds(), dir)
+		rows = append(rows, res.Summary)
+		results = append(results, res)
+	}
+	if err := metrics.WriteSummaries(filepath.Join(f.out, "summary.csv"), rows); err != nil {
+		return err
+	}
+	fmt.Fprint(out, metrics.Table(rows))
+	fmt.Fprintln(out)
+	fmt.Fprintf(out, "%-10s %16s %16s %16s %9s\n", "policy", "engine cross B", "workers cross B", "kernel cross B", "kernel/eng")
+	for i, r := range results {
+		ratio := 0.0
+		if r.ExpectedCrossBytes > 0 {
+			ratio = r.KernelCrossBytes / float64(r.ExpectedCrossBytes)
+		}
+		fmt.Fprintf(out, "%-10s %16d %16d %16.0f %9.4f\n", rows[i].Policy, r.ExpectedCrossBytes, r.ReportedCrossBytes, r.KernelCrossBytes, ratio)
+	}
+	return nil
+}
+
+func localUpCmd() *cobra.Command {
+	var f localFlags
+	c := &cobra.Command{
+		Use:   "up",
+		Short: "bring up an emulated cluster with its workers and keep it until interrupted",
+		Long: `up builds the network and starts a worker per host; the workers wait for a
+coordinator on the management network. It prints the coordinator command to
+run, and removes everything on Ctrl-C or SIGTERM.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := needRoot(); err != nil {
+				return err
+			}
+			topo, mode, err := f.topologyAndMode()
+			if err != nil {
+				return err
+			}
+			opt, err := f.options(topo, mode, nil)
+			if err != nil {
+				return err
+			}
+			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			e, err := local.Start(opt)
+			if err != nil {
+				return err
+			}
+			creds := filepath.Join(os.TempDir(), "racklab-"+f.prefix+"-credentials.json")
+			if err := writeCoordinatorCreds(creds, e); err != nil {
+				return errors.Join(err, e.Stop())
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "cluster %s is up: %d hosts; worker logs in %s\n", f.prefix, len(topo.Hosts), opt.Dir)
+			fmt.Fprintf(cmd.OutOrStdout(), "run a coordinator with:\n  coordinator --listen %s --credentials %s --member-addr %s --topology TOPOLOGY --workload WORKLOAD\n",
+				e.NATSListen(), creds, e.Net.MgmtIP)
+			<-ctx.Done()
+			fmt.Fprintln(cmd.ErrOrStderr(), "local: taking the cluster down")
+			return errors.Join(e.Stop(), os.Remove(creds))
+		},
+	}
+	addClusterFlags(c, &f)
+	return c
+}
+
+func localDownCmd() *cobra.Command {
+	var prefix string
+	c := &cobra.Command{
+		Use:   "down",
+		Short: "remove every namespace, link and qdisc an emulated cluster left behind",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := needRoot(); err != nil {
+				return err
+			}
+			if err := shaping.Cleanup(prefix); err != nil {
+				return err
+			}
+			left, err := shaping.Leftovers(prefix)
+			if err != nil {
+				return err
+			}
+			if len(left) > 0 {
+				return fmt.Errorf("still present after cleanup: %v", left)
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "nothing of cluster %s is left\n", prefix)
+			return nil
+		},
+	}
+	c.Flags().StringVar(&prefix, "prefix", "rl", "name prefix of the cluster")
+	return c
+}
+
+func localStatusCmd() *cobra.Command {
+	var prefix string
+	c := &cobra.Command{
+		Use:   "status",
+		Short: "list the namespaces and links of an emulated cluster",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := needRoot(); err != nil {
+				return err
+			}
+			left, err := shaping.Leftovers(prefix)
+			if err != nil {
+				return err
+			}
+			if len(left) == 0 {
+				fmt.Fprintf(cmd.OutOrStdout(), "cluster %s: nothing present\n", prefix)
+				return nil
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "cluster %s: %d objects\n", prefix, len(left))
+			for _, n := range left {
+				fmt.Fprintln(cmd.OutOrStdout(), "  "+n)
+			}
+			return nil
+		},
+	}
+	c.Flags().StringVar(&prefix, "prefix", "rl", "name prefix of the cluster")
+	return c
+}
+
+func writeCoordinatorCreds(path string, e *local.Emulator) error {
+	return wire.WriteCredentials(path, e.CoordinatorCredentials())
+}

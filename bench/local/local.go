@@ -1,0 +1,222 @@
+package local
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"syscall"
+	"time"
+
+	"github.com/racklab/racklab/coordinator/cluster"
+	"github.com/racklab/racklab/coordinator/live"
+	"github.com/racklab/racklab/coordinator/wire"
+	"github.com/racklab/racklab/shaping"
+)
+
+// HeaderBytes is what one packet of a bulk IPv4 TCP transfer adds to its
+// payload in the kernel's counters: Ethernet, IPv4, and TCP with
+// timestamps. Counters are turned into payload by subtracting it per
+// packet, so that they compare with the engine's and workers' accounting.
+const HeaderBytes = 14 + 20 + 32
+
+// Options configure an emulated cluster.
+type Options struct {
+	// Prefix names the namespaces and links (1-6 of [a-z0-9]).
+	Prefix   string
+	Mode     shaping.Mode
+	Topology *cluster.Topology
+	// WorkerCommand is the argv that runs a worker (flags are appended),
+	// e.g. {"/path/bench", "worker"}.
+	WorkerCommand []string
+	// Dir holds the workers' tiers, logs and the credentials; it is
+	// removed by Stop.
+	Dir string
+	// NATSPort is the embedded NATS server's port on the management
+	// bridge.
+	NATSPort int
+	Cluster  string
+	Logf     func(format string, args ...any)
+}
+
+// Emulator is a running emulated cluster with its workers.
+type Emulator struct {
+	opt     Options
+	Net     *shaping.Cluster
+	Creds   wire.Credentials
+	workers []*exec.Cmd
+	exited  []chan struct{}
+}
+
+// Start brings up the network and a worker per host.
+func Start(opt Options) (e *Emulator, err error) {
+	if opt.Logf == nil {
+		opt.Logf = func(string, ...any) {}
+	}
+	if opt.NATSPort == 0 {
+		opt.NATSPort = 4222
+	}
+	if len(opt.WorkerCommand) == 0 {
+		return nil, errors.New("local: no worker command")
+	}
+	spec := shaping.ClusterSpec{Prefix: opt.Prefix, Mode: opt.Mode}
+	for _, r := range opt.Topology.Racks {
+		rs := shaping.RackSpec{Hosts: len(r.Hosts)}
+		if opt.Mode == shaping.Switched {
+			rs.UplinkBps, rs.DownlinkBps = r.UplinkBps, r.DownlinkBps
+		}
+		spec.Racks = append(spec.Racks, rs)
+	}
+	e = &Emulator{opt: opt}
+	if e.Creds, err = wire.NewCredentials(); err != nil {
+		return nil, err
+	}
+	if err := os.MkdirAll(opt.Dir, 0o755); err != nil {
+		return nil, err
+	}
+	defer func() {
+		if err != nil {
+			err = errors.Join(err, e.Stop())
+		}
+	}()
+	credsPath := filepath.Join(opt.Dir, "credentials.json")
+	if err := wire.WriteCredentials(credsPath, wire.Credentials{Worker: e.Creds.Worker}); err != nil {
+		return nil, err
+	}
+	opt.Logf("local: bringing up %d racks × %d hosts (%s mode, prefix %s)", len(spec.Racks), len(opt.Topology.Hosts)/max(len(spec.Racks), 1), opt.Mode, opt.Prefix)
+	if e.Net, err = shaping.Up(spec); err != nil {
+		return nil, err
+	}
+	if len(e.Net.Hosts) != len(opt.Topology.Hosts) {
+		return nil, fmt.Errorf("local: the network has %d hosts, the topology %d", len(e.Net.Hosts), len(opt.Topology.Hosts))
+	}
+	for i, hn := range e.Net.Hosts {
+		if err := e.startWorker(i, hn, credsPath); err != nil {
+			return nil, err
+		}
+	}
+	return e, nil
+}
+
+// NATSListen is where the coordinator's embedded server must listen.
+func (e *Emulator) NATSListen() string {
+	return net.JoinHostPort(e.Net.MgmtIP.String(), strconv.Itoa(e.opt.NATSPort))
+}
+
+func (e *Emulator) startWorker(i int, hn shaping.HostNet, credsPath string) error {
+	host := e.opt.Topology.Hosts[i]
+	rack := e.opt.Topology.Racks[host.Rack]
+	args := append([]string(nil), e.opt.WorkerCommand[1:]...)
+	args = append(args,
+		"--host", host.Name, "--rack", rack.Name, "--slots", strconv.Itoa(host.Slots),
+		"--nats", "nats://"+e.NATSListen(), "--credentials", credsPath, "--cluster", e.opt.Cluster,
+		"--data-addr", net.JoinHostPort(hn.DataIP.String(), "7000"), "--member-addr", hn.MgmtIP.String(),
+		"--data-dev", hn.DataDev)
+	for _, t := range host.Tiers {
+		dir := filepath.Join(e.opt.Dir, host.Name, t.Kind.String())
+		args = append(args, "--tier", fmt.Sprintf("%s:%s:%.0f:%.0f:%d", t.Kind, dir, t.ReadBps, t.WriteBps, t.CapacityBytes))
+	}
+	if e.opt.Mode == shaping.Flat && rack.UplinkBps > 0 {
+		// a static equal split of the rack's uplink among its hosts
+		args = append(args, "--shape", strconv.FormatInt(int64(rack.UplinkBps/float64(len(rack.Hosts))), 10))
+	}
+	logf, err := os.Create(filepath.Join(e.opt.Dir, host.Name+".log"))
+	if err != nil {
+		return err
+	}
+	defer logf.Close()
+	cmd := exec.Command(e.opt.WorkerCommand[0], args...)
+	cmd.Stdout, cmd.Stderr = logf, logf
+	// the worker dies with us even if we are killed
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL, Setpgid: true}
+	if err := shaping.StartIn(hn.Netns, cmd); err != nil {
+		return fmt.Errorf("local: start worker %s: %w", host.Name, err)
+	}
+	done := make(chan struct{})
+	go func() { _ = cmd.Wait(); close(done) }()
+	e.workers = append(e.workers, cmd)
+	e.exited = append(e.exited, done)
+	return nil
+}
+
+// Kill sends a signal to one host's worker.
+func (e *Emulator) Kill(host string, sig syscall.Signal) error {
+	for i, h := range e.opt.Topology.Hosts {
+		if h.Name == host && i < len(e.workers) {
+			return e.workers[i].Process.Signal(sig)
+		}
+	}
+	return fmt.Errorf("local: no worker for host %q", host)
+}
+
+// Counters reads the kernel's rack-link counters as payload bytes per
+// rack, up then down.
+func (e *Emulator) Counters() (up, down []float64, err error) {
+	cs, err := e.Net.RackLinkCounters()
+	if err != nil {
+		return nil, nil, err
+	}
+	up, down = make([]float64, len(cs)), make([]float64, len(cs))
+	for _, c := range cs {
+		up[c.Rack] = payload(c.UpBytes, c.UpPackets)
+		down[c.Rack] = payload(c.DownBytes, c.DownPackets)
+	}
+	return up, down, nil
+}
+
+func payload(bytes, packets uint64) float64 {
+	return float64(bytes) - float64(packets)*HeaderBytes
+}
+
+// Stop ends the workers (SIGTERM, then SIGKILL after a grace period) and
+// removes the network and the directory.
+func (e *Emulator) Stop() error {
+	for _, w := range e.workers {
+		_ = w.Process.Signal(syscall.SIGTERM)
+	}
+	grace := time.After(5 * time.Second)
+	for i, done := range e.exited {
+		select {
+		case <-done:
+		case <-grace:
+			_ = e.workers[i].Process.Kill()
+			<-done
+		}
+	}
+	var errs []error
+	if e.Net != nil {
+		errs = append(errs, e.Net.Down())
+	} else {
+		errs = append(errs, shaping.Cleanup(e.opt.Prefix))
+	}
+	errs = append(errs, os.RemoveAll(e.opt.Dir))
+	return errors.Join(errs...)
+}
+
+// Run brings up the cluster, runs one live run on it, and takes it down,
+// also when the run fails or ctx is cancelled. cfg's NATS, credentials,
+// memberlist and counters are filled in here.
+func Run(ctx context.Context, opt Options, cfg live.Config) (res *live.Result, err error) {
+	e, err := Start(opt)
+	if err != nil {
+		return nil, err
+	}
+	defer func() { err = errors.Join(err, e.Stop()) }()
+	cfg.Topology = opt.Topology
+	cfg.Cluster = opt.Cluster
+	cfg.NATSURL = ""
+	cfg.Listen = e.NATSListen()
+	cfg.Creds = e.Creds
+	cfg.MemberAddr = e.Net.MgmtIP.String()
+	cfg.Counters = e.Counters
+	cfg.StopWorkers = true
+	return live.Run(ctx, cfg)
+}
+
+// CoordinatorCredentials is the full credentials (both users), for a
+// coordinator started by hand against a cluster from 'bench local up'.
+func (e *Emulator) CoordinatorCredentials() wire.Credentials { return e.Creds }

@@ -1,0 +1,56 @@
+package engine
+
+import (
+	"testing"
+
+	"github.com/racklab/racklab/coordinator/workload"
+)
+
+// The partition ranges a reducer is told to fetch cover its input exactly,
+// and the ranges of all reducers tile every map output without overlap.
+func TestShuffleSourcesTileMapOutputs(t *testing.T) {
+	topo := topo2x2(t, 8)
+	ds := &workload.Datasets{Datasets: []workload.Dataset{blocksOn("in", 1001, 0, 1, 2, 3)}}
+	job := mapReduce("j", "in", 3)
+	job.Stages[1].Skew = 1
+	w := &workload.Workload{Jobs: []workload.Job{job}}
+	e := newEngine(t, Config{SlowStart: 1}, topo, w, ds, &scripted{offer: greedy})
+	e.Schedule()
+	rd := e.Ready()
+	for _, a := range rd.Launches {
+		ref, ok := e.InputObject(a)
+		if !ok || ref.Key() != DatasetBlockKey("in", int(a.Task.Index)) {
+			t.Fatalf("map %d reads %+v (%v)", a.Task.Index, ref, ok)
+		}
+	}
+	finishAll(t, e, rd)
+	e.Schedule()
+	rd = e.Ready()
+	if len(rd.Launches) != 3 {
+		t.Fatalf("%d reducers launched, want 3", len(rd.Launches))
+	}
+	covered := map[AttemptID]int64{}
+	next := map[AttemptID]int64{}
+	for _, a := range rd.Launches {
+		var sum int64
+		for _, s := range e.ShuffleSources(a, nil) {
+			if s.Offset != next[s.Attempt] {
+				t.Fatalf("reducer %d starts at %d of %s, want %d", a.Task.Index, s.Offset, OutputKey(s.Attempt), next[s.Attempt])
+			}
+			next[s.Attempt] = s.Offset + s.Length
+			covered[s.Attempt] += s.Length
+			sum += s.Length
+		}
+		if sum != a.InputBytes {
+			t.Fatalf("reducer %d sources add to %d, input is %d", a.Task.Index, sum, a.InputBytes)
+		}
+	}
+	if len(covered) != 4 {
+		t.Fatalf("sources name %d map outputs, want 4", len(covered))
+	}
+	for id, n := range covered {
+		if n != 1001 {
+			t.Fatalf("map output %d covered %d bytes, want 1001", id, n)
+		}
+	}
+}

@@ -1,0 +1,879 @@
+package live
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/racklab/racklab/bench/metrics"
+	"github.com/racklab/racklab/coordinator/cluster"
+	"github.com/racklab/racklab/coordinator/engine"
+	"github.com/racklab/racklab/coordinator/policy"
+	"github.com/racklab/racklab/coordinator/policy/hdfs"
+	"github.com/racklab/racklab/coordinator/wire"
+	"github.com/racklab/racklab/coordinator/workload"
+	"github.com/racklab/racklab/worker/members"
+)
+
+// Config configures a live run.
+type Config struct {
+	Topology *cluster.Topology
+	Workload *workload.Workload
+	Datasets *workload.Datasets
+	Policy   string
+	Seed     uint64
+	// SlowStart is the engine's reduce slow-start fraction (0: default).
+	SlowStart float64
+	// Cluster names the run's subjects.
+	Cluster string
+	// NATSURL connects to an external server as the coordinator user;
+	// empty runs an embedded server on Listen.
+	NATSURL string
+	Listen  string
+	Creds   wire.Credentials
+	// MemberAddr, when set, is the ip the coordinator's memberlist agent
+	// binds; workers join it and the coordinator hears of dead peers.
+	MemberAddr string
+	OutDir     string
+	// RegisterTimeout bounds the wait for every host to register;
+	// HeartbeatTimeout is how long a silent host lives.
+	RegisterTimeout  time.Duration
+	HeartbeatTimeout time.Duration
+	// MaxRunTime ends a run that has not finished (0: no limit).
+	MaxRunTime time.Duration
+	// Counters, when set, reads the kernel's cross-rack payload bytes per
+	// rack uplink and downlink (the emulator supplies it); the run records
+	// them over time and in its summary.
+	Counters func() (up, down []float64, err error)
+	// StopWorkers tells the workers to exit at the end.
+	StopWorkers bool
+	// OnListening is called once the NATS server is up, with its URL;
+	// OnEvent with every event the run records, from the run's goroutine.
+	OnListening func(url string)
+	OnEvent     func(Event)
+	Logf        func(format string, args ...any)
+}
+
+// Result is what a run measured.
+type Result struct {
+	Summary metrics.Summary `json:"summary"`
+	// ExpectedCrossBytes is the engine's accounting of cross-rack payload
+	// over successful attempts; ReportedCrossBytes the workers' own;
+	// KernelCrossBytes the kernel counters' (payload, headers removed by
+	// the counter reader), or -1 without counters.
+	ExpectedCrossBytes int64    `json:"expected_cross_rack_bytes"`
+	ReportedCrossBytes int64    `json:"reported_cross_rack_bytes"`
+	KernelCrossBytes   float64  `json:"kernel_cross_rack_bytes"`
+	HostsLost          []string `json:"hosts_lost"`
+	MalformedMessages  int      `json:"rejected_messages"`
+	Dir                string   `json:"-"`
+}
+
+type hostInfo struct {
+	id        cluster.HostID
+	reg       *wire.Register
+	lastSeen  time.Time
+	lost      bool
+	txBytes   uint64
+	rxBytes   uint64
+	crossRx   map[string]uint64
+	prevRx    uint64
+	prevCross map[string]uint64
+	deadSince time.Time // when memberlist last said it died
+}
+
+// heartbeatInterval is the workers' default heartbeat period.
+const heartbeatInterval = 500 * time.Millisecond
+
+type shuffle struct {
+	version  uint64
+	complete bool
+	sent     map[string]string // task → key sent
+}
+
+type run struct {
+	cfg      Config
+	subj     wire.Subjects
+	nc       *nats.Conn
+	inbox    chan *nats.Msg
+	eng      *engine.Engine
+	topo     *cluster.Topology
+	ds       *workload.Datasets
+	hosts    []hostInfo
+	byName   map[string]cluster.HostID
+	rackName map[string]cluster.RackID
+	shuffles map[engine.AttemptID]*shuffle
+	member   *members.Agent
+	start    time.Time
+	rec      *metrics.Recorder
+	events   *journal
+	attempts *journal
+	res      Result
+	srcBuf   []engine.ShuffleSource
+	counter0 []float64 // kernel counters at the start, up then down
+	lastNet  time.Time
+	// lastCounters is the previous kernel sample, for utilisation.
+	lastCounters []float64
+}
+
+func (r *run) logf(format string, args ...any) { r.cfg.Logf(format, args...) }
+
+func (r *run) now() float64 {
+	if r.start.IsZero() {
+		return 0
+	}
+	return time.Since(r.start).Seconds()
+}
+
+func (r *run) event(kind, host, format string, args ...any) {
+	d := fmt.Sprintf(format, args...)
+	ev := newEvent(r.now(), kind, host, d)
+	r.events.write(ev)
+	if r.cfg.OnEvent != nil {
+		r.cfg.OnEvent(ev)
+	}
+	if host != "" {
+		r.logf("%s %s: %s", kind, host, d)
+	} else {
+		r.logf("%s: %s", kind, d)
+	}
+}
+
+// Run runs the workload on the workers that register, and returns what it
+// measured. Records are in cfg.OutDir as they happen.
+func Run(ctx context.Context, cfg Config) (*Result, error) {
+	if cfg.Logf == nil {
+		cfg.Logf = func(string, ...any) {}
+	}
+	if cfg.RegisterTimeout <= 0 {
+		cfg.RegisterTimeout = 60 * time.Second
+	}
+	if cfg.HeartbeatTimeout <= 0 {
+		cfg.HeartbeatTimeout = 3 * time.Second
+	}
+	if cfg.Listen == "" {
+		cfg.Listen = "127.0.0.1:4222"
+	}
+	subj, err := wire.NewSubjects(cfg.Cluster)
+	if err != nil {
+		return nil, err
+	}
+	for _, h := range cfg.Topology.Hosts {
+		if err := wire.CheckHostName(h.Name); err != nil {
+			return nil, fmt.Errorf("topology: %w", err)
+		}
+	}
+	if err := os.MkdirAll(cfg.OutDir, 0o755); err != nil {
+		return nil, err
+	}
+	r := &run{cfg: cfg, subj: subj, topo: cfg.Topology, byName: map[string]cluster.HostID{},
+		rackName: map[string]cluster.RackID{}, shuffles: map[engine.AttemptID]*shuffle{}}
+	r.res.Dir = cfg.OutDir
+	r.res.KernelCrossBytes = -1
+	for i, h := range r.topo.Hosts {
+		r.byName[h.Name] = cluster.HostID(i)
+	}
+	for i, rk := range r.topo.Racks {
+		r.rackName[rk.Name] = cluster.RackID(i)
+	}
+	r.hosts = make([]hostInfo, len(r.topo.Hosts))
+	if r.events, err = openJournal(filepath.Join(cfg.OutDir, "events.jsonl")); err != nil {
+		return nil, err
+	}
+	defer r.events.close()
+	if r.attempts, err = openJournal(filepath.Join(cfg.OutDir, "attempts.jsonl")); err != nil {
+		return nil, err
+	}
+	defer r.attempts.close()
+
+	url := cfg.NATSURL
+	if url == "" {
+		srv, err := StartServer(cfg.Listen, subj, cfg.Creds)
+		if err != nil {
+			return nil, err
+		}
+		defer srv.Close()
+		url = srv.URL()
+	}
+	r.nc, err = nats.Connect(url, nats.Name("racklab-coordinator"), nats.UserInfo(wire.CoordinatorUser, cfg.Creds.Coordinator),
+		nats.MaxReconnects(-1))
+	if err != nil {
+		return nil, fmt.Errorf("connect to NATS at %s: %w", url, err)
+	}
+	defer r.nc.Close()
+	r.inbox = make(chan *nats.Msg, 1<<16)
+	for _, s := range []string{subj.Register(), subj.Heartbeat(), subj.Events()} {
+		sub, err := r.nc.ChanSubscribe(s, r.inbox)
+		if err != nil {
+			return nil, err
+		}
+		sub.SetPendingLimits(-1, -1)
+	}
+	if cfg.MemberAddr != "" {
+		r.member, err = members.Start(members.Config{Name: "coordinator", Meta: members.Meta{Role: members.RoleCoordinator}, BindAddr: cfg.MemberAddr})
+		if err != nil {
+			return nil, err
+		}
+		defer r.member.Leave(500 * time.Millisecond)
+	}
+	r.event("listening", "", "NATS at %s", url)
+	if cfg.OnListening != nil {
+		cfg.OnListening(url)
+	}
+	defer func() {
+		if cfg.StopWorkers {
+			for _, h := range r.hosts {
+				if h.reg != nil && !h.lost {
+					r.send(h.reg.Host, wire.TypeStop, &wire.Stop{Reason: "run finished"})
+				}
+			}
+			r.nc.Flush()
+		}
+	}()
+	if err := r.admit(ctx); err != nil {
+		return &r.res, err
+	}
+	if err := r.prepare(ctx); err != nil {
+		return &r.res, err
+	}
+	err = r.loop(ctx)
+	return &r.res, err
+}
+
+// admit waits for every host of the topology to register.
+func (r *run) admit(ctx context.Context) error {
+	deadline := time.After(r.cfg.RegisterTimeout)
+	missing := len(r.hosts)
+	for missing > 0 {
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-deadline:
+			var names []string
+			for i, h := range r.hosts {
+				if h.reg == nil {
+					names = append(names, r.topo.Hosts[i].Name)
+				}
+			}
+			return fmt.Errorf("%d of %d hosts did not register within %v: %v", missing, len(r.hosts), r.cfg.RegisterTimeout, names)
+		case m := <-r.inbox:
+			if r.handle(m) {
+				missing--
+			}
+		}
+	}
+	r.event("registered", "", "all %d hosts", len(r.hosts))
+	return nil
+}
+
+// prepare builds the engine, which places the datasets, and has every
+// worker write the blocks it holds.
+func (r *run) prepare(ctx context.Context) error {
+	p, err := policy.New(r.cfg.Policy)
+	if err != nil {
+		return err
+	}
+	r.ds = &workload.Datasets{}
+	if r.cfg.Datasets != nil {
+		r.ds.Datasets = append([]workload.Dataset(nil), r.cfg.Datasets.Datasets...)
+	}
+	clock := time.Now()
+	r.eng, err = engine.New(engine.Config{Seed: r.cfg.Seed, SlowStart: r.cfg.SlowStart, Placer: &hdfs.Placer{},
+		Stopwatch: func() int64 { return int64(time.Since(clock)) }}, r.topo, r.cfg.Workload, r.ds, p)
+	if err != nil {
+		return err
+	}
+	if r.rec, err = metrics.NewRecorder(r.cfg.OutDir, r.cfg.Workload); err != nil {
+		return err
+	}
+	perHost := make([][]wire.Block, len(r.hosts))
+	var total int64
+	for _, d := range r.ds.Datasets {
+		for b, blk := range d.Blocks {
+			for _, rep := range blk.Replicas {
+				perHost[rep.Host] = append(perHost[rep.Host], wire.Block{Key: engine.DatasetBlockKey(d.Name, b), Tier: rep.Tier.String(), Size: blk.Size})
+				total += blk.Size
+			}
+		}
+	}
+	t0 := time.Now()
+	waiting := 0
+	for h, blocks := range perHost {
+		if len(blocks) > 0 {
+			r.send(r.topo.Hosts[h].Name, wire.TypeMaterialize, &wire.Materialize{Seed: r.cfg.Seed, Blocks: blocks})
+			waiting++
+		}
+	}
+	for waiting > 0 {
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case m := <-r.inbox:
+			typ, err := wire.Peek(m.Data)
+			if err != nil || typ != wire.TypeMaterialized {
+				r.handle(m)
+				continue
+			}
+			var done wire.Materialized
+			if err := wire.Decode(m.Data, typ, &done); err != nil {
+				r.malformed(m.Subject, err)
+				continue
+			}
+			if done.Error != "" {
+				return fmt.Errorf("host %s could not write its blocks: %s", done.Host, done.Error)
+			}
+			waiting--
+		}
+	}
+	r.event("materialized", "", "%d bytes of replicas in %.2f s", total, time.Since(t0).Seconds())
+	return nil
+}
+
+func (r *run) send(host, typ string, body any) {
+	if err := r.nc.Publish(r.subj.Worker(host), wire.MustEncode(typ, body)); err != nil {
+		r.event("send-failed", host, "%s: %v", typ, err)
+	}
+}
+
+func (r *run) malformed(subject string, err error) {
+	r.res.MalformedMessages++
+	r.event("rejected-message", "", "on %s: %v", subject, err)
+}
+
+func (r *run) loop(ctx context.Context) error {
+	if r.cfg.Counters != nil {
+		up, down, err := r.cfg.Counters()
+		if err != nil {
+			return fmt.Errorf("kernel counters: %w", err)
+		}
+		r.counter0 = append(append([]float64(nil), up...), down...)
+	}
+	r.start = time.Now()
+	r.lastNet = r.start
+	for i := range r.hosts {
+		r.hosts[i].lastSeen = r.start
+	}
+	r.event("started", "", "policy %s, seed %d, %d jobs", r.cfg.Policy, r.cfg.Seed, len(r.eng.Jobs()))
+	tick := time.NewTicker(20 * time.Millisecond)
+	defer tick.Stop()
+	var limit <-chan time.Time
+	if r.cfg.MaxRunTime > 0 {
+		limit = time.After(r.cfg.MaxRunTime)
+	}
+	for !r.eng.Done() {
+		select {
+		case <-ctx.Done():
+			r.finish()
+			return ctx.Err()
+		case <-limit:
+			r.finish()
+			return fmt.Errorf("the run did not finish within %v", r.cfg.MaxRunTime)
+		case m := <-r.inbox:
+			r.handle(m)
+		drain:
+			for {
+				select {
+				case m := <-r.inbox:
+					r.handle(m)
+				default:
+					break drain
+				}
+			}
+		case <-tick.C:
+			r.checkHosts()
+			r.sampleNetwork()
+		}
+		if err := r.step(); err != nil {
+			r.finish()
+			return err
+		}
+	}
+	r.finish()
+	return nil
+}
+
+// step advances the engine to now, lets it schedule, and acts on what it
+// decided.
+func (r *run) step() error {
+	if err := r.eng.Advance(r.now()); err != nil {
+		return err
+	}
+	r.eng.Schedule()
+	r.drainReady()
+	r.updateShuffles()
+	r.drainReady()
+	return r.rec.Flush()
+}
+
+func (r *run) drainReady() {
+	rd := r.eng.Ready()
+	for _, a := range rd.Launches {
+		r.launch(a)
+	}
+	for _, id := range rd.Kills {
+		if a := r.eng.Attempt(id); a != nil {
+			r.send(r.topo.Hosts[a.Host].Name, wire.TypeKill, &wire.Kill{Attempt: int64(id), Reason: "engine"})
+		}
+		delete(r.shuffles, id)
+	}
+	for _, id := range rd.Priorities {
+		if a := r.eng.Attempt(id); a != nil {
+			r.send(r.topo.Hosts[a.Host].Name, wire.TypePriority, &wire.Priority{Attempt: int64(id), DSCP: PriorityDSCP(a.Priority)})
+		}
+	}
+	for i := range rd.Attempts {
+		rec := &rd.Attempts[i]
+		delete(r.shuffles, rec.ID)
+		if rec.Outcome == engine.AttemptSucceeded {
+			r.res.ExpectedCrossBytes += rec.Bytes.Cross()
+			if rec.Reported != nil {
+				r.res.ReportedCrossBytes += rec.Reported.Cross()
+			}
+		}
+		if err := r.rec.Attempt(rec); err != nil {
+			r.logf("record attempt: %v", err)
+		}
+		r.attempts.write(attemptLine(r.topo, rec))
+	}
+	for i := range rd.Jobs {
+		if err := r.rec.Job(&rd.Jobs[i]); err != nil {
+			r.logf("record job: %v", err)
+		}
+		j := &rd.Jobs[i]
+		r.event("job-"+j.State.String(), "", "%s in %.2f s%s", j.Name, j.Finished-j.Submitted, reasonSuffix(j.Reason))
+	}
+}
+
+func reasonSuffix(s string) string {
+	if s == "" {
+		return ""
+	}
+	return ": " + s
+}
+
+// PriorityDSCP maps an engine network priority (0 highest) to a DSCP
+// class selector, CS7 down to CS0.
+func PriorityDSCP(p uint8) uint8 { return 8 * (7 - min(p, 7)) }
+
+func (r *run) object(h cluster.HostID, tier cluster.TierKind, key string) wire.Object {
+	host := r.topo.Hosts[h]
+	return wire.Object{Host: host.Name, Rack: r.topo.Racks[host.Rack].Name, Addr: r.hosts[h].reg.DataAddr, Tier: tier.String(), Key: key}
+}
+
+func (r *run) launch(a *engine.Attempt) {
+	job := r.eng.Job(a.Task.Job)
+	st := job.Stages[a.Task.Stage]
+	class := st.InputClass
+	if a.Duplicate {
+		class = engine.ClassDuplicate
+	}
+	l := wire.Launch{Attempt: int64(a.ID), Job: job.Spec.ID, Stage: st.Spec.Name, Index: int(a.Task.Index),
+		Class: class.String(), ComputeNsPerByte: st.Spec.ComputeNsPerByte, InputBytes: a.InputBytes,
+		OutputKey: engine.OutputKey(a.ID)}
+	if st.Spec.Kind == workload.Map {
+		l.Kind = wire.KindMap
+		if ref, ok := r.eng.InputObject(a); ok && a.Source.Host >= 0 {
+			l.Input = &wire.Range{Object: r.object(a.Source.Host, a.Source.Tier, ref.Key()), Task: "input", Length: a.InputBytes}
+		}
+	} else {
+		l.Kind = wire.KindReduce
+		if st.Spec.Kind == workload.Generic {
+			l.Kind = wire.KindGeneric
+		}
+		sh := &shuffle{sent: map[string]string{}, version: r.eng.UpstreamVersion(a)}
+		r.shuffles[a.ID] = sh
+		l.Sources = r.newSources(a, sh)
+		if r.eng.UpstreamDone(a) {
+			r.eng.FinishShuffle(a)
+			sh.complete, l.Complete = true, true
+			l.InputBytes = a.InputBytes
+		}
+	}
+	l.OutputBytes = a.OutputBytes
+	l.OutputTier = a.OutputReplicas[0].Tier.String()
+	for _, rep := range a.OutputReplicas {
+		l.Replicas = append(l.Replicas, r.object(rep.Host, rep.Tier, l.OutputKey))
+	}
+	r.send(r.topo.Hosts[a.Host].Name, wire.TypeLaunch, &l)
+}
+
+// newSources lists the upstream outputs not yet sent to a shuffling
+// attempt, or sent from an output since lost and recomputed.
+func (r *run) newSources(a *engine.Attempt, sh *shuffle) []wire.Range {
+	r.srcBuf = r.eng.ShuffleSources(a, r.srcBuf[:0])
+	var out []wire.Range
+	for _, s := range r.srcBuf {
+		task := fmt.Sprintf("s%d.t%d", s.Task.Stage, s.Task.Index)
+		key := engine.OutputKey(s.Attempt)
+		if sh.sent[task] == key {
+			continue
+		}
+		sh.sent[task] = key
+		out = append(out, wire.Range{Object: r.object(s.Host, s.Tier, key), Task: task, Offset: s.Offset, Length: s.Length})
+	}
+	return out
+}
+
+func (r *run) updateShuffles() {
+	for id, sh := range r.shuffles {
+		a := r.eng.Attempt(id)
+		if a == nil {
+			delete(r.shuffles, id)
+			continue
+		}
+		v := r.eng.UpstreamVersion(a)
+		done := r.eng.UpstreamDone(a)
+		if v == sh.version && done == sh.complete {
+			continue
+		}
+		sh.version = v
+		msg := wire.Sources{Attempt: int64(id), Sources: r.newSources(a, sh)}
+		if done && !sh.complete {
+			r.eng.FinishShuffle(a)
+			sh.complete = true
+		}
+		msg.Complete = sh.complete
+		msg.InputBytes, msg.OutputBytes = a.InputBytes, a.OutputBytes
+		if len(msg.Sources) > 0 || msg.Complete {
+			r.send(r.topo.Hosts[a.Host].Name, wire.TypeSources, &msg)
+		}
+	}
+}
+
+// handle ingests one message; it reports whether it was a new, valid
+// registration.
+func (r *run) handle(m *nats.Msg) bool {
+	typ, err := wire.Peek(m.Data)
+	if err != nil {
+		r.malformed(m.Subject, err)
+		return false
+	}
+	switch typ {
+	case wire.TypeRegister:
+		return r.register(m)
+	case wire.TypeHeartbeat:
+		var hb wire.Heartbeat
+		if err := wire.Decode(m.Data, typ, &hb); err != nil {
+			r.malformed(m.Subject, err)
+			return false
+		}
+		r.heartbeat(&hb)
+	case wire.TypeAttemptEnded:
+		var ev wire.AttemptEnded
+		if err := wire.Decode(m.Data, typ, &ev); err != nil {
+			r.malformed(m.Subject, err)
+			return false
+		}
+		r.attemptEnded(&ev)
+	case wire.TypeWorkerProblem:
+		var p wire.WorkerProblem
+		if err := wire.Decode(m.Data, typ, &p); err != nil {
+			r.malformed(m.Subject, err)
+			return false
+		}
+		r.event("worker-problem", p.Host, "%s", p.Problem)
+	case wire.TypeMaterialized:
+		// late, after the run started: nothing waits for it
+	default:
+		r.malformed(m.Subject, fmt.Errorf("a %q message is not for the coordinator", typ))
+	}
+	return false
+}
+
+func (r *run) register(m *nats.Msg) bool {
+	var reg wire.Register
+	reply := func(rep wire.Registered) {
+		if m.Reply != "" {
+			_ = m.Respond(wire.MustEncode(wire.TypeRegistered, &rep))
+		}
+	}
+	if err := wire.Decode(m.Data, wire.TypeRegister, &reg); err != nil {
+		r.malformed(m.Subject, err)
+		reply(wire.Registered{Error: err.Error()})
+		return false
+	}
+	h, ok := r.byName[reg.Host]
+	if !ok {
+		r.event("registration-refused", reg.Host, "not a host of the topology")
+		reply(wire.Registered{Error: fmt.Sprintf("host %q is not in the topology", reg.Host)})
+		return false
+	}
+	want := r.topo.Racks[r.topo.Hosts[h].Rack].Name
+	if reg.Rack != want {
+		r.event("registration-refused", reg.Host, "says rack %q, the topology says %q", reg.Rack, want)
+		reply(wire.Registered{Error: fmt.Sprintf("host %s is in rack %q, not %q", reg.Host, want, reg.Rack)})
+		return false
+	}
+	hi := &r.hosts[h]
+	fresh := hi.reg == nil
+	if !fresh && hi.lost {
+		reply(wire.Registered{Error: fmt.Sprintf("host %s was declared lost in this run", reg.Host)})
+		return false
+	}
+	hi.id, hi.reg, hi.lastSeen = h, &reg, time.Now()
+	if hi.prevCross == nil {
+		hi.prevCross = map[string]uint64{}
+	}
+	var peers []string
+	if r.member != nil {
+		peers = append(peers, r.member.Addr())
+	}
+	for _, o := range r.hosts {
+		if o.reg != nil && o.reg.Host != reg.Host && o.reg.MemberAddr != "" {
+			peers = append(peers, o.reg.MemberAddr)
+		}
+	}
+	reply(wire.Registered{OK: true, Members: peers})
+	if fresh {
+		r.event("host-registered", reg.Host, "rack %s, %d slots, data %s, %d CPUs", reg.Rack, reg.Slots, reg.DataAddr, reg.Facts.CPUs)
+	}
+	return fresh
+}
+
+func (r *run) known(name string) (*hostInfo, bool) {
+	h, ok := r.byName[name]
+	if !ok || r.hosts[h].reg == nil || r.hosts[h].lost {
+		return nil, false
+	}
+	return &r.hosts[h], true
+}
+
+func (r *run) heartbeat(hb *wire.Heartbeat) {
+	hi, ok := r.known(hb.Host)
+	if !ok {
+		return
+	}
+	hi.lastSeen = time.Now()
+	hi.txBytes, hi.rxBytes = hb.TxBytes, hb.RxBytes
+	hi.crossRx = hb.CrossRxByRack
+}
+
+func (r *run) attemptEnded(ev *wire.AttemptEnded) {
+	if _, ok := r.known(ev.Host); !ok {
+		r.event("late-report", ev.Host, "attempt %d from a host not in the run", ev.Attempt)
+		return
+	}
+	id := engine.AttemptID(ev.Attempt)
+	a := r.eng.Attempt(id)
+	if a == nil || r.topo.Hosts[a.Host].Name != ev.Host {
+		return // killed or failed already; its end was recorded then
+	}
+	if err := r.eng.Advance(r.now()); err != nil {
+		r.logf("advance: %v", err)
+	}
+	if !ev.OK {
+		if err := r.eng.AttemptFailed(id, ev.Reason); err != nil {
+			r.logf("attempt %d: %v", id, err)
+		}
+		r.event("attempt-failed", ev.Host, "attempt %d: %s", id, ev.Reason)
+		return
+	}
+	var bc engine.ByteCounts
+	for name, row := range ev.Bytes {
+		for c := engine.Class(0); c < engine.NumClasses; c++ {
+			if c.String() == name {
+				for l := range row {
+					bc[c][l] += row[l]
+				}
+			}
+		}
+	}
+	if err := r.eng.AttemptSucceeded(id, &bc); err != nil {
+		r.event("report-refused", ev.Host, "attempt %d: %v", id, err)
+	}
+}
+
+// checkHosts declares lost the hosts whose heartbeats stopped or whom
+// memberlist saw die.
+func (r *run) checkHosts() {
+	if r.member != nil {
+		for {
+			select {
+			case ev := <-r.member.Events():
+				if ev.Kind == members.Left && ev.Peer.Role == members.RoleWorker {
+					if hi, ok := r.known(ev.Peer.Name); ok {
+						hi.deadSince = time.Now()
+					}
+				}
+				continue
+			default:
+			}
+			break
+		}
+	}
+	// Two witnesses: memberlist's failure detector, confirmed by a missed
+	// heartbeat (a worker busy burning CPU can be slow to answer a probe
+	// but still heartbeats), or heartbeats silent for the full timeout.
+	now := time.Now()
+	for i := range r.hosts {
+		h := &r.hosts[i]
+		if h.reg == nil || h.lost {
+			continue
+		}
+		silent := now.Sub(h.lastSeen)
+		switch {
+		case !h.deadSince.IsZero() && h.deadSince.After(h.lastSeen) && silent > 2*heartbeatInterval:
+			r.lose(h.reg.Host, fmt.Sprintf("memberlist declared it dead and no heartbeat for %v", silent.Round(time.Millisecond)))
+		case silent > r.cfg.HeartbeatTimeout:
+			r.lose(h.reg.Host, fmt.Sprintf("no heartbeat for %v", silent.Round(time.Millisecond)))
+		}
+	}
+}
+
+func (r *run) lose(name, why string) {
+	hi, ok := r.known(name)
+	if !ok {
+		return
+	}
+	hi.lost = true
+	r.res.HostsLost = append(r.res.HostsLost, name)
+	if err := r.eng.Advance(r.now()); err != nil {
+		r.logf("advance: %v", err)
+	}
+	before := r.eng.Stats.Recomputed
+	if err := r.eng.HostLost(hi.id); err != nil {
+		r.logf("host lost: %v", err)
+	}
+	r.event("host-lost", name, "%s; %d finished tasks to recompute", why, r.eng.Stats.Recomputed-before)
+}
+
+// sampleNetwork feeds the engine the network status from the workers'
+// reports, and records rack-link utilisation from the kernel counters.
+func (r *run) sampleNetwork() {
+	now := time.Now()
+	dt := now.Sub(r.lastNet).Seconds()
+	if dt < 1 {
+		return
+	}
+	r.lastNet = now
+	nr := len(r.topo.Racks)
+	st := engine.NetworkStatus{UplinkLoad: make([]float64, nr), DownlinkLoad: make([]float64, nr),
+		HostRxBps: make([]float64, len(r.hosts)), SaturationThreshold: r.eng.Network().SaturationThreshold}
+	upB, downB := make([]float64, nr), make([]float64, nr)
+	for i := range r.hosts {
+		h := &r.hosts[i]
+		if h.reg == nil || h.lost {
+			continue
+		}
+		st.HostRxBps[i] = float64(h.rxBytes-h.prevRx) / dt
+		h.prevRx = h.rxBytes
+		dst := r.topo.Hosts[i].Rack
+		for rack, n := range h.crossRx {
+			src, ok := r.rackName[rack]
+			if !ok {
+				continue
+			}
+			d := float64(n - h.prevCross[rack])
+			h.prevCross[rack] = n
+			upB[src] += d
+			downB[dst] += d
+		}
+	}
+	for k, rk := range r.topo.Racks {
+		if rk.UplinkBps > 0 {
+			st.UplinkLoad[k] = upB[k] / dt / rk.UplinkBps
+		}
+		if rk.DownlinkBps > 0 {
+			st.DownlinkLoad[k] = downB[k] / dt / rk.DownlinkBps
+		}
+	}
+	r.eng.SetNetwork(st)
+	if r.cfg.Counters == nil {
+		return
+	}
+	u, d, err := r.cfg.Counters()
+	if err != nil || len(u) < nr || len(d) < nr {
+		return
+	}
+	cur := append(append([]float64(nil), u[:nr]...), d[:nr]...)
+	if r.lastCounters == nil {
+		r.lastCounters = r.counter0
+	}
+	util := make([]float64, 2*nr)
+	for k, rk := range r.topo.Racks {
+		if rk.UplinkBps > 0 {
+			util[k] = (cur[k] - r.lastCounters[k]) / dt / rk.UplinkBps
+		}
+		if rk.DownlinkBps > 0 {
+			util[nr+k] = (cur[nr+k] - r.lastCounters[nr+k]) / dt / rk.DownlinkBps
+		}
+	}
+	r.lastCounters = cur
+	if err := r.rec.LinkSample(r.now(), util[:nr], util[nr:]); err != nil {
+		r.logf("link sample: %v", err)
+	}
+}
+
+func (r *run) finish() {
+	if r.rec == nil {
+		return
+	}
+	var up, down []float64
+	if r.cfg.Counters != nil {
+		u, d, err := r.cfg.Counters()
+		if err != nil {
+			r.event("counters-failed", "", "%v", err)
+		} else {
+			nr := len(r.topo.Racks)
+			up, down = make([]float64, nr), make([]float64, nr)
+			r.res.KernelCrossBytes = 0
+			for i := 0; i < nr && i < len(u); i++ {
+				up[i] = u[i] - r.counter0[i]
+				down[i] = d[i] - r.counter0[nr+i]
+				r.res.KernelCrossBytes += up[i]
+			}
+		}
+	}
+	r.res.Summary = r.rec.Finish(r.cfg.Policy, r.cfg.Seed, &r.eng.Stats, up, down)
+	if err := r.rec.Close(); err != nil {
+		r.logf("records: %v", err)
+	}
+	if err := metrics.WriteSummaries(filepath.Join(r.cfg.OutDir, "summary.csv"), []metrics.Summary{r.res.Summary}); err != nil {
+		r.logf("summary: %v", err)
+	}
+	if b, err := json.MarshalIndent(r.res, "", "  "); err == nil {
+		if err := os.WriteFile(filepath.Join(r.cfg.OutDir, "result.json"), append(b, '\n'), 0o644); err != nil {
+			r.logf("result: %v", err)
+		}
+	}
+	r.event("finished", "", "expected cross-rack %d B, workers reported %d B, kernel %.0f B", r.res.ExpectedCrossBytes, r.res.ReportedCrossBytes, r.res.KernelCrossBytes)
+}
+
+type attemptRecord struct {
+	ID       int64                              `json:"id"`
+	Job      string                             `json:"job"`
+	Stage    int                                `json:"stage"`
+	Index    int                                `json:"index"`
+	Host     string                             `json:"host"`
+	Start    float64                            `json:"start"`
+	End      float64                            `json:"end"`
+	Outcome  string                             `json:"outcome"`
+	Dup      bool                               `json:"duplicate,omitempty"`
+	Locality string                             `json:"locality"`
+	Expected map[string][engine.NumLevels]int64 `json:"expected_bytes"`
+	Reported map[string][engine.NumLevels]int64 `json:"reported_bytes,omitempty"`
+}
+
+func byClass(b *engine.ByteCounts) map[string][engine.NumLevels]int64 {
+	out := map[string][engine.NumLevels]int64{}
+	for c := range b {
+		if b[c] != ([engine.NumLevels]int64{}) {
+			out[engine.Class(c).String()] = b[c]
+		}
+	}
+	return out
+}
+
+func attemptLine(t *cluster.Topology, rec *engine.AttemptRecord) attemptRecord {
+	l := attemptRecord{ID: int64(rec.ID), Job: rec.JobName, Stage: int(rec.Task.Stage), Index: int(rec.Task.Index),
+		Host: t.Hosts[rec.Host].Name, Start: rec.Start, End: rec.End, Outcome: rec.Outcome.String(), Dup: rec.Duplicate,
+		Locality: rec.Locality.String(), Expected: byClass(&rec.Bytes)}
+	if rec.Reported != nil {
+		l.Reported = byClass(rec.Reported)
+	}
+	return l
+}

@@ -1,0 +1,286 @@
+package wire
+
+import (
+	"errors"
+	"fmt"
+)
+
+// TierInfo describes one storage tier of a worker.
+type TierInfo struct {
+	Kind     string  `json:"kind"` // mem, ssd, hdd
+	ReadBps  float64 `json:"read_bps"`
+	WriteBps float64 `json:"write_bps"`
+	Capacity int64   `json:"capacity"`
+}
+
+// HostFacts are what a worker tells about its machine.
+type HostFacts struct {
+	Hostname string `json:"hostname"`
+	OS       string `json:"os"`
+	Kernel   string `json:"kernel"`
+	CPUs     int    `json:"cpus"`
+	CPUModel string `json:"cpu_model"`
+	MemBytes uint64 `json:"mem_bytes"`
+}
+
+// Register is a worker's request to join a run.
+type Register struct {
+	Host       string     `json:"host"` // the topology's host name
+	Rack       string     `json:"rack"`
+	Slots      int        `json:"slots"`
+	Tiers      []TierInfo `json:"tiers"`
+	DataAddr   string     `json:"data_addr"`   // host:port of its data server
+	MemberAddr string     `json:"member_addr"` // host:port of its memberlist agent
+	Pid        int        `json:"pid"`
+	Facts      HostFacts  `json:"facts"`
+}
+
+// Validate checks the fields a coordinator relies on.
+func (m *Register) Validate() error {
+	if err := CheckHostName(m.Host); err != nil {
+		return err
+	}
+	if m.Slots <= 0 {
+		return fmt.Errorf("host %s: slots %d must be positive", m.Host, m.Slots)
+	}
+	if m.DataAddr == "" {
+		return fmt.Errorf("host %s: no data address", m.Host)
+	}
+	return nil
+}
+
+// Registered answers a Register.
+type Registered struct {
+	OK    bool   `json:"ok"`
+	Error string `json:"error,omitempty"`
+	Run   string `json:"run,omitempty"`
+	// Members are memberlist addresses to join.
+	Members []string `json:"members,omitempty"`
+}
+
+// Heartbeat is a worker's periodic report.
+type Heartbeat struct {
+	Host    string  `json:"host"`
+	Seq     uint64  `json:"seq"`
+	Running []int64 `json:"running"` // attempt ids
+	// Data NIC counters, cumulative.
+	TxBytes uint64 `json:"tx_bytes"`
+	RxBytes uint64 `json:"rx_bytes"`
+	// Payload bytes this worker received from other racks, cumulative, by
+	// source rack, from its own accounting.
+	CrossRxByRack map[string]uint64 `json:"cross_rx_by_rack,omitempty"`
+	// Shaper class counters by destination rack (host shaping only).
+	Shaped map[string]Counter `json:"shaped,omitempty"`
+	// Members is the worker's memberlist view: host name to rack.
+	Members map[string]string `json:"members,omitempty"`
+}
+
+// Validate checks the host name.
+func (m *Heartbeat) Validate() error { return CheckHostName(m.Host) }
+
+// Counter is a kernel byte and packet count.
+type Counter struct {
+	Bytes   uint64 `json:"bytes"`
+	Packets uint64 `json:"packets"`
+}
+
+// Object is a stored object on some worker.
+type Object struct {
+	Host string `json:"host"`
+	Rack string `json:"rack"`
+	Addr string `json:"addr"` // its data server
+	Tier string `json:"tier"`
+	Key  string `json:"key"`
+}
+
+// Range is part of an object to fetch.
+type Range struct {
+	Object
+	// Task names the upstream task whose output this is; a newer range for
+	// the same task replaces an older one (its output was recomputed).
+	Task   string `json:"task"`
+	Offset int64  `json:"offset"`
+	Length int64  `json:"length"`
+}
+
+// Launch starts an attempt on a worker.
+type Launch struct {
+	Attempt int64  `json:"attempt"`
+	Job     string `json:"job"`
+	Stage   string `json:"stage"`
+	Index   int    `json:"index"`
+	Kind    string `json:"kind"` // map, reduce, generic, or noop
+	// Class is the traffic class of its reads; DSCP the mark its sockets
+	// start with.
+	Class string `json:"class"`
+	DSCP  uint8  `json:"dscp"`
+	// ComputeNsPerByte is the CPU time to burn per input byte read.
+	ComputeNsPerByte float64 `json:"compute_ns_per_byte"`
+	// Input is a map's block (nil for maps without input and for
+	// shuffling stages).
+	Input      *Range `json:"input,omitempty"`
+	InputBytes int64  `json:"input_bytes"`
+	// Sources are the partitions available so far (shuffling stages);
+	// Complete says no more will come.
+	Sources  []Range `json:"sources,omitempty"`
+	Complete bool    `json:"complete"`
+	// Output is written locally under OutputKey on OutputTier, then copied
+	// to the replicas after the first.
+	OutputKey   string   `json:"output_key"`
+	OutputTier  string   `json:"output_tier"`
+	OutputBytes int64    `json:"output_bytes"`
+	Replicas    []Object `json:"replicas,omitempty"`
+}
+
+// Kinds of attempts.
+const (
+	KindMap     = "map"
+	KindReduce  = "reduce"
+	KindGeneric = "generic"
+	KindNoop    = "noop"
+)
+
+// Validate checks a launch for what would make it unrunnable.
+func (m *Launch) Validate() error {
+	switch m.Kind {
+	case KindMap, KindReduce, KindGeneric, KindNoop:
+	default:
+		return fmt.Errorf("attempt %d: unknown kind %q", m.Attempt, m.Kind)
+	}
+	if m.ComputeNsPerByte < 0 || m.OutputBytes < 0 || m.InputBytes < 0 {
+		return fmt.Errorf("attempt %d: negative size or time", m.Attempt)
+	}
+	if m.Input != nil && (m.Input.Offset < 0 || m.Input.Length < 0) {
+		return fmt.Errorf("attempt %d: bad input range", m.Attempt)
+	}
+	for _, s := range m.Sources {
+		if s.Offset < 0 || s.Length < 0 {
+			return fmt.Errorf("attempt %d: bad source range of %s", m.Attempt, s.Task)
+		}
+	}
+	return nil
+}
+
+// Sources tells a running shuffling attempt of newly available partitions.
+type Sources struct {
+	Attempt  int64   `json:"attempt"`
+	Sources  []Range `json:"sources"`
+	Complete bool    `json:"complete"`
+	// InputBytes is the attempt's total input once Complete.
+	InputBytes  int64 `json:"input_bytes"`
+	OutputBytes int64 `json:"output_bytes"`
+}
+
+// Validate checks the ranges.
+func (m *Sources) Validate() error {
+	for _, s := range m.Sources {
+		if s.Offset < 0 || s.Length < 0 {
+			return fmt.Errorf("attempt %d: bad source range of %s", m.Attempt, s.Task)
+		}
+	}
+	return nil
+}
+
+// Kill ends a running attempt.
+type Kill struct {
+	Attempt int64  `json:"attempt"`
+	Reason  string `json:"reason"`
+}
+
+// Priority re-marks a running attempt's sockets.
+type Priority struct {
+	Attempt int64 `json:"attempt"`
+	DSCP    uint8 `json:"dscp"`
+}
+
+// Validate checks the DSCP fits its six bits.
+func (m *Priority) Validate() error {
+	if m.DSCP > 63 {
+		return fmt.Errorf("attempt %d: DSCP %d out of range", m.Attempt, m.DSCP)
+	}
+	return nil
+}
+
+// Block is one object to generate on a worker's tier.
+type Block struct {
+	Key  string `json:"key"`
+	Tier string `json:"tier"`
+	Size int64  `json:"size"`
+}
+
+// Materialize asks a worker to write dataset blocks, generated from Seed.
+type Materialize struct {
+	Seed   uint64  `json:"seed"`
+	Blocks []Block `json:"blocks"`
+}
+
+// Validate checks the sizes.
+func (m *Materialize) Validate() error {
+	for _, b := range m.Blocks {
+		if b.Size < 0 || b.Key == "" {
+			return fmt.Errorf("block %q: bad size %d or empty key", b.Key, b.Size)
+		}
+	}
+	return nil
+}
+
+// Materialized reports a Materialize's outcome.
+type Materialized struct {
+	Host    string  `json:"host"`
+	Blocks  int     `json:"blocks"`
+	Bytes   int64   `json:"bytes"`
+	Seconds float64 `json:"seconds"`
+	Error   string  `json:"error,omitempty"`
+}
+
+// Validate checks the host name.
+func (m *Materialized) Validate() error { return CheckHostName(m.Host) }
+
+// Stop asks a worker to exit.
+type Stop struct {
+	Reason string `json:"reason"`
+}
+
+// Levels of bytes read, in AttemptEnded.Bytes.
+const (
+	LevelLocal = iota
+	LevelRack
+	LevelCross
+	NumLevels
+)
+
+// AttemptEnded is a worker's report of an attempt's end.
+type AttemptEnded struct {
+	Attempt int64  `json:"attempt"`
+	Host    string `json:"host"`
+	OK      bool   `json:"ok"`
+	Reason  string `json:"reason,omitempty"`
+	// Bytes read by class name, each [local, in-rack, cross-rack].
+	Bytes map[string][NumLevels]int64 `json:"bytes"`
+	// Phase times in seconds.
+	ReadSeconds    float64 `json:"read_seconds"`
+	ComputeSeconds float64 `json:"compute_seconds"`
+	WriteSeconds   float64 `json:"write_seconds"`
+	BytesWritten   int64   `json:"bytes_written"`
+}
+
+// Validate checks the host name.
+func (m *AttemptEnded) Validate() error {
+	if err := CheckHostName(m.Host); err != nil {
+		return err
+	}
+	if !m.OK && m.Reason == "" {
+		return errors.New("a failed attempt must say why")
+	}
+	return nil
+}
+
+// WorkerProblem is a worker's report of something it refused or could not
+// do outside any attempt (a malformed command, a lost peer).
+type WorkerProblem struct {
+	Host    string `json:"host"`
+	Problem string `json:"problem"`
+}
+
+// Validate checks the host name.
+func (m *WorkerProblem) Validate() error { return CheckHostName(m.Host) }

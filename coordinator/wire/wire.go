@@ -1,0 +1,161 @@
+package wire
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// Version is the protocol version; both sides must speak the same one.
+const Version = 1
+
+// MaxMessageBytes bounds what a receiver decodes.
+const MaxMessageBytes = 8 << 20
+
+// Subjects of one cluster. Prefix keeps clusters sharing a NATS server
+// apart.
+type Subjects struct{ Prefix string }
+
+// NewSubjects returns the subjects of a cluster named name ("racklab"
+// by default). Names are NATS tokens: no dots, spaces or wildcards.
+func NewSubjects(name string) (Subjects, error) {
+	if name == "" {
+		name = "racklab"
+	}
+	if err := checkToken(name); err != nil {
+		return Subjects{}, fmt.Errorf("cluster name: %w", err)
+	}
+	return Subjects{Prefix: "racklab." + name}, nil
+}
+
+// Register is the subject workers send Register requests to.
+func (s Subjects) Register() string { return s.Prefix + ".register" }
+
+// Heartbeat is the subject of worker heartbeats.
+func (s Subjects) Heartbeat() string { return s.Prefix + ".heartbeat" }
+
+// Events is the subject of worker events (attempt ends, materialization).
+func (s Subjects) Events() string { return s.Prefix + ".events" }
+
+// Worker is the subject a worker receives commands on.
+func (s Subjects) Worker(host string) string { return s.Prefix + ".worker." + host }
+
+// WorkerWildcard matches every worker's command subject.
+func (s Subjects) WorkerWildcard() string { return s.Prefix + ".worker.*" }
+
+func checkToken(s string) error {
+	if s == "" {
+		return errors.New("empty")
+	}
+	if strings.ContainsAny(s, ". \t\r\n*>") {
+		return fmt.Errorf("%q may not contain dots, blanks, '*' or '>'", s)
+	}
+	return nil
+}
+
+// CheckHostName reports whether a host name can be part of a subject.
+func CheckHostName(name string) error {
+	if err := checkToken(name); err != nil {
+		return fmt.Errorf("host name: %w", err)
+	}
+	return nil
+}
+
+// NATS users: the coordinator, and the workers, whom the embedded server
+// lets publish only on Register, Heartbeat and Events.
+const (
+	CoordinatorUser = "coordinator"
+	WorkerUser      = "worker"
+)
+
+// Message types.
+const (
+	TypeRegister      = "register"
+	TypeRegistered    = "registered"
+	TypeHeartbeat     = "heartbeat"
+	TypeLaunch        = "launch"
+	TypeKill          = "kill"
+	TypePriority      = "priority"
+	TypeSources       = "sources"
+	TypeMaterialize   = "materialize"
+	TypeStop          = "stop"
+	TypeAttemptEnded  = "attempt-ended"
+	TypeMaterialized  = "materialized"
+	TypeWorkerProblem = "worker-problem"
+)
+
+type envelope struct {
+	Type string          `json:"type"`
+	V    int             `json:"v"`
+	Body json.RawMessage `json:"body"`
+}
+
+// Encode wraps a message body in its envelope.
+func Encode(typ string, body any) ([]byte, error) {
+	b, err := json.Marshal(body)
+	if err != nil {
+		return nil, fmt.Errorf("encode %s: %w", typ, err)
+	}
+	return json.Marshal(envelope{Type: typ, V: Version, Body: b})
+}
+
+// MustEncode is Encode for bodies that always marshal (the package's own
+// types); it panics only on a programming error.
+func MustEncode(typ string, body any) []byte {
+	b, err := Encode(typ, body)
+	if err != nil {
+		panic(err)
+	}
+	return b
+}
+
+// Peek returns a message's type without decoding its body.
+func Peek(data []byte) (string, error) {
+	if len(data) > MaxMessageBytes {
+		return "", fmt.Errorf("message of %d bytes exceeds %d", len(data), MaxMessageBytes)
+	}
+	var env envelope
+	if err := json.Unmarshal(data, &env); err != nil {
+		return "", fmt.Errorf("malformed envelope: %w", err)
+	}
+	if env.V != Version {
+		return "", fmt.Errorf("protocol version %d, want %d", env.V, Version)
+	}
+	if _, ok := known[env.Type]; !ok {
+		return "", fmt.Errorf("unknown message type %q", env.Type)
+	}
+	return env.Type, nil
+}
+
+// Decode checks the envelope and decodes the body of a message whose type
+// must be want into body. Unknown body fields are an error.
+func Decode(data []byte, want string, body any) error {
+	typ, err := Peek(data)
+	if err != nil {
+		return err
+	}
+	if typ != want {
+		return fmt.Errorf("got a %q message where %q was expected", typ, want)
+	}
+	var env envelope
+	_ = json.Unmarshal(data, &env) // Peek parsed it already
+	dec := json.NewDecoder(bytes.NewReader(env.Body))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(body); err != nil {
+		return fmt.Errorf("malformed %s body: %w", typ, err)
+	}
+	if v, ok := body.(interface{ Validate() error }); ok {
+		if err := v.Validate(); err != nil {
+			return fmt.Errorf("invalid %s: %w", typ, err)
+		}
+	}
+	return nil
+}
+
+var known = map[string]struct{}{
+	TypeRegister: {}, TypeRegistered: {}, TypeHeartbeat: {}, TypeLaunch: {},
+	TypeKill: {}, TypePriority: {}, TypeSources: {}, TypeMaterialize: {},
+	TypeStop: {}, TypeAttemptEnded: {}, TypeMaterialized: {}, TypeWorkerProblem: {},
+}

@@ -1,0 +1,407 @@
+package agent
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/racklab/racklab/coordinator/cluster"
+	"github.com/racklab/racklab/coordinator/wire"
+	"github.com/racklab/racklab/worker/dataplane"
+	"github.com/racklab/racklab/worker/members"
+	"github.com/racklab/racklab/worker/store"
+	"github.com/racklab/racklab/worker/task"
+)
+
+// Config configures a worker.
+type Config struct {
+	Host  string // the topology's host name
+	Rack  string
+	Slots int
+	// NATS: the server URL, the worker user's password, and the cluster
+	// name that prefixes every subject.
+	NATSURL  string
+	Password string
+	Cluster  string
+	// DataAddr is where the data server listens (ip:port; port 0 picks
+	// one). The ip is what peers dial, so it must be the data NIC's.
+	DataAddr string
+	// MemberAddr is the ip memberlist binds, on the management network.
+	MemberAddr string
+	Tiers      []store.TierConfig
+	// DataDev is the data NIC, for counters and host shaping.
+	DataDev string
+	// ShapeBps, when positive, makes the worker shape its own traffic to
+	// every other rack at this rate (host shaping).
+	ShapeBps  float64
+	Fetchers  int
+	Heartbeat time.Duration // default 500 ms
+	Logf      func(format string, args ...any)
+}
+
+// Worker is a running worker.
+type Worker struct {
+	cfg     Config
+	subj    wire.Subjects
+	nc      *nats.Conn
+	st      *store.Store
+	server  *dataplane.Server
+	dataLn  net.Listener
+	members *members.Agent
+	env     *task.Env
+	shaper  *shaper
+
+	mu       sync.Mutex
+	attempts map[int64]*task.Attempt
+	crossRx  map[string]uint64
+	seq      uint64
+}
+
+// Run runs a worker until ctx ends or the coordinator says stop. It
+// removes what it made (objects, shaping) before returning.
+func Run(ctx context.Context, cfg Config) error {
+	if cfg.Logf == nil {
+		cfg.Logf = func(string, ...any) {}
+	}
+	if cfg.Heartbeat <= 0 {
+		cfg.Heartbeat = 500 * time.Millisecond
+	}
+	if err := wire.CheckHostName(cfg.Host); err != nil {
+		return err
+	}
+	if cfg.Slots <= 0 {
+		return fmt.Errorf("worker %s: slots must be positive", cfg.Host)
+	}
+	subj, err := wire.NewSubjects(cfg.Cluster)
+	if err != nil {
+		return err
+	}
+	w := &Worker{cfg: cfg, subj: subj, attempts: map[int64]*task.Attempt{}, crossRx: map[string]uint64{}}
+	defer w.close()
+	if err := w.open(); err != nil {
+		return err
+	}
+	ctx, stop := context.WithCancel(ctx)
+	defer stop()
+	return w.serve(ctx, stop)
+}
+
+func (w *Worker) open() error {
+	var err error
+	if w.st, err = store.Open(w.cfg.Tiers); err != nil {
+		return fmt.Errorf("worker %s: %w", w.cfg.Host, err)
+	}
+	if w.dataLn, err = net.Listen("tcp", w.cfg.DataAddr); err != nil {
+		return fmt.Errorf("worker %s: data server: %w", w.cfg.Host, err)
+	}
+	w.server = dataplane.NewServer(w.st, w.cfg.Logf)
+	go w.server.Serve(w.dataLn)
+	w.members, err = members.Start(members.Config{
+		Name:     w.cfg.Host,
+		Meta:     members.Meta{Role: members.RoleWorker, Rack: w.cfg.Rack, DataAddr: w.dataLn.Addr().String()},
+		BindAddr: w.cfg.MemberAddr,
+	})
+	if err != nil {
+		return fmt.Errorf("worker %s: %w", w.cfg.Host, err)
+	}
+	if w.cfg.ShapeBps > 0 {
+		if w.shaper, err = newShaper(w.cfg.DataDev, w.cfg.Rack, w.cfg.ShapeBps); err != nil {
+			return fmt.Errorf("worker %s: host shaping on %s: %w", w.cfg.Host, w.cfg.DataDev, err)
+		}
+	}
+	w.env = &task.Env{Host: w.cfg.Host, Rack: w.cfg.Rack, Store: w.st, Client: dataplane.NewClient(5 * time.Second),
+		Fetchers: w.cfg.Fetchers, CrossRx: w.noteCrossRx}
+	opts := []nats.Option{nats.Name("racklab-worker-" + w.cfg.Host), nats.MaxReconnects(-1), nats.ReconnectWait(200 * time.Millisecond),
+		nats.RetryOnFailedConnect(true)}
+	if w.cfg.Password != "" {
+		opts = append(opts, nats.UserInfo(wire.WorkerUser, w.cfg.Password))
+	}
+	if w.nc, err = nats.Connect(w.cfg.NATSURL, opts...); err != nil {
+		return fmt.Errorf("worker %s: connect to NATS at %s: %w", w.cfg.Host, w.cfg.NATSURL, err)
+	}
+	return nil
+}
+
+func (w *Worker) close() {
+	w.mu.Lock()
+	for _, a := range w.attempts {
+		a.Kill()
+	}
+	w.mu.Unlock()
+	if w.nc != nil {
+		w.nc.Close()
+	}
+	if w.members != nil {
+		_ = w.members.Leave(500 * time.Millisecond)
+	}
+	if w.server != nil {
+		w.server.Close()
+	}
+	if w.shaper != nil {
+		if err := w.shaper.close(); err != nil {
+			w.cfg.Logf("worker %s: remove shaping: %v", w.cfg.Host, err)
+		}
+	}
+	if w.st != nil {
+		if err := w.st.Wipe(); err != nil {
+			w.cfg.Logf("worker %s: wipe store: %v", w.cfg.Host, err)
+		}
+	}
+}
+
+func (w *Worker) register(ctx context.Context) error {
+	var tiers []wire.TierInfo
+	for _, t := range w.cfg.Tiers {
+		tiers = append(tiers, wire.TierInfo{Kind: t.Kind.String(), ReadBps: t.ReadBps, WriteBps: t.WriteBps, Capacity: t.Capacity})
+	}
+	req := wire.MustEncode(wire.TypeRegister, &wire.Register{Host: w.cfg.Host, Rack: w.cfg.Rack, Slots: w.cfg.Slots, Tiers: tiers,
+		DataAddr: w.dataLn.Addr().String(), MemberAddr: w.members.Addr(), Pid: os.Getpid(), Facts: Facts()})
+	for {
+		rctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+		msg, err := w.nc.RequestWithContext(rctx, w.subj.Register(), req)
+		cancel()
+		if err == nil {
+			var rep wire.Registered
+			if err := wire.Decode(msg.Data, wire.TypeRegistered, &rep); err != nil {
+				return fmt.Errorf("worker %s: registration answer: %w", w.cfg.Host, err)
+			}
+			if !rep.OK {
+				return fmt.Errorf("worker %s: the coordinator refused registration: %s", w.cfg.Host, rep.Error)
+			}
+			if err := w.members.Join(rep.Members); err != nil {
+				w.cfg.Logf("worker %s: %v", w.cfg.Host, err)
+			}
+			return nil
+		}
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		// the coordinator may not be up yet
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(200 * time.Millisecond):
+		}
+	}
+}
+
+func (w *Worker) serve(ctx context.Context, stop context.CancelFunc) error {
+	cmds := make(chan *nats.Msg, 4096)
+	sub, err := w.nc.ChanSubscribe(w.subj.Worker(w.cfg.Host), cmds)
+	if err != nil {
+		return fmt.Errorf("worker %s: subscribe: %w", w.cfg.Host, err)
+	}
+	defer sub.Unsubscribe()
+	if err := w.register(ctx); err != nil {
+		return err
+	}
+	w.cfg.Logf("worker %s (rack %s) registered; data on %s", w.cfg.Host, w.cfg.Rack, w.dataLn.Addr())
+	hb := time.NewTicker(w.cfg.Heartbeat)
+	defer hb.Stop()
+	ended := make(chan wire.AttemptEnded, 1024)
+	w.heartbeat()
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case m := <-cmds:
+			if w.handle(ctx, m.Data, ended) {
+				stop()
+			}
+		case rep := <-ended:
+			w.mu.Lock()
+			delete(w.attempts, rep.Attempt)
+			w.mu.Unlock()
+			w.publish(wire.TypeAttemptEnded, &rep)
+		case <-hb.C:
+			w.heartbeat()
+		case ev := <-w.members.Events():
+			if ev.Kind == members.Left {
+				w.cfg.Logf("worker %s: peer %s (rack %s) is gone", w.cfg.Host, ev.Peer.Name, ev.Peer.Rack)
+			}
+			if w.shaper != nil {
+				if err := w.shaper.update(w.members.Peers()); err != nil {
+					w.problem("host shaping: %v", err)
+				}
+			}
+		}
+	}
+}
+
+func (w *Worker) publish(typ string, body any) {
+	if err := w.nc.Publish(w.subj.Events(), wire.MustEncode(typ, body)); err != nil {
+		w.cfg.Logf("worker %s: publish %s: %v", w.cfg.Host, typ, err)
+	}
+}
+
+func (w *Worker) problem(format string, args ...any) {
+	p := fmt.Sprintf(format, args...)
+	w.cfg.Logf("worker %s: %s", w.cfg.Host, p)
+	w.publish(wire.TypeWorkerProblem, &wire.WorkerProblem{Host: w.cfg.Host, Problem: p})
+}
+
+// handle acts on one command; it reports whether the worker should stop.
+func (w *Worker) handle(ctx context.Context, data []byte, ended chan<- wire.AttemptEnded) bool {
+	typ, err := wire.Peek(data)
+	if err != nil {
+		w.problem("dropped a command: %v", err)
+		return false
+	}
+	switch typ {
+	case wire.TypeLaunch:
+		var l wire.Launch
+		if err := wire.Decode(data, typ, &l); err != nil {
+			w.problem("dropped a command: %v", err)
+			return false
+		}
+		w.launch(ctx, l, ended)
+	case wire.TypeSources:
+		var s wire.Sources
+		if err := wire.Decode(data, typ, &s); err != nil {
+			w.problem("dropped a command: %v", err)
+			return false
+		}
+		if a := w.attempt(s.Attempt); a != nil {
+			a.AddSources(s)
+		}
+	case wire.TypeKill:
+		var k wire.Kill
+		if err := wire.Decode(data, typ, &k); err != nil {
+			w.problem("dropped a command: %v", err)
+			return false
+		}
+		if a := w.attempt(k.Attempt); a != nil {
+			a.Kill()
+		}
+	case wire.TypePriority:
+		var p wire.Priority
+		if err := wire.Decode(data, typ, &p); err != nil {
+			w.problem("dropped a command: %v", err)
+			return false
+		}
+		if a := w.attempt(p.Attempt); a != nil {
+			if err := a.SetDSCP(p.DSCP); err != nil {
+				w.problem("re-mark attempt %d: %v", p.Attempt, err)
+			}
+		}
+	case wire.TypeMaterialize:
+		var m wire.Materialize
+		if err := wire.Decode(data, typ, &m); err != nil {
+			w.problem("dropped a command: %v", err)
+			return false
+		}
+		go w.materialize(m)
+	case wire.TypeStop:
+		var s wire.Stop
+		_ = wire.Decode(data, typ, &s)
+		w.cfg.Logf("worker %s: stopping: %s", w.cfg.Host, s.Reason)
+		return true
+	default:
+		w.problem("dropped a %q message: not a worker command", typ)
+	}
+	return false
+}
+
+func (w *Worker) attempt(id int64) *task.Attempt {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.attempts[id]
+}
+
+func (w *Worker) launch(ctx context.Context, l wire.Launch, ended chan<- wire.AttemptEnded) {
+	if l.Kind == wire.KindNoop {
+		// answered inline: the dispatch benchmark measures the protocol
+		w.publish(wire.TypeAttemptEnded, &wire.AttemptEnded{Attempt: l.Attempt, Host: w.cfg.Host, OK: true})
+		return
+	}
+	w.mu.Lock()
+	if w.attempts[l.Attempt] != nil {
+		w.mu.Unlock()
+		w.problem("attempt %d launched twice", l.Attempt)
+		return
+	}
+	a, err := task.Start(ctx, w.env, l)
+	if err != nil {
+		w.mu.Unlock()
+		w.publish(wire.TypeAttemptEnded, &wire.AttemptEnded{Attempt: l.Attempt, Host: w.cfg.Host, Reason: err.Error()})
+		return
+	}
+	w.attempts[l.Attempt] = a
+	w.mu.Unlock()
+	go func() { ended <- <-a.Done() }()
+}
+
+func (w *Worker) materialize(m wire.Materialize) {
+	start := time.Now()
+	rep := wire.Materialized{Host: w.cfg.Host}
+	var mu sync.Mutex
+	var errs []error
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, 4)
+	for _, b := range m.Blocks {
+		tier, err := cluster.ParseTierKind(b.Tier)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("block %s: %w", b.Key, err))
+			continue
+		}
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer wg.Done()
+			defer func() { <-sem }()
+			_, err := w.st.Generate(tier, b.Key, b.Size, m.Seed)
+			mu.Lock()
+			defer mu.Unlock()
+			if err != nil {
+				errs = append(errs, err)
+				return
+			}
+			rep.Blocks++
+			rep.Bytes += b.Size
+		}()
+	}
+	wg.Wait()
+	rep.Seconds = time.Since(start).Seconds()
+	if err := errors.Join(errs...); err != nil {
+		rep.Error = err.Error()
+	}
+	w.publish(wire.TypeMaterialized, &rep)
+}
+
+func (w *Worker) noteCrossRx(rack string, n int64) {
+	w.mu.Lock()
+	w.crossRx[rack] += uint64(n)
+	w.mu.Unlock()
+}
+
+func (w *Worker) heartbeat() {
+	hb := wire.Heartbeat{Host: w.cfg.Host, Members: map[string]string{}}
+	hb.TxBytes, hb.RxBytes = nicCounters(w.cfg.DataDev)
+	w.mu.Lock()
+	w.seq++
+	hb.Seq = w.seq
+	for id := range w.attempts {
+		hb.Running = append(hb.Running, id)
+	}
+	hb.CrossRxByRack = make(map[string]uint64, len(w.crossRx))
+	for r, n := range w.crossRx {
+		hb.CrossRxByRack[r] = n
+	}
+	w.mu.Unlock()
+	for _, p := range w.members.Peers() {
+		if p.Role == members.RoleWorker {
+			hb.Members[p.Name] = p.Rack
+		}
+	}
+	if w.shaper != nil {
+		hb.Shaped = w.shaper.counters()
+	}
+	if err := w.nc.Publish(w.subj.Heartbeat(), wire.MustEncode(wire.TypeHeartbeat, &hb)); err != nil {
+		w.cfg.Logf("worker %s: heartbeat: %v", w.cfg.Host, err)
+	}
+}

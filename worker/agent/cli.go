@@ -1,0 +1,115 @@
+package agent
+
+import (
+	"context"
+	"fmt"
+	"log"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"syscall"
+
+	"github.com/racklab/racklab/coordinator/cluster"
+	"github.com/racklab/racklab/coordinator/wire"
+	"github.com/racklab/racklab/datagen/units"
+	"github.com/racklab/racklab/worker/store"
+	"github.com/spf13/cobra"
+)
+
+// ParseTier parses a tier flag: KIND:DIR[:READ[:WRITE[:CAPACITY]]], with
+// rates in bytes per second ("200MB", "1GiB"; 0 or empty: unlimited).
+func ParseTier(s string) (store.TierConfig, error) {
+	parts := strings.Split(s, ":")
+	if len(parts) < 2 || parts[1] == "" {
+		return store.TierConfig{}, fmt.Errorf("tier %q: want KIND:DIR[:READ[:WRITE[:CAPACITY]]]", s)
+	}
+	kind, err := cluster.ParseTierKind(parts[0])
+	if err != nil {
+		return store.TierConfig{}, fmt.Errorf("tier %q: %w", s, err)
+	}
+	t := store.TierConfig{Kind: kind, Dir: parts[1]}
+	vals := []*float64{&t.ReadBps, &t.WriteBps}
+	for i, p := range parts[2:] {
+		if p == "" {
+			continue
+		}
+		n, err := units.ParseBytes(p)
+		if err != nil {
+			return store.TierConfig{}, fmt.Errorf("tier %q: field %d: %w", s, i+3, err)
+		}
+		switch {
+		case i < 2:
+			*vals[i] = float64(n)
+		case i == 2:
+			t.Capacity = n
+		default:
+			return store.TierConfig{}, fmt.Errorf("tier %q: too many fields", s)
+		}
+	}
+	return t, nil
+}
+
+// Command is the worker's command line, shared by the worker binary and
+// the emulator, which starts workers as `bench worker`.
+func Command() *cobra.Command {
+	var cfg Config
+	var tiers []string
+	var credsPath, shape string
+	cmd := &cobra.Command{
+		Use:   "worker",
+		Short: "Run one racklab worker (one per host)",
+		Long: `A worker registers with the coordinator over NATS, joins the memberlist
+cluster with its rack, serves blocks and partitions on its data address, and
+runs the attempts it is sent. It removes its objects and shaping on exit.`,
+		SilenceUsage: true,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			for _, s := range tiers {
+				t, err := ParseTier(s)
+				if err != nil {
+					return err
+				}
+				cfg.Tiers = append(cfg.Tiers, t)
+			}
+			if len(cfg.Tiers) == 0 {
+				dir := filepath.Join(os.TempDir(), "racklab-"+cfg.Host)
+				cfg.Tiers = []store.TierConfig{{Kind: cluster.Mem, Dir: dir}}
+			}
+			if credsPath != "" {
+				c, err := wire.LoadCredentials(credsPath)
+				if err != nil {
+					return fmt.Errorf("credentials: %w", err)
+				}
+				cfg.Password = c.Worker
+			}
+			if shape != "" {
+				n, err := units.ParseBytes(shape)
+				if err != nil {
+					return fmt.Errorf("--shape: %w", err)
+				}
+				cfg.ShapeBps = float64(n)
+			}
+			logger := log.New(os.Stderr, "", log.LstdFlags|log.Lmicroseconds)
+			cfg.Logf = logger.Printf
+			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			return Run(ctx, cfg)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&cfg.Host, "host", "", "this host's name in the topology (required)")
+	f.StringVar(&cfg.Rack, "rack", "", "this host's rack (required)")
+	f.IntVar(&cfg.Slots, "slots", 2, "task slots")
+	f.StringVar(&cfg.NATSURL, "nats", "nats://127.0.0.1:4222", "NATS server URL")
+	f.StringVar(&credsPath, "credentials", "", "credentials file the coordinator wrote (JSON with the worker password)")
+	f.StringVar(&cfg.Cluster, "cluster", "racklab", "cluster name (prefix of every subject)")
+	f.StringVar(&cfg.DataAddr, "data-addr", "127.0.0.1:0", "data server address, on the data NIC")
+	f.StringVar(&cfg.MemberAddr, "member-addr", "127.0.0.1", "memberlist bind address, on the management network")
+	f.StringVar(&cfg.DataDev, "data-dev", "", "data NIC, for counters and host shaping")
+	f.StringVar(&shape, "shape", "", "shape traffic to each other rack at this rate per second (host shaping), e.g. 12.5MB")
+	f.IntVar(&cfg.Fetchers, "fetchers", 5, "parallel fetches per shuffling attempt")
+	f.StringArrayVar(&tiers, "tier", nil, "storage tier KIND:DIR[:READ[:WRITE[:CAPACITY]]], repeatable (default: one unlimited mem tier in the temp dir)")
+	_ = cmd.MarkFlagRequired("host")
+	_ = cmd.MarkFlagRequired("rack")
+	return cmd
+}

@@ -1,0 +1,79 @@
+package agent
+
+import (
+	"net"
+	"sort"
+
+	"github.com/racklab/racklab/coordinator/wire"
+	"github.com/racklab/racklab/shaping"
+	"github.com/racklab/racklab/worker/members"
+)
+
+// shaper keeps one HTB class per other rack on the data NIC, each at the
+// host's static share of the rack uplink, with u32 filters on the data
+// addresses of that rack's workers as memberlist reports them.
+type shaper struct {
+	hs    *shaping.HostShaper
+	rack  string
+	rate  float64
+	index map[string]int // rack name to class index, in order first seen
+	names []string
+}
+
+func newShaper(dev, rack string, rate float64) (*shaper, error) {
+	hs, err := shaping.NewHostShaper(dev)
+	if err != nil {
+		return nil, err
+	}
+	return &shaper{hs: hs, rack: rack, rate: rate, index: map[string]int{}}, nil
+}
+
+func (s *shaper) update(peers []members.Peer) error {
+	byRack := map[string][]net.IP{}
+	for _, p := range peers {
+		if p.Role != members.RoleWorker || p.Rack == s.rack {
+			continue
+		}
+		if ip := p.DataIP(); ip != nil {
+			byRack[p.Rack] = append(byRack[p.Rack], ip)
+		}
+	}
+	racks := make([]string, 0, len(byRack))
+	for r := range byRack {
+		racks = append(racks, r)
+	}
+	for _, r := range s.names {
+		if _, ok := byRack[r]; !ok {
+			racks = append(racks, r) // every peer of a known rack is gone: empty its filters
+		}
+	}
+	sort.Strings(racks)
+	for _, r := range racks {
+		i, ok := s.index[r]
+		if !ok {
+			i = len(s.names)
+			s.index[r] = i
+			s.names = append(s.names, r)
+		}
+		if err := s.hs.SetRack(i, s.rate, byRack[r]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (s *shaper) counters() map[string]wire.Counter {
+	cs, err := s.hs.Counters()
+	if err != nil {
+		return nil
+	}
+	out := make(map[string]wire.Counter, len(cs))
+	for i, c := range cs {
+		if i >= 0 && i < len(s.names) {
+			out[s.names[i]] = wire.Counter{Bytes: c.Bytes, Packets: c.Packets}
+		}
+	}
+	return out
+}
+
+func (s *shaper) close() error { return s.hs.Close() }

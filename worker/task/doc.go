@@ -1,0 +1,9 @@
+// Package task runs one attempt of a synthetic map, reduce or generic
+// task on a worker, moving real bytes: a map reads its input block from
+// its tier or from the worker that holds it, burns CPU for its compute
+// cost and writes its output to a local tier; a shuffling task fetches its
+// partition of every upstream output with parallel fetchers as the
+// coordinator announces them, computes, writes its output and copies it
+// to the replicas the engine chose. Every byte read is accounted by
+// traffic class and by level (local, in-rack, cross-rack).
+package task

@@ -1,0 +1,402 @@
+package task
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/racklab/racklab/coordinator/cluster"
+	"github.com/racklab/racklab/coordinator/wire"
+	"github.com/racklab/racklab/worker/dataplane"
+	"github.com/racklab/racklab/worker/store"
+)
+
+// Env is what attempts share on one worker.
+type Env struct {
+	Host   string
+	Rack   string
+	Store  *store.Store
+	Client *dataplane.Client
+	// Fetchers is the number of parallel fetches of a shuffling task
+	// (Hadoop's parallelcopies); default 5.
+	Fetchers int
+	// CrossRx, when set, is told of every payload byte received from
+	// another rack, as it arrives (the heartbeat's network status).
+	CrossRx func(rack string, n int64)
+}
+
+// Attempt is one running attempt.
+type Attempt struct {
+	env    *Env
+	l      wire.Launch
+	group  *dataplane.Group
+	ctx    context.Context
+	cancel context.CancelFunc
+	done   chan wire.AttemptEnded
+
+	mu       sync.Mutex
+	sources  map[string]*source // by upstream task
+	complete bool
+	changed  chan struct{} // signalled when sources change
+
+	bytes [dataplane.NumClasses][wire.NumLevels]atomic.Int64
+}
+
+type source struct {
+	r       wire.Range
+	state   uint8 // waiting, fetching, fetched
+	failed  bool  // the last fetch failed: wait for a replacement or retryAt
+	retryAt time.Time
+	fetched int64
+}
+
+const (
+	waiting = iota
+	fetching
+	fetched
+)
+
+// ParseClass turns a wire class name into a data-plane class.
+func ParseClass(name string) (dataplane.Class, error) {
+	for c := dataplane.Class(0); c < dataplane.NumClasses; c++ {
+		if c.String() == name {
+			return c, nil
+		}
+	}
+	return 0, fmt.Errorf("unknown traffic class %q", name)
+}
+
+// Start runs an attempt in the background. Its report arrives on Done.
+func Start(parent context.Context, env *Env, l wire.Launch) (*Attempt, error) {
+	class, err := ParseClass(l.Class)
+	if err != nil && l.Kind != wire.KindNoop {
+		return nil, fmt.Errorf("attempt %d: %w", l.Attempt, err)
+	}
+	g := dataplane.NewGroup(class)
+	if l.DSCP != 0 {
+		if err := g.SetDSCP(l.DSCP); err != nil {
+			return nil, fmt.Errorf("attempt %d: %w", l.Attempt, err)
+		}
+	}
+	ctx, cancel := context.WithCancel(parent)
+	a := &Attempt{env: env, l: l, group: g, ctx: ctx, cancel: cancel,
+		done: make(chan wire.AttemptEnded, 1), sources: map[string]*source{}, changed: make(chan struct{}, 1)}
+	a.addSources(l.Sources, l.Complete, l.InputBytes, l.OutputBytes)
+	go a.run(class)
+	return a, nil
+}
+
+// ID is the attempt's id.
+func (a *Attempt) ID() int64 { return a.l.Attempt }
+
+// Done delivers the attempt's report once.
+func (a *Attempt) Done() <-chan wire.AttemptEnded { return a.done }
+
+// Kill stops the attempt; it reports a failure.
+func (a *Attempt) Kill() { a.cancel() }
+
+// SetDSCP re-marks the attempt's open and future sockets.
+func (a *Attempt) SetDSCP(d uint8) error { return a.group.SetDSCP(d) }
+
+// AddSources adds newly available partitions.
+func (a *Attempt) AddSources(s wire.Sources) {
+	a.addSources(s.Sources, s.Complete, s.InputBytes, s.OutputBytes)
+}
+
+func (a *Attempt) addSources(rs []wire.Range, complete bool, in, out int64) {
+	a.mu.Lock()
+	for _, r := range rs {
+		old := a.sources[r.Task]
+		switch {
+		case old == nil:
+			a.sources[r.Task] = &source{r: r}
+		case old.state == fetched:
+			// already have it; a recomputed copy changes nothing
+		case old.r.Key != r.Key || old.r.Host != r.Host:
+			if old.state == waiting {
+				old.r, old.failed = r, false
+			} else {
+				// in flight from the old copy: fetch the new one when it ends
+				old.r = r
+			}
+		}
+	}
+	if complete {
+		a.complete = true
+		a.l.InputBytes, a.l.OutputBytes = in, out
+	}
+	a.mu.Unlock()
+	select {
+	case a.changed <- struct{}{}:
+	default:
+	}
+}
+
+func (a *Attempt) run(class dataplane.Class) {
+	rep := wire.AttemptEnded{Attempt: a.l.Attempt, Host: a.env.Host, OK: true}
+	var err error
+	switch a.l.Kind {
+	case wire.KindNoop:
+	case wire.KindMap:
+		err = a.runMap(&rep, class)
+	default:
+		err = a.runShuffle(&rep, class)
+	}
+	if err == nil {
+		err = a.ctx.Err()
+	}
+	if err != nil {
+		rep.OK = false
+		rep.Reason = err.Error()
+		_ = a.env.Store.Remove(a.outputTier(), a.l.OutputKey)
+	}
+	rep.Bytes = map[string][wire.NumLevels]int64{}
+	for c := range a.bytes {
+		var row [wire.NumLevels]int64
+		var any bool
+		for l := range row {
+			row[l] = a.bytes[c][l].Load()
+			any = any || row[l] != 0
+		}
+		if any {
+			rep.Bytes[dataplane.Class(c).String()] = row
+		}
+	}
+	a.cancel()
+	a.done <- rep
+}
+
+func (a *Attempt) outputTier() cluster.TierKind {
+	k, err := cluster.ParseTierKind(a.l.OutputTier)
+	if err != nil {
+		return cluster.Mem
+	}
+	return k
+}
+
+func (a *Attempt) level(r wire.Object) int {
+	switch {
+	case r.Host == a.env.Host:
+		return wire.LevelLocal
+	case r.Rack == a.env.Rack:
+		return wire.LevelRack
+	}
+	return wire.LevelCross
+}
+
+// counter counts bytes into the attempt's accounting as they arrive.
+type counter struct {
+	a     *Attempt
+	class dataplane.Class
+	level int
+	rack  string
+}
+
+func (c counter) Write(p []byte) (int, error) {
+	n := int64(len(p))
+	c.a.bytes[c.class][c.level].Add(n)
+	if c.level == wire.LevelCross && c.a.env.CrossRx != nil {
+		c.a.env.CrossRx(c.rack, n)
+	}
+	return len(p), nil
+}
+
+// read reads a range, locally or over the data plane, into the accounting.
+func (a *Attempt) read(class dataplane.Class, r wire.Range) (int64, error) {
+	lvl := a.level(r.Object)
+	dst := counter{a: a, class: class, level: lvl, rack: r.Rack}
+	tier, err := cluster.ParseTierKind(r.Tier)
+	if err != nil {
+		return 0, fmt.Errorf("range of %s: %w", r.Task, err)
+	}
+	if lvl == wire.LevelLocal {
+		rc, _, err := a.env.Store.OpenRange(tier, r.Key, r.Offset, r.Length)
+		if err != nil {
+			return 0, err
+		}
+		defer rc.Close()
+		stop := context.AfterFunc(a.ctx, func() { rc.Close() })
+		defer stop()
+		return io.CopyBuffer(dst, rc, make([]byte, 256<<10))
+	}
+	return a.env.Client.Fetch(a.ctx, a.group, r.Addr, tier, r.Key, r.Offset, r.Length, dst)
+}
+
+func (a *Attempt) runMap(rep *wire.AttemptEnded, class dataplane.Class) error {
+	t0 := time.Now()
+	if in := a.l.Input; in != nil {
+		n, err := a.read(class, *in)
+		if err != nil {
+			return fmt.Errorf("read input %s from %s: %w", in.Key, in.Host, err)
+		}
+		if n != in.Length {
+			return fmt.Errorf("read %d bytes of input %s, want %d", n, in.Key, in.Length)
+		}
+	}
+	rep.ReadSeconds = time.Since(t0).Seconds()
+	return a.computeAndWrite(rep)
+}
+
+func (a *Attempt) computeAndWrite(rep *wire.AttemptEnded) error {
+	t1 := time.Now()
+	var read int64
+	for c := range a.bytes {
+		if dataplane.Class(c) == dataplane.Output {
+			continue
+		}
+		for l := range a.bytes[c] {
+			read += a.bytes[c][l].Load()
+		}
+	}
+	if err := burn(a.ctx, time.Duration(a.l.ComputeNsPerByte*float64(read))); err != nil {
+		return err
+	}
+	rep.ComputeSeconds = time.Since(t1).Seconds()
+	t2 := time.Now()
+	tier := a.outputTier()
+	if _, err := a.env.Store.Generate(tier, a.l.OutputKey, a.l.OutputBytes, uint64(a.l.Attempt)); err != nil {
+		return fmt.Errorf("write output: %w", err)
+	}
+	rep.BytesWritten = a.l.OutputBytes
+	if err := a.replicate(tier); err != nil {
+		return err
+	}
+	rep.WriteSeconds = time.Since(t2).Seconds()
+	return a.ctx.Err()
+}
+
+// replicate copies the output to the replicas after the first, in turn.
+func (a *Attempt) replicate(tier cluster.TierKind) error {
+	if len(a.l.Replicas) < 2 {
+		return nil
+	}
+	og := dataplane.NewGroup(dataplane.Output)
+	for _, r := range a.l.Replicas[1:] {
+		rt, err := cluster.ParseTierKind(r.Tier)
+		if err != nil {
+			return fmt.Errorf("replica on %s: %w", r.Host, err)
+		}
+		rc, n, err := a.env.Store.OpenRange(tier, a.l.OutputKey, 0, -1)
+		if err != nil {
+			return err
+		}
+		err = a.env.Client.Push(a.ctx, og, r.Addr, rt, r.Key, rc, n)
+		rc.Close()
+		if err != nil {
+			return fmt.Errorf("replicate output to %s: %w", r.Host, err)
+		}
+		a.bytes[dataplane.Output][a.level(r)].Add(n)
+	}
+	return nil
+}
+
+// runShuffle fetches every partition with parallel fetchers, taking new
+// sources as the coordinator announces them, until it has them all.
+func (a *Attempt) runShuffle(rep *wire.AttemptEnded, class dataplane.Class) error {
+	t0 := time.Now()
+	fetchers := a.env.Fetchers
+	if fetchers <= 0 {
+		fetchers = 5
+	}
+	type result struct {
+		s   *source
+		key string
+		n   int64
+		err error
+	}
+	results := make(chan result, fetchers)
+	inflight := 0
+	retry := time.NewTicker(500 * time.Millisecond)
+	defer retry.Stop()
+	for {
+		a.mu.Lock()
+		now := time.Now()
+		for _, s := range a.sources {
+			if s.failed && now.After(s.retryAt) {
+				s.failed = false
+			}
+		}
+		done := a.complete && inflight == 0
+		for _, s := range a.sources {
+			if s.state != fetched {
+				done = false
+			}
+		}
+		var next []*source
+		for _, s := range a.sources {
+			if inflight+len(next) < fetchers && s.state == waiting && !s.failed {
+				s.state = fetching
+				next = append(next, s)
+			}
+		}
+		a.mu.Unlock()
+		if done {
+			break
+		}
+		for _, s := range next {
+			inflight++
+			r := s.r
+			go func() {
+				n, err := a.read(class, r)
+				if err == nil && n != r.Length {
+					err = fmt.Errorf("got %d of %d bytes", n, r.Length)
+				}
+				results <- result{s: s, key: r.Key, n: n, err: err}
+			}()
+		}
+		select {
+		case <-a.ctx.Done():
+			for ; inflight > 0; inflight-- {
+				<-results
+			}
+			return a.ctx.Err()
+		case <-a.changed:
+		case <-retry.C:
+		case res := <-results:
+			inflight--
+			a.mu.Lock()
+			switch {
+			case res.err == nil:
+				res.s.state = fetched
+				res.s.fetched = res.n
+			case res.s.r.Key != res.key:
+				res.s.state = waiting // a replacement arrived meanwhile
+			default:
+				// the source's host may be gone: wait for the coordinator
+				// to announce its recomputed output, or retry in a while
+				res.s.state, res.s.failed = waiting, true
+				res.s.retryAt = time.Now().Add(2 * time.Second)
+			}
+			a.mu.Unlock()
+		}
+	}
+	rep.ReadSeconds = time.Since(t0).Seconds()
+	return a.computeAndWrite(rep)
+}
+
+// burn spends d of CPU time in this goroutine, checking for cancellation.
+func burn(ctx context.Context, d time.Duration) error {
+	if d <= 0 {
+		return nil
+	}
+	end := time.Now().Add(d)
+	x := uint64(88172645463325252)
+	for time.Now().Before(end) {
+		for i := 0; i < 20000; i++ { // about 50 µs of xorshift
+			x ^= x << 13
+			x ^= x >> 7
+			x ^= x << 17
+		}
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+	}
+	if x == 0 {
+		return errors.New("unreachable")
+	}
+	return nil
+}
