@@ -4,10 +4,10 @@ BIN       := bin
 TRACES    ?= ../shared/traces
 STATICCHECK ?= $(shell $(GO) env GOPATH)/bin/staticcheck
 
-.PHONY: build test lint demo bench-sim clean tools
+.PHONY: build test lint demo demo-sim bench-sim bench-live clean tools
 
 build:
-	$(GO) build -o $(BIN)/ ./datagen ./bench
+	$(GO) build -o $(BIN)/ ./coordinator ./worker ./datagen ./bench
 
 # The README's test command: vet, lint and every test.
 test: lint
@@ -21,8 +21,14 @@ lint: tools
 	$(GO) vet ./...
 	$(STATICCHECK) ./...
 
-# The main job: FIFO, Fair and Capacity on the FB-2009 trace, 20 racks × 30 hosts.
+# FIFO against Fair on a 3-rack × 3-host emulated cluster (network
+# namespaces, HTB-shaped rack links): needs root or CAP_NET_ADMIN.
 demo: build
+	$(BIN)/bench local run --workload examples/local/workload.yaml --datasets examples/local/datasets.yaml \
+		--racks 3 --hosts-per-rack 3 --mode switched --policies fifo,fair --out results/local-demo
+
+# FIFO, Fair and Capacity on the FB-2009 trace, 20 racks × 30 hosts, simulated.
+demo-sim: build
 	$(BIN)/bench sim --swim $(TRACES)/swim/FB-2009_samples_24_times_1hr_0.tsv \
 		--racks 20 --hosts-per-rack 30 --policies fifo,fair,capacity --out results/fb2009
 

@@ -1,0 +1,298 @@
+package shaping
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"sort"
+	"sync"
+
+	tc "github.com/florianl/go-tc"
+	"github.com/vishvananda/netlink"
+	"github.com/vishvananda/netns"
+)
+
+// HostShaper shapes a host's traffic to other racks on its own data NIC:
+// an HTB root qdisc (handle QdiscMajor:) with an unshaped default class for
+// intra-rack, control and unclassified traffic, one class per destination
+// rack (ceil = rate), and u32 filters on destination IPv4 addresses that send
+// each rack's peers into its class.
+//
+// A HostShaper holds a netlink socket opened in the namespace it was made in;
+// its methods keep working there whatever thread calls them. It is safe for
+// concurrent use.
+type HostShaper struct {
+	mu      sync.Mutex
+	dev     string
+	ifindex uint32
+	tc      *tc.Tc
+	racks   map[int]*rackClass
+	prios   bool
+	closed  bool
+}
+
+type rackClass struct {
+	pref    uint16 // filter preference in use
+	rateBps float64
+	peers   []net.IP
+}
+
+// NewHostShaper installs a HostShaper on dev in the calling thread's network
+// namespace. It replaces a root qdisc that racklab made (or the kernel's
+// default one), and refuses to replace one that somebody else configured.
+func NewHostShaper(dev string) (*HostShaper, error) {
+	link, err := netlink.LinkByName(dev)
+	if err != nil {
+		return nil, fmt.Errorf("shaping: link %s: %w", dev, err)
+	}
+	t, err := tc.Open(&tc.Config{})
+	if err != nil {
+		return nil, fmt.Errorf("shaping: open rtnetlink: %w", err)
+	}
+	s, err := newHostShaper(t, dev, uint32(link.Attrs().Index))
+	if err != nil {
+		t.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+// NewHostShaperIn is NewHostShaper for dev in the named network namespace.
+func NewHostShaperIn(netnsName, dev string) (*HostShaper, error) {
+	var s *HostShaper
+	err := Do(netnsName, func() (err error) {
+		s, err = NewHostShaper(dev)
+		return err
+	})
+	return s, err
+}
+
+func newHostShaper(t *tc.Tc, dev string, ifindex uint32) (*HostShaper, error) {
+	q, ok, err := rootQdisc(t, ifindex)
+	if err != nil {
+		return nil, err
+	}
+	if ok && !ours(q) && q.Handle != 0 {
+		return nil, fmt.Errorf("shaping: %s has a root qdisc %s %x: not made by racklab; remove it first", dev, q.Kind, q.Handle>>16)
+	}
+	if err := installRoot(t, ifindex, defaultMinor); err != nil {
+		return nil, err
+	}
+	if err := setClass(t, ifindex, classSpec{minor: defaultMinor, rate: UnshapedBps, ceil: UnshapedBps}); err != nil {
+		_, _ = removeRoot(t, ifindex)
+		return nil, err
+	}
+	return &HostShaper{dev: dev, ifindex: ifindex, tc: t, racks: make(map[int]*rackClass)}, nil
+}
+
+// Dev returns the device the shaper is on.
+func (s *HostShaper) Dev() string { return s.dev }
+
+// rackPrefs are the two filter preferences of a rack, used alternately so
+// that a new filter set is in place before the old one is removed.
+func rackPrefs(rack int) [2]uint16 {
+	return [2]uint16{uint16(2*rack + 1), uint16(2*rack + 2)}
+}
+
+// SetRack creates or updates the class of destination rack (rate = ceil =
+// rateBps bytes/s; 0 means unshaped but still counted) and replaces its
+// filters so that exactly peers map to it. Peers must be IPv4 addresses.
+func (s *HostShaper) SetRack(rack int, rateBps float64, peers []net.IP) error {
+	if rack < 0 || rack > maxRack {
+		return fmt.Errorf("shaping: rack %d out of range 0..%d", rack, maxRack)
+	}
+	if rateBps < 0 {
+		return fmt.Errorf("shaping: negative rate for rack %d", rack)
+	}
+	for _, p := range peers {
+		if p.To4() == nil {
+			return fmt.Errorf("shaping: peer %v of rack %d is not an IPv4 address", p, rack)
+		}
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return errors.New("shaping: HostShaper is closed")
+	}
+	rate := rateBps
+	if rate == 0 {
+		rate = UnshapedBps
+	}
+	minor := rackMinor(rack)
+	old := s.racks[rack]
+	if err := setGroup(s.tc, s.ifindex, minor, rate, s.prios, old == nil); err != nil {
+		return err
+	}
+	prefs := rackPrefs(rack)
+	next := prefs[0]
+	if old != nil && old.pref == prefs[0] {
+		next = prefs[1]
+	}
+	// Clear the slot first in case an earlier update failed half-way.
+	if err := deleteFilters(s.tc, s.ifindex, 0, next, ethPIP); err != nil {
+		return err
+	}
+	for _, p := range peers {
+		if err := addU32(s.tc, s.ifindex, 0, next, ethPIP, dstKey(p.To4()), minor); err != nil {
+			_ = deleteFilters(s.tc, s.ifindex, 0, next, ethPIP)
+			return err
+		}
+	}
+	if old != nil {
+		if err := deleteFilters(s.tc, s.ifindex, 0, old.pref, ethPIP); err != nil {
+			return err
+		}
+	}
+	s.racks[rack] = &rackClass{pref: next, rateBps: rateBps, peers: append([]net.IP(nil), peers...)}
+	return nil
+}
+
+// RemoveRack removes the class and filters of a destination rack; its
+// traffic then goes to the default class.
+func (s *HostShaper) RemoveRack(rack int) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return errors.New("shaping: HostShaper is closed")
+	}
+	if rack < 0 || rack > maxRack {
+		return fmt.Errorf("shaping: rack %d out of range 0..%d", rack, maxRack)
+	}
+	for _, p := range rackPrefs(rack) {
+		if err := deleteFilters(s.tc, s.ifindex, 0, p, ethPIP); err != nil {
+			return err
+		}
+	}
+	if err := deleteGroup(s.tc, s.ifindex, rackMinor(rack)); err != nil {
+		return err
+	}
+	delete(s.racks, rack)
+	return nil
+}
+
+// SetPriorities turns per-priority leaves (see Priority) on or off for the
+// rack classes. It must be called before the first SetRack.
+func (s *HostShaper) SetPriorities(on bool) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(s.racks) > 0 && on != s.prios {
+		return errors.New("shaping: SetPriorities after SetRack")
+	}
+	s.prios = on
+	return nil
+}
+
+// PriorityCounters returns the kernel's counters of each priority leaf of a
+// rack's class (zero without priorities).
+func (s *HostShaper) PriorityCounters(rack int) ([NumPriorities]ClassCounters, error) {
+	var out [NumPriorities]ClassCounters
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return out, errors.New("shaping: HostShaper is closed")
+	}
+	cs, err := classCounters(s.tc, s.ifindex)
+	if err != nil {
+		return out, err
+	}
+	for p := range Priority(NumPriorities) {
+		out[p] = cs[leafMinor(rackMinor(rack), p)]
+	}
+	return out, nil
+}
+
+// Racks returns the destination racks that have a class, in order.
+func (s *HostShaper) Racks() []int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make([]int, 0, len(s.racks))
+	for r := range s.racks {
+		out = append(out, r)
+	}
+	sort.Ints(out)
+	return out
+}
+
+// Counters returns the kernel's counters of every destination-rack class.
+func (s *HostShaper) Counters() (map[int]ClassCounters, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return nil, errors.New("shaping: HostShaper is closed")
+	}
+	cs, err := classCounters(s.tc, s.ifindex)
+	if err != nil {
+		return nil, err
+	}
+	return rackCounters(cs), nil
+}
+
+// DefaultCounters returns the kernel's counters of the default (unshaped)
+// class: intra-rack, control and unclassified traffic.
+func (s *HostShaper) DefaultCounters() (ClassCounters, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return ClassCounters{}, errors.New("shaping: HostShaper is closed")
+	}
+	cs, err := classCounters(s.tc, s.ifindex)
+	if err != nil {
+		return ClassCounters{}, err
+	}
+	c, ok := cs[defaultMinor]
+	if !ok {
+		return ClassCounters{}, fmt.Errorf("shaping: default class missing on %s", s.dev)
+	}
+	return c, nil
+}
+
+func rackCounters(cs map[uint32]ClassCounters) map[int]ClassCounters {
+	out := make(map[int]ClassCounters)
+	for minor, c := range cs {
+		if r := minorRack(minor); r >= 0 {
+			out[r] = c
+		}
+	}
+	return out
+}
+
+// Close removes the root qdisc (with its classes and filters) and closes the
+// netlink socket. It is idempotent.
+func (s *HostShaper) Close() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return nil
+	}
+	s.closed = true
+	_, err := removeRoot(s.tc, s.ifindex)
+	if cerr := s.tc.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// RemoveHostShaper removes a root qdisc that racklab made from dev in the
+// calling thread's namespace (cleanup after a crashed worker). It reports
+// whether there was one.
+func RemoveHostShaper(dev string) (bool, error) {
+	link, err := netlink.LinkByName(dev)
+	if err != nil {
+		return false, fmt.Errorf("shaping: link %s: %w", dev, err)
+	}
+	t, err := tc.Open(&tc.Config{})
+	if err != nil {
+		return false, fmt.Errorf("shaping: open rtnetlink: %w", err)
+	}
+	defer t.Close()
+	return removeRoot(t, uint32(link.Attrs().Index))
+}
+
+// openTcAt opens a tc socket in namespace h.
+func openTcAt(h netns.NsHandle) (*tc.Tc, error) {
+	t, err := tc.Open(&tc.Config{NetNS: int(h)})
+	if err != nil {
+		return nil, fmt.Errorf("shaping: open rtnetlink in netns: %w", err)
+	}
+	return t, nil
+}

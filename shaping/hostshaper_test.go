@@ -1,0 +1,185 @@
+package shaping
+
+import (
+	"net"
+	"testing"
+
+	tc "github.com/florianl/go-tc"
+	"github.com/florianl/go-tc/core"
+	"github.com/vishvananda/netlink"
+	"golang.org/x/sys/unix"
+)
+
+func classDelta(t *testing.T, s *HostShaper, f func()) (rack map[int]ClassCounters, def ClassCounters) {
+	t.Helper()
+	r0, err := s.Counters()
+	if err != nil {
+		t.Fatalf("Counters: %v", err)
+	}
+	d0, err := s.DefaultCounters()
+	if err != nil {
+		t.Fatalf("DefaultCounters: %v", err)
+	}
+	f()
+	r1, err := s.Counters()
+	if err != nil {
+		t.Fatalf("Counters: %v", err)
+	}
+	d1, err := s.DefaultCounters()
+	if err != nil {
+		t.Fatalf("DefaultCounters: %v", err)
+	}
+	rack = make(map[int]ClassCounters)
+	for r, c := range r1 {
+		rack[r] = ClassCounters{c.Bytes - r0[r].Bytes, c.Packets - r0[r].Packets}
+	}
+	return rack, ClassCounters{d1.Bytes - d0.Bytes, d1.Packets - d0.Packets}
+}
+
+// A filter that matches nothing still "succeeds"; only the class counters
+// tell. This test shows they do, and that SetRack replaces filters.
+func TestFilterVerifiedByCounters(t *testing.T) {
+	spec := ClusterSpec{Prefix: testPrefix("sv"), Mode: Flat, Racks: racks(2, 1, 0, 0)}
+	c := upCluster(t, spec)
+	src, dst := c.Hosts[0], c.Hosts[1]
+	s, err := NewHostShaperIn(src.Netns, src.DataDev)
+	if err != nil {
+		t.Fatalf("NewHostShaperIn: %v", err)
+	}
+	defer s.Close()
+	const n = 1 << 20
+	var x xfer
+	send := func() { x = transfer(t, src, dst, n) }
+
+	// A wrong peer set: the class stays still, the default class carries it.
+	wrong := net.IPv4(10, dataOctet(spec.Prefix), 1, 200)
+	if err := s.SetRack(1, 125e6, []net.IP{wrong}); err != nil {
+		t.Fatalf("SetRack: %v", err)
+	}
+	// (Slack: the last ACK of the previous connection may land in a window.)
+	rk, def := classDelta(t, s, send)
+	if rk[1].Bytes > intraRackSlack {
+		t.Errorf("class of rack 1 moved by %d bytes with a filter that matches nothing", rk[1].Bytes)
+	}
+	checkPayload(t, "default class, wrong filter", def.Bytes, def.Packets, n, x)
+
+	// The right peer set: the class carries the transfer.
+	if err := s.SetRack(1, 125e6, append(c.RackDataIPs(1), wrong)); err != nil {
+		t.Fatalf("SetRack: %v", err)
+	}
+	rk, def = classDelta(t, s, send)
+	checkPayload(t, "class of rack 1", rk[1].Bytes, rk[1].Packets, n, x)
+	if def.Bytes > intraRackSlack {
+		t.Errorf("default class moved by %d bytes with a matching filter", def.Bytes)
+	}
+
+	// Replacing the peer set drops the old filters.
+	if err := s.SetRack(1, 62.5e6, []net.IP{wrong}); err != nil {
+		t.Fatalf("SetRack: %v", err)
+	}
+	rk, _ = classDelta(t, s, send)
+	if rk[1].Bytes > intraRackSlack {
+		t.Errorf("class of rack 1 moved by %d bytes after its peer was removed", rk[1].Bytes)
+	}
+	if got := s.Racks(); len(got) != 1 || got[0] != 1 {
+		t.Errorf("Racks() = %v", got)
+	}
+	if err := s.RemoveRack(1); err != nil {
+		t.Fatalf("RemoveRack: %v", err)
+	}
+	if cs, err := s.Counters(); err != nil || len(cs) != 0 {
+		t.Errorf("Counters after RemoveRack = %v, %v", cs, err)
+	}
+	if err := s.SetRack(0, 1e6, []net.IP{net.ParseIP("fd00::1")}); err == nil {
+		t.Error("SetRack accepted an IPv6 peer")
+	}
+}
+
+func TestHostShaperLifecycle(t *testing.T) {
+	spec := ClusterSpec{Prefix: testPrefix("sh"), Mode: Flat, Racks: racks(1, 1, 0, 0)}
+	c := upCluster(t, spec)
+	h := c.Hosts[0]
+	rootKind := func() (kind string, handle uint32) {
+		t.Helper()
+		err := Do(h.Netns, func() error {
+			l, err := netlink.LinkByName(h.DataDev)
+			if err != nil {
+				return err
+			}
+			qs, err := netlink.QdiscList(l)
+			if err != nil {
+				return err
+			}
+			for _, q := range qs {
+				if q.Attrs().Parent == netlink.HANDLE_ROOT {
+					kind, handle = q.Type(), q.Attrs().Handle
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return kind, handle
+	}
+	s, err := NewHostShaperIn(h.Netns, h.DataDev)
+	if err != nil {
+		t.Fatalf("NewHostShaperIn: %v", err)
+	}
+	if err := s.SetRack(3, 1e6, nil); err != nil {
+		t.Fatalf("SetRack: %v", err)
+	}
+	// A second shaper replaces the first (a restarted worker).
+	s2, err := NewHostShaperIn(h.Netns, h.DataDev)
+	if err != nil {
+		t.Fatalf("second NewHostShaperIn: %v", err)
+	}
+	if cs, err := s2.Counters(); err != nil || len(cs) != 0 {
+		t.Errorf("a new shaper has rack classes: %v, %v", cs, err)
+	}
+	if kind, handle := rootKind(); kind != "htb" || handle>>16 != QdiscMajor {
+		t.Errorf("root qdisc %s %x", kind, handle)
+	}
+	if err := s2.Close(); err != nil {
+		t.Fatalf("Close: %v", err)
+	}
+	if err := s2.Close(); err != nil {
+		t.Fatalf("second Close: %v", err)
+	}
+	s.Close()
+	if kind, handle := rootKind(); kind == "htb" {
+		t.Errorf("root qdisc %s %x left after Close", kind, handle)
+	}
+	var removed bool
+	if err := Do(h.Netns, func() (err error) { removed, err = RemoveHostShaper(h.DataDev); return err }); err != nil || removed {
+		t.Errorf("RemoveHostShaper on a clean device = %v, %v", removed, err)
+	}
+
+	// Somebody else's root qdisc is left alone.
+	err = Do(h.Netns, func() error {
+		l, err := netlink.LinkByName(h.DataDev)
+		if err != nil {
+			return err
+		}
+		t2, err := tc.Open(&tc.Config{})
+		if err != nil {
+			return err
+		}
+		defer t2.Close()
+		q := tc.Object{
+			Msg:       tc.Msg{Family: unix.AF_UNSPEC, Ifindex: uint32(l.Attrs().Index), Handle: core.BuildHandle(1, 0), Parent: tc.HandleRoot},
+			Attribute: tc.Attribute{Kind: "htb", Htb: &tc.Htb{Init: &tc.HtbGlob{Version: 3, Rate2Quantum: 10}}},
+		}
+		return t2.Qdisc().Add(&q)
+	})
+	if err != nil {
+		t.Fatalf("add a foreign qdisc: %v", err)
+	}
+	if s, err := NewHostShaperIn(h.Netns, h.DataDev); err == nil {
+		s.Close()
+		t.Error("NewHostShaper replaced a foreign root qdisc")
+	}
+	if kind, handle := rootKind(); kind != "htb" || handle>>16 != 1 {
+		t.Errorf("foreign root qdisc changed to %s %x", kind, handle)
+	}
+}

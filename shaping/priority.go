@@ -1,0 +1,123 @@
+package shaping
+
+import (
+	"fmt"
+	"syscall"
+
+	tc "github.com/florianl/go-tc"
+	"golang.org/x/sys/unix"
+)
+
+// Priority of data traffic on a shaped link or rack class; 0 is the
+// highest. A shaped group with priorities has one HTB leaf per Priority
+// (HTB prio = Priority), chosen by the packet's DSCP: the leaves share the
+// group's rate, and a higher priority borrows it first. Each leaf is
+// guaranteed leafShare of the group's rate, so no priority starves.
+type Priority int
+
+const (
+	PrioHighest Priority = iota // DSCP CS4
+	PrioHigh                    // DSCP CS3
+	PrioNormal                  // DSCP CS0 (unmarked), and any DSCP not listed here
+	PrioLow                     // DSCP CS1
+)
+
+// NumPriorities is the number of priorities.
+const NumPriorities = 4
+
+const (
+	leafShare      = 0.01  // of the group's rate, guaranteed to each leaf
+	priorityFilter = 1     // filter preference of PrioHighest's DSCP filter
+	catchAllPref   = 0x100 // filter preference of the catch-all filter
+)
+
+var prioDSCP = [NumPriorities]uint8{32, 24, 0, 8}
+
+// DSCP returns the codepoint that selects p.
+func (p Priority) DSCP() uint8 {
+	if p < 0 || p >= NumPriorities {
+		return prioDSCP[PrioNormal]
+	}
+	return prioDSCP[p]
+}
+
+// PriorityOfDSCP returns the priority a DSCP codepoint selects.
+func PriorityOfDSCP(dscp uint8) Priority {
+	for p, d := range prioDSCP {
+		if d == dscp {
+			return Priority(p)
+		}
+	}
+	return PrioNormal
+}
+
+// SetPriority marks an IPv4 socket's traffic with p's DSCP. It may be called
+// while the connection carries data: the next packets are classified anew.
+func SetPriority(conn syscall.Conn, p Priority) error {
+	rc, err := conn.SyscallConn()
+	if err != nil {
+		return err
+	}
+	var serr error
+	err = rc.Control(func(fd uintptr) {
+		serr = unix.SetsockoptInt(int(fd), unix.IPPROTO_IP, unix.IP_TOS, int(p.DSCP())<<2)
+	})
+	if err == nil {
+		err = serr
+	}
+	if err != nil {
+		return fmt.Errorf("shaping: set DSCP: %w", err)
+	}
+	return nil
+}
+
+func leafMinor(group uint32, p Priority) uint32 { return group | uint32(p+1) }
+
+// setGroup creates or updates the classes of a shaped group at minor m under
+// the root qdisc: one class at rateBps and, with prios, one leaf per
+// Priority under it. fresh says the group is new, so its DSCP filters must
+// be added.
+func setGroup(t *tc.Tc, ifindex, m uint32, rateBps float64, prios, fresh bool) error {
+	if err := setClass(t, ifindex, classSpec{minor: m, rate: rateBps, ceil: rateBps}); err != nil {
+		return err
+	}
+	if !prios {
+		return nil
+	}
+	for p := range Priority(NumPriorities) {
+		c := classSpec{parent: m, minor: leafMinor(m, p), rate: rateBps * leafShare, ceil: rateBps, prio: uint32(p)}
+		if err := setClass(t, ifindex, c); err != nil {
+			return err
+		}
+	}
+	if !fresh {
+		return nil
+	}
+	for p := range Priority(NumPriorities) {
+		if p == PrioNormal {
+			continue // the catch-all below
+		}
+		if err := addU32(t, ifindex, m, priorityFilter+uint16(p), ethPIP, dscpKey(p.DSCP()), leafMinor(m, p)); err != nil {
+			return err
+		}
+	}
+	return addU32(t, ifindex, m, catchAllPref, ethPAll, anyKey, leafMinor(m, PrioNormal))
+}
+
+// deleteGroup removes a group's filters and classes.
+func deleteGroup(t *tc.Tc, ifindex, m uint32) error {
+	for p := range Priority(NumPriorities) {
+		if err := deleteFilters(t, ifindex, m, priorityFilter+uint16(p), ethPIP); err != nil {
+			return err
+		}
+	}
+	if err := deleteFilters(t, ifindex, m, catchAllPref, ethPAll); err != nil {
+		return err
+	}
+	for p := range Priority(NumPriorities) {
+		if err := deleteClass(t, ifindex, m, leafMinor(m, p)); err != nil {
+			return err
+		}
+	}
+	return deleteClass(t, ifindex, 0, m)
+}

@@ -1,0 +1,105 @@
+package shaping
+
+import (
+	"errors"
+	"fmt"
+	"regexp"
+)
+
+// RackSpec describes one rack.
+type RackSpec struct {
+	Hosts       int
+	UplinkBps   float64 // bytes per second, rack -> core; 0 = unshaped
+	DownlinkBps float64 // bytes per second, core -> rack; 0 = unshaped
+}
+
+// ClusterSpec describes an emulated cluster.
+type ClusterSpec struct {
+	// Prefix names every object made for the cluster, e.g. "rl" or
+	// "rlt123": 1 to 6 characters of [a-z0-9].
+	Prefix string
+	Mode   Mode
+	Racks  []RackSpec
+	// HostNICBps is bytes/s per host NIC; 0 = unshaped. Ignored in this
+	// version: host NICs are not shaped.
+	HostNICBps float64
+	// Priorities gives each shaped rack link end one HTB leaf per Priority,
+	// selected by DSCP (Switched mode; in Flat mode see
+	// HostShaper.SetPriorities).
+	Priorities bool
+}
+
+// Limits of the addressing plan (10.X.R.(H+1) and one /20 of management
+// addresses).
+const (
+	MaxRacks        = 256
+	MaxHostsPerRack = 254
+	maxHosts        = mgmtBlockSize - 3
+)
+
+var prefixRE = regexp.MustCompile(`^[a-z0-9]{1,6}$`)
+
+// Validate checks the spec against the naming and addressing limits.
+func (s ClusterSpec) Validate() error {
+	if !prefixRE.MatchString(s.Prefix) {
+		return fmt.Errorf("shaping: prefix %q must be 1-6 characters of [a-z0-9]", s.Prefix)
+	}
+	if s.Mode != Switched && s.Mode != Flat {
+		return fmt.Errorf("shaping: invalid mode %d", int(s.Mode))
+	}
+	if len(s.Racks) == 0 {
+		return errors.New("shaping: a cluster needs at least one rack")
+	}
+	if len(s.Racks) > MaxRacks {
+		return fmt.Errorf("shaping: %d racks, at most %d", len(s.Racks), MaxRacks)
+	}
+	total := 0
+	for r, rs := range s.Racks {
+		if rs.Hosts < 1 || rs.Hosts > MaxHostsPerRack {
+			return fmt.Errorf("shaping: rack %d has %d hosts, want 1..%d", r, rs.Hosts, MaxHostsPerRack)
+		}
+		if rs.UplinkBps < 0 || rs.DownlinkBps < 0 {
+			return fmt.Errorf("shaping: rack %d has a negative rate", r)
+		}
+		total += rs.Hosts
+	}
+	if total > maxHosts {
+		return fmt.Errorf("shaping: %d hosts, at most %d", total, maxHosts)
+	}
+	if s.HostNICBps < 0 {
+		return errors.New("shaping: negative HostNICBps")
+	}
+	return nil
+}
+
+// Interface names inside a host namespace.
+const (
+	DataDev = "data0"
+	MgmtDev = "mgmt0"
+)
+
+// Names in the fabric namespace (which is private to one cluster).
+const (
+	coreBridge = "br-core"
+	flatBridge = "br-flat"
+)
+
+func hostName(r, h int) string         { return fmt.Sprintf("r%dh%d", r, h) }
+func rackBridge(r int) string          { return fmt.Sprintf("br-r%d", r) }
+func rackUpDev(r int) string           { return fmt.Sprintf("r%d-up", r) }
+func rackDownDev(r int) string         { return fmt.Sprintf("r%d-down", r) }
+func fabricNetns(prefix string) string { return prefix + "-core" }
+func mgmtBridge(prefix string) string  { return prefix + "-mgmt" }
+
+// hostNetns is also the name of the host's management veth end in the root
+// namespace.
+func hostNetns(prefix string, r, h int) string { return prefix + "-" + hostName(r, h) }
+
+var ownedNameRE = regexp.MustCompile(`^([a-z0-9]{1,6})-(core|mgmt|r[0-9]+h[0-9]+)$`)
+
+// owned reports whether name is a namespace or root-namespace link that a
+// cluster with this prefix makes.
+func owned(prefix, name string) bool {
+	m := ownedNameRE.FindStringSubmatch(name)
+	return m != nil && m[1] == prefix
+}
