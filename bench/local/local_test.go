@@ -105,9 +105,8 @@ func checkGone(t *testing.T, opt Options) {
 	if _, err := os.Stat(opt.Dir); !os.IsNotExist(err) {
 		t.Errorf("cluster directory %s still exists (%v)", opt.Dir, err)
 	}
-	out, _ := exec.Command("pgrep", "-f", benchBin+" worker").Output()
-	if len(strings.TrimSpace(string(out))) > 0 {
-		t.Errorf("worker processes still running: %s", out)
+	if pids := workerPids(); len(pids) > 0 {
+		t.Errorf("worker processes still running: %v", pids)
 	}
 }
 
@@ -256,4 +255,21 @@ func TestWorkerKilledMidJob(t *testing.T) {
 	if !strings.Contains(string(events), `"kind":"host-lost","host":"`+victim+`"`) {
 		t.Error("events.jsonl has no host-lost record for the victim")
 	}
+}
+
+// workerPids lists the processes running the test's worker binary.
+func workerPids() []string {
+	var pids []string
+	procs, _ := filepath.Glob("/proc/[0-9]*/cmdline")
+	for _, p := range procs {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			continue
+		}
+		args := strings.Split(string(b), "\x00")
+		if len(args) > 1 && args[0] == benchBin && args[1] == "worker" {
+			pids = append(pids, filepath.Base(filepath.Dir(p)))
+		}
+	}
+	return pids
 }

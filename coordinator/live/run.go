@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -84,6 +85,7 @@ type hostInfo struct {
 	prevRx    uint64
 	prevCross map[string]uint64
 	deadSince time.Time // when memberlist last said it died
+	members   map[string]string
 }
 
 // heartbeatInterval is the workers' default heartbeat period.
@@ -267,7 +269,50 @@ func (r *run) admit(ctx context.Context) error {
 		}
 	}
 	r.event("registered", "", "all %d hosts", len(r.hosts))
-	return nil
+	return r.agree(ctx)
+}
+
+// agree waits until every worker's memberlist view holds every other
+// worker in its rack, as the coordinator sees them: only then do racks
+// exist for the workers (and their shaping, if they shape).
+func (r *run) agree(ctx context.Context) error {
+	deadline := time.After(r.cfg.RegisterTimeout)
+	for {
+		var disagree []string
+		for i := range r.hosts {
+			if d := r.disagreement(i); d != "" {
+				disagree = append(disagree, d)
+			}
+		}
+		if len(disagree) == 0 {
+			r.event("membership-agreed", "", "every worker sees the %d others in their racks", len(r.hosts)-1)
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-deadline:
+			return fmt.Errorf("memberlist and the coordinator still disagree after %v: %s", r.cfg.RegisterTimeout, strings.Join(disagree, "; "))
+		case m := <-r.inbox:
+			r.handle(m)
+		}
+	}
+}
+
+// disagreement says how host i's last reported membership differs from
+// the registrations, or "" if it agrees.
+func (r *run) disagreement(i int) string {
+	h := &r.hosts[i]
+	for j := range r.hosts {
+		if j == i {
+			continue
+		}
+		o := r.hosts[j].reg
+		if h.members[o.Host] != o.Rack {
+			return fmt.Sprintf("%s sees %s in rack %q, not %q", h.reg.Host, o.Host, h.members[o.Host], o.Rack)
+		}
+	}
+	return ""
 }
 
 // prepare builds the engine, which places the datasets, and has every
@@ -627,7 +672,11 @@ func (r *run) register(m *nats.Msg) bool {
 			peers = append(peers, o.reg.MemberAddr)
 		}
 	}
-	reply(wire.Registered{OK: true, Members: peers})
+	racks := make([]string, len(r.topo.Racks))
+	for i, rk := range r.topo.Racks {
+		racks[i] = rk.Name
+	}
+	reply(wire.Registered{OK: true, Members: peers, Racks: racks})
 	if fresh {
 		r.event("host-registered", reg.Host, "rack %s, %d slots, data %s, %d CPUs", reg.Rack, reg.Slots, reg.DataAddr, reg.Facts.CPUs)
 	}
@@ -650,6 +699,7 @@ func (r *run) heartbeat(hb *wire.Heartbeat) {
 	hi.lastSeen = time.Now()
 	hi.txBytes, hi.rxBytes = hb.TxBytes, hb.RxBytes
 	hi.crossRx = hb.CrossRxByRack
+	hi.members = hb.Members
 }
 
 func (r *run) attemptEnded(ev *wire.AttemptEnded) {

@@ -56,6 +56,9 @@ type Registered struct {
 	Run   string `json:"run,omitempty"`
 	// Members are memberlist addresses to join.
 	Members []string `json:"members,omitempty"`
+	// Racks names the topology's racks in order: a rack's index is the
+	// class number a shaping worker gives it, the same on every host.
+	Racks []string `json:"racks,omitempty"`
 }
 
 // Heartbeat is a worker's periodic report.

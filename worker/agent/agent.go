@@ -173,6 +173,9 @@ func (w *Worker) register(ctx context.Context) error {
 			if !rep.OK {
 				return fmt.Errorf("worker %s: the coordinator refused registration: %s", w.cfg.Host, rep.Error)
 			}
+			if w.shaper != nil {
+				w.shaper.setRacks(rep.Racks)
+			}
 			if err := w.members.Join(rep.Members); err != nil {
 				w.cfg.Logf("worker %s: %v", w.cfg.Host, err)
 			}
@@ -393,7 +396,16 @@ func (w *Worker) heartbeat() {
 		hb.CrossRxByRack[r] = n
 	}
 	w.mu.Unlock()
-	for _, p := range w.members.Peers() {
+	peers := w.members.Peers()
+	if w.shaper != nil {
+		// filters first, so that the membership reported is one the
+		// shaping already covers
+		if err := w.shaper.update(peers); err != nil {
+			w.problem("host shaping: %v", err)
+			peers = nil
+		}
+	}
+	for _, p := range peers {
 		if p.Role == members.RoleWorker {
 			hb.Members[p.Name] = p.Rack
 		}

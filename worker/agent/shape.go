@@ -1,8 +1,10 @@
 package agent
 
 import (
+	"fmt"
 	"net"
 	"sort"
+	"strings"
 
 	"github.com/racklab/racklab/coordinator/wire"
 	"github.com/racklab/racklab/shaping"
@@ -13,11 +15,16 @@ import (
 // host's static share of the rack uplink, with u32 filters on the data
 // addresses of that rack's workers as memberlist reports them.
 type shaper struct {
-	hs    *shaping.HostShaper
-	rack  string
-	rate  float64
-	index map[string]int // rack name to class index, in order first seen
+	hs   *shaping.HostShaper
+	rack string
+	rate float64
+	// index numbers the racks as the coordinator's topology does, so that
+	// class n means rack n on every host; racks it does not name get
+	// numbers after them, in order first seen.
+	index map[string]int
 	names []string
+	// applied is the peer set the filters hold, to skip no-op updates.
+	applied string
 }
 
 func newShaper(dev, rack string, rate float64) (*shaper, error) {
@@ -28,7 +35,21 @@ func newShaper(dev, rack string, rate float64) (*shaper, error) {
 	return &shaper{hs: hs, rack: rack, rate: rate, index: map[string]int{}}, nil
 }
 
+func (s *shaper) setRacks(racks []string) {
+	for i, r := range racks {
+		s.index[r] = i
+	}
+	s.names = append([]string(nil), racks...)
+}
+
 func (s *shaper) update(peers []members.Peer) error {
+	var sig strings.Builder
+	for _, p := range peers {
+		fmt.Fprintf(&sig, "%s/%s/%s;", p.Name, p.Rack, p.DataAddr)
+	}
+	if sig.String() == s.applied {
+		return nil
+	}
 	byRack := map[string][]net.IP{}
 	for _, p := range peers {
 		if p.Role != members.RoleWorker || p.Rack == s.rack {
@@ -43,7 +64,7 @@ func (s *shaper) update(peers []members.Peer) error {
 		racks = append(racks, r)
 	}
 	for _, r := range s.names {
-		if _, ok := byRack[r]; !ok {
+		if _, ok := byRack[r]; !ok && r != s.rack {
 			racks = append(racks, r) // every peer of a known rack is gone: empty its filters
 		}
 	}
@@ -59,6 +80,7 @@ func (s *shaper) update(peers []members.Peer) error {
 			return err
 		}
 	}
+	s.applied = sig.String()
 	return nil
 }
 

@@ -60,19 +60,9 @@ const (
 	fetched
 )
 
-// ParseClass turns a wire class name into a data-plane class.
-func ParseClass(name string) (dataplane.Class, error) {
-	for c := dataplane.Class(0); c < dataplane.NumClasses; c++ {
-		if c.String() == name {
-			return c, nil
-		}
-	}
-	return 0, fmt.Errorf("unknown traffic class %q", name)
-}
-
 // Start runs an attempt in the background. Its report arrives on Done.
 func Start(parent context.Context, env *Env, l wire.Launch) (*Attempt, error) {
-	class, err := ParseClass(l.Class)
+	class, err := dataplane.ParseClass(l.Class)
 	if err != nil && l.Kind != wire.KindNoop {
 		return nil, fmt.Errorf("attempt %d: %w", l.Attempt, err)
 	}
