@@ -1,0 +1,143 @@
+package dataplane
+
+import (
+	"errors"
+	"fmt"
+	"net"
+
+	"golang.org/x/sys/unix"
+)
+
+// Class is a traffic class.
+type Class uint8
+
+// Traffic classes.
+const (
+	Input      Class = iota // task input read from another host
+	Shuffle                 // map output fetched by reducers
+	Dependent               // data a downstream stage waits on
+	Duplicate               // speculative or duplicate attempts
+	Output                  // output replicas pushed to other hosts
+	Background              // rebalancing, prefetch, anything that can wait
+	Control                 // small control messages
+	NumClasses
+)
+
+var classNames = [NumClasses]string{"input", "shuffle", "dependent", "duplicate", "output", "background", "control"}
+
+func (c Class) String() string {
+	if c < NumClasses {
+		return classNames[c]
+	}
+	return fmt.Sprintf("class(%d)", uint8(c))
+}
+
+// ParseClass turns a class name ("input", "shuffle", ...) into a Class.
+func ParseClass(s string) (Class, error) {
+	for i, n := range classNames {
+		if n == s {
+			return Class(i), nil
+		}
+	}
+	return 0, fmt.Errorf("unknown traffic class %q", s)
+}
+
+// defaultDSCP: CS6 control, AF41 output, AF31 dependent, AF21 shuffle, AF11
+// input, CS1 duplicate, LE (RFC 8622) background.
+var defaultDSCP = [NumClasses]uint8{
+	Input:      10,
+	Shuffle:    18,
+	Dependent:  26,
+	Duplicate:  8,
+	Output:     34,
+	Background: 1,
+	Control:    48,
+}
+
+// DSCP returns the default DSCP of a class (0, best effort, for an unknown
+// class).
+func DSCP(c Class) uint8 {
+	if c < NumClasses {
+		return defaultDSCP[c]
+	}
+	return 0
+}
+
+// MaxDSCP is the largest DSCP value (6 bits).
+const MaxDSCP = 63
+
+// SetDSCP marks a TCP socket's outgoing packets with dscp: IP_TOS for IPv4,
+// IPV6_TCLASS for IPv6 (and IP_TOS too, for IPv4-mapped peers of a dual-stack
+// socket).
+func SetDSCP(conn *net.TCPConn, dscp uint8) error {
+	if dscp > MaxDSCP {
+		return fmt.Errorf("dscp %d out of range 0-%d", dscp, MaxDSCP)
+	}
+	rc, err := conn.SyscallConn()
+	if err != nil {
+		return err
+	}
+	var serr error
+	if err := rc.Control(func(fd uintptr) { serr = setTOS(int(fd), dscp) }); err != nil {
+		return err
+	}
+	return serr
+}
+
+func setTOS(fd int, dscp uint8) error {
+	tos := int(dscp) << 2
+	dom, err := unix.GetsockoptInt(fd, unix.SOL_SOCKET, unix.SO_DOMAIN)
+	if err != nil {
+		return fmt.Errorf("set dscp: %w", err)
+	}
+	switch dom {
+	case unix.AF_INET:
+		err = unix.SetsockoptInt(fd, unix.IPPROTO_IP, unix.IP_TOS, tos)
+	case unix.AF_INET6:
+		err = unix.SetsockoptInt(fd, unix.IPPROTO_IPV6, unix.IPV6_TCLASS, tos)
+		// A dual-stack socket talking to an IPv4 peer sends with IP_TOS.
+		if err4 := unix.SetsockoptInt(fd, unix.IPPROTO_IP, unix.IP_TOS, tos); err != nil && err4 == nil {
+			err = nil
+		}
+	default:
+		return fmt.Errorf("set dscp: socket family %d is not IP", dom)
+	}
+	if err != nil {
+		return fmt.Errorf("set dscp: %w", err)
+	}
+	return nil
+}
+
+// GetDSCP returns the DSCP a TCP socket marks its packets with.
+func GetDSCP(conn *net.TCPConn) (uint8, error) {
+	rc, err := conn.SyscallConn()
+	if err != nil {
+		return 0, err
+	}
+	v4 := false
+	if a, ok := conn.RemoteAddr().(*net.TCPAddr); ok && a.IP.To4() != nil {
+		v4 = true
+	}
+	var tos int
+	var gerr error
+	err = rc.Control(func(fd uintptr) {
+		var dom int
+		if dom, gerr = unix.GetsockoptInt(int(fd), unix.SOL_SOCKET, unix.SO_DOMAIN); gerr != nil {
+			return
+		}
+		if dom == unix.AF_INET || v4 {
+			tos, gerr = unix.GetsockoptInt(int(fd), unix.IPPROTO_IP, unix.IP_TOS)
+		} else {
+			tos, gerr = unix.GetsockoptInt(int(fd), unix.IPPROTO_IPV6, unix.IPV6_TCLASS)
+		}
+	})
+	if err == nil {
+		err = gerr
+	}
+	if err != nil {
+		return 0, fmt.Errorf("get dscp: %w", err)
+	}
+	return uint8(tos>>2) & MaxDSCP, nil
+}
+
+var errNotTCP = errors.New("not a TCP connection")

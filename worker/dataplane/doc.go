@@ -1,0 +1,36 @@
+// Package dataplane moves a worker's bytes over TCP: each worker runs one
+// Server that serves byte ranges of objects in its store (GET: input blocks,
+// shuffle partitions) and accepts objects pushed to it (PUT: output
+// replicas), and fetches from its peers with a Client.
+//
+// Every socket carries the DSCP of its traffic class (see [Class] and
+// [DSCP]), so that the network can prioritise, say, shuffle over background
+// traffic. The sockets of one task attempt form a [Group]; re-marking the
+// group (Group.SetDSCP) re-marks all of its open sockets at both ends while
+// they transfer: the client sets its own socket and sends a re-mark frame so
+// that the server re-marks its side, which carries a GET's bulk data.
+//
+// Wire protocol (all integers big-endian). Each client-to-server frame is a
+// 27-byte header followed by a key and, for DATA, a payload:
+//
+//	"RLDP" version(1) op class dscp tier keylen(u16) key off(i64) len(i64)
+//
+// op is GET (send len bytes of key from off; len -1 = to the end), PUT
+// (store len bytes, which follow as DATA frames of at most 4 MiB, under key;
+// committed only when all have arrived), REMARK (set this connection's
+// server-side DSCP to dscp; allowed at any time, also between DATA frames
+// and while a GET's data is flowing) or DATA. The server answers GET and PUT
+// with
+//
+//	"RLDR" status(u8) len(i64) msglen(u16) msg
+//
+// followed, for a successful GET, by len bytes of data. GET and PUT also set
+// the server's socket to the request's dscp. A bad request (bad magic,
+// version, op, class, dscp or tier, a key longer than 1024 bytes, a range
+// outside the object, ...) gets an error response, is logged, and the
+// server closes the connection; successful connections are kept and reused
+// by the client. Ranges of unpaced tiers are sent with sendfile(2).
+//
+// The server counts the bytes it serves and receives per class
+// (Server.Stats), the client those it fetches and pushes (Client.Stats).
+package dataplane
