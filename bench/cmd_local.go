@@ -241,10 +241,10 @@ func localDownCmd() *cobra.Command {
 			if err := needRoot(); err != nil {
 				return err
 			}
-			if err := shaping.Cleanup(prefix); err != nil {
+			if err := local.Cleanup(prefix); err != nil {
 				return err
 			}
-			left, err := shaping.Leftovers(prefix)
+			left, err := local.Leftovers(prefix)
 			if err != nil {
 				return err
 			}
@@ -269,7 +269,7 @@ func localStatusCmd() *cobra.Command {
 			if err := needRoot(); err != nil {
 				return err
 			}
-			left, err := shaping.Leftovers(prefix)
+			left, err := local.Leftovers(prefix)
 			if err != nil {
 				return err
 			}

@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"syscall"
 	"time"
 
@@ -16,6 +17,7 @@ import (
 	"github.com/racklab/racklab/coordinator/live"
 	"github.com/racklab/racklab/coordinator/wire"
 	"github.com/racklab/racklab/shaping"
+	"golang.org/x/sys/unix"
 )
 
 // HeaderBytes is what one packet of a bulk IPv4 TCP transfer adds to its
@@ -40,7 +42,10 @@ type Options struct {
 	// bridge.
 	NATSPort int
 	Cluster  string
-	Logf     func(format string, args ...any)
+	// LogDir receives a log file per worker (default: Dir, which goes
+	// away with the cluster).
+	LogDir string
+	Logf   func(format string, args ...any)
 }
 
 // Emulator is a running emulated cluster with its workers.
@@ -50,7 +55,11 @@ type Emulator struct {
 	Creds   wire.Credentials
 	workers []*exec.Cmd
 	exited  []chan struct{}
+	mounted bool
 }
+
+// tierRoot is the mount point of the tiers' tmpfs.
+func (e *Emulator) tierRoot() string { return e.opt.Dir }
 
 // Start brings up the network and a worker per host.
 func Start(opt Options) (e *Emulator, err error) {
@@ -62,6 +71,9 @@ func Start(opt Options) (e *Emulator, err error) {
 	}
 	if len(opt.WorkerCommand) == 0 {
 		return nil, errors.New("local: no worker command")
+	}
+	if err := Cleanup(opt.Prefix); err != nil {
+		return nil, fmt.Errorf("local: leftovers of an earlier cluster %s: %w", opt.Prefix, err)
 	}
 	spec := shaping.ClusterSpec{Prefix: opt.Prefix, Mode: opt.Mode}
 	for _, r := range opt.Topology.Racks {
@@ -83,6 +95,12 @@ func Start(opt Options) (e *Emulator, err error) {
 			err = errors.Join(err, e.Stop())
 		}
 	}()
+	// every tier of every host lives on one private tmpfs; the slower
+	// tiers' rates are emulated by the workers' token buckets
+	if err := unix.Mount("racklab-"+opt.Prefix, e.tierRoot(), "tmpfs", unix.MS_NOSUID|unix.MS_NODEV, "mode=0755"); err != nil {
+		return nil, fmt.Errorf("local: mount a tmpfs for the tiers at %s: %w", e.tierRoot(), err)
+	}
+	e.mounted = true
 	credsPath := filepath.Join(opt.Dir, "credentials.json")
 	if err := wire.WriteCredentials(credsPath, wire.Credentials{Worker: e.Creds.Worker}); err != nil {
 		return nil, err
@@ -117,14 +135,21 @@ func (e *Emulator) startWorker(i int, hn shaping.HostNet, credsPath string) erro
 		"--data-addr", net.JoinHostPort(hn.DataIP.String(), "7000"), "--member-addr", hn.MgmtIP.String(),
 		"--data-dev", hn.DataDev)
 	for _, t := range host.Tiers {
-		dir := filepath.Join(e.opt.Dir, host.Name, t.Kind.String())
+		dir := filepath.Join(e.tierRoot(), host.Name, t.Kind.String())
 		args = append(args, "--tier", fmt.Sprintf("%s:%s:%.0f:%.0f:%d", t.Kind, dir, t.ReadBps, t.WriteBps, t.CapacityBytes))
 	}
 	if e.opt.Mode == shaping.Flat && rack.UplinkBps > 0 {
 		// a static equal split of the rack's uplink among its hosts
 		args = append(args, "--shape", strconv.FormatInt(int64(rack.UplinkBps/float64(len(rack.Hosts))), 10))
 	}
-	logf, err := os.Create(filepath.Join(e.opt.Dir, host.Name+".log"))
+	logDir := e.opt.LogDir
+	if logDir == "" {
+		logDir = e.opt.Dir
+	}
+	if err := os.MkdirAll(logDir, 0o755); err != nil {
+		return err
+	}
+	logf, err := os.Create(filepath.Join(logDir, "worker-"+host.Name+".log"))
 	if err != nil {
 		return err
 	}
@@ -188,6 +213,12 @@ func (e *Emulator) Stop() error {
 		}
 	}
 	var errs []error
+	if e.mounted {
+		if err := unix.Unmount(e.tierRoot(), unix.MNT_DETACH); err != nil {
+			errs = append(errs, fmt.Errorf("local: unmount %s: %w", e.tierRoot(), err))
+		}
+		e.mounted = false
+	}
 	if e.Net != nil {
 		errs = append(errs, e.Net.Down())
 	} else {
@@ -201,6 +232,9 @@ func (e *Emulator) Stop() error {
 // also when the run fails or ctx is cancelled. cfg's NATS, credentials,
 // memberlist and counters are filled in here.
 func Run(ctx context.Context, opt Options, cfg live.Config) (res *live.Result, err error) {
+	if opt.LogDir == "" {
+		opt.LogDir = cfg.OutDir
+	}
 	e, err := Start(opt)
 	if err != nil {
 		return nil, err
@@ -220,3 +254,44 @@ func Run(ctx context.Context, opt Options, cfg live.Config) (res *live.Result, e
 // CoordinatorCredentials is the full credentials (both users), for a
 // coordinator started by hand against a cluster from 'bench local up'.
 func (e *Emulator) CoordinatorCredentials() wire.Credentials { return e.Creds }
+
+// Cleanup removes what an emulated cluster with this prefix left after a
+// crash: its network, and the tmpfs mounts of its tiers.
+func Cleanup(prefix string) error {
+	errs := []error{shaping.Cleanup(prefix)}
+	mounts, err := os.ReadFile("/proc/self/mounts")
+	if err != nil {
+		return errors.Join(append(errs, err)...)
+	}
+	for _, line := range strings.Split(string(mounts), "\n") {
+		f := strings.Fields(line)
+		if len(f) >= 3 && f[0] == "racklab-"+prefix && f[2] == "tmpfs" {
+			if err := unix.Unmount(f[1], unix.MNT_DETACH); err != nil {
+				errs = append(errs, fmt.Errorf("local: unmount %s: %w", f[1], err))
+				continue
+			}
+			errs = append(errs, os.Remove(f[1]))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// Leftovers lists what of a cluster with this prefix is present:
+// namespaces, links and tier mounts.
+func Leftovers(prefix string) ([]string, error) {
+	left, err := shaping.Leftovers(prefix)
+	if err != nil {
+		return nil, err
+	}
+	mounts, err := os.ReadFile("/proc/self/mounts")
+	if err != nil {
+		return nil, err
+	}
+	for _, line := range strings.Split(string(mounts), "\n") {
+		f := strings.Fields(line)
+		if len(f) >= 3 && f[0] == "racklab-"+prefix && f[2] == "tmpfs" {
+			left = append(left, "mount:"+f[1])
+		}
+	}
+	return left, nil
+}

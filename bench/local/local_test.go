@@ -94,13 +94,13 @@ func options(t *testing.T, prefix string, mode shaping.Mode, topo *cluster.Topol
 // links, worker processes or the cluster's directory.
 func checkGone(t *testing.T, opt Options) {
 	t.Helper()
-	left, err := shaping.Leftovers(opt.Prefix)
+	left, err := Leftovers(opt.Prefix)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(left) > 0 {
 		t.Errorf("left behind: %v", left)
-		_ = shaping.Cleanup(opt.Prefix)
+		_ = Cleanup(opt.Prefix)
 	}
 	if _, err := os.Stat(opt.Dir); !os.IsNotExist(err) {
 		t.Errorf("cluster directory %s still exists (%v)", opt.Dir, err)
