@@ -201,8 +201,12 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		defer srv.Close()
 		url = srv.URL()
 	}
-	r.nc, err = nats.Connect(url, nats.Name("racklab-coordinator"), nats.UserInfo(wire.CoordinatorUser, cfg.Creds.Coordinator),
-		nats.MaxReconnects(-1))
+	opts := []nats.Option{nats.Name("racklab-coordinator"), nats.MaxReconnects(-1)}
+	if cfg.Creds.Coordinator != "" {
+		// else the URL carries the credentials an external server wants
+		opts = append(opts, nats.UserInfo(wire.CoordinatorUser, cfg.Creds.Coordinator))
+	}
+	r.nc, err = nats.Connect(url, opts...)
 	if err != nil {
 		return nil, fmt.Errorf("connect to NATS at %s: %w", url, err)
 	}
@@ -269,6 +273,13 @@ func (r *run) admit(ctx context.Context) error {
 		}
 	}
 	r.event("registered", "", "all %d hosts", len(r.hosts))
+	regs := make([]*wire.Register, len(r.hosts))
+	for i := range r.hosts {
+		regs[i] = r.hosts[i].reg
+	}
+	if err := writeJSON(filepath.Join(r.cfg.OutDir, "hosts.json"), regs); err != nil {
+		return err
+	}
 	return r.agree(ctx)
 }
 
@@ -885,10 +896,8 @@ func (r *run) finish() {
 	if err := metrics.WriteSummaries(filepath.Join(r.cfg.OutDir, "summary.csv"), []metrics.Summary{r.res.Summary}); err != nil {
 		r.logf("summary: %v", err)
 	}
-	if b, err := json.MarshalIndent(r.res, "", "  "); err == nil {
-		if err := os.WriteFile(filepath.Join(r.cfg.OutDir, "result.json"), append(b, '\n'), 0o644); err != nil {
-			r.logf("result: %v", err)
-		}
+	if err := writeJSON(filepath.Join(r.cfg.OutDir, "result.json"), &r.res); err != nil {
+		r.logf("result: %v", err)
 	}
 	r.event("finished", "", "expected cross-rack %d B, workers reported %d B, kernel %.0f B", r.res.ExpectedCrossBytes, r.res.ReportedCrossBytes, r.res.KernelCrossBytes)
 }
@@ -926,4 +935,12 @@ func attemptLine(t *cluster.Topology, rec *engine.AttemptRecord) attemptRecord {
 		l.Reported = byClass(rec.Reported)
 	}
 	return l
+}
+
+func writeJSON(path string, v any) error {
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(path, append(b, '\n'), 0o644)
 }
