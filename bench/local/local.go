@@ -45,7 +45,10 @@ type Options struct {
 	// LogDir receives a log file per worker (default: Dir, which goes
 	// away with the cluster).
 	LogDir string
-	Logf   func(format string, args ...any)
+	// Background is the share of every shaped rack link that real,
+	// paced background flows occupy while the cluster is up (0: none).
+	Background float64
+	Logf       func(format string, args ...any)
 }
 
 // Emulator is a running emulated cluster with its workers.
@@ -56,6 +59,7 @@ type Emulator struct {
 	workers []*exec.Cmd
 	exited  []chan struct{}
 	mounted bool
+	bg      *background
 }
 
 // tierRoot is the mount point of the tiers' tmpfs.
@@ -114,6 +118,11 @@ func Start(opt Options) (e *Emulator, err error) {
 	}
 	for i, hn := range e.Net.Hosts {
 		if err := e.startWorker(i, hn, credsPath); err != nil {
+			return nil, err
+		}
+	}
+	if opt.Background > 0 {
+		if e.bg, err = startBackground(e, opt.Background); err != nil {
 			return nil, err
 		}
 	}
@@ -179,7 +188,9 @@ func (e *Emulator) Kill(host string, sig syscall.Signal) error {
 }
 
 // Counters reads the kernel's rack-link counters as payload bytes per
-// rack, up then down.
+// rack, up then down. Background traffic's payload, as its receivers
+// counted it, is taken out, so that the counters compare with the
+// workload's expected bytes.
 func (e *Emulator) Counters() (up, down []float64, err error) {
 	cs, err := e.Net.RackLinkCounters()
 	if err != nil {
@@ -189,6 +200,10 @@ func (e *Emulator) Counters() (up, down []float64, err error) {
 	for _, c := range cs {
 		up[c.Rack] = payload(c.UpBytes, c.UpPackets)
 		down[c.Rack] = payload(c.DownBytes, c.DownPackets)
+		if e.bg != nil {
+			up[c.Rack] -= float64(e.bg.up[c.Rack].Load())
+			down[c.Rack] -= float64(e.bg.down[c.Rack].Load())
+		}
 	}
 	return up, down, nil
 }
@@ -200,6 +215,11 @@ func payload(bytes, packets uint64) float64 {
 // Stop ends the workers (SIGTERM, then SIGKILL after a grace period) and
 // removes the network and the directory.
 func (e *Emulator) Stop() error {
+	var errs []error
+	if e.bg != nil {
+		errs = append(errs, e.bg.stop())
+		e.bg = nil
+	}
 	for _, w := range e.workers {
 		_ = w.Process.Signal(syscall.SIGTERM)
 	}
@@ -212,7 +232,6 @@ func (e *Emulator) Stop() error {
 			<-done
 		}
 	}
-	var errs []error
 	if e.mounted {
 		if err := unix.Unmount(e.tierRoot(), unix.MNT_DETACH); err != nil {
 			errs = append(errs, fmt.Errorf("local: unmount %s: %w", e.tierRoot(), err))

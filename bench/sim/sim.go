@@ -2,6 +2,7 @@ package sim
 
 import (
 	"container/heap"
+	"errors"
 	"fmt"
 	"math"
 
@@ -40,7 +41,12 @@ type Options struct {
 	// Progress, when set, is called now and then with the simulated time
 	// and the number of finished jobs.
 	Progress func(now float64, jobsDone, jobs int)
+	// Cancel, when closed, stops the run with ErrCancelled.
+	Cancel <-chan struct{}
 }
+
+// ErrCancelled is what Run returns when Options.Cancel is closed.
+var ErrCancelled = errors.New("simulation cancelled")
 
 // Sink receives what a run records, as it happens.
 type Sink interface {
@@ -224,7 +230,14 @@ func (s *Sim) Run() (*Result, error) {
 	if err := s.step(); err != nil {
 		return nil, err
 	}
-	for !s.eng.Done() {
+	for iter := 0; !s.eng.Done(); iter++ {
+		if s.opt.Cancel != nil && iter%1024 == 0 {
+			select {
+			case <-s.opt.Cancel:
+				return nil, ErrCancelled
+			default:
+			}
+		}
 		next := math.Inf(1)
 		if t, ok := s.eng.NextArrival(); ok {
 			next = t

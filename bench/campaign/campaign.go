@@ -1,0 +1,298 @@
+package campaign
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/racklab/racklab/coordinator/cluster"
+	"github.com/racklab/racklab/coordinator/cluster/yamlfile"
+	"github.com/racklab/racklab/coordinator/policy"
+	"github.com/racklab/racklab/datagen/units"
+	"gopkg.in/yaml.v3"
+)
+
+// Modes a campaign runs in.
+const (
+	ModeSim    = "sim"
+	ModeLocal  = "local"
+	ModeRemote = "remote"
+)
+
+// Campaign is a parsed campaign file. Paths in it are relative to the
+// file's directory and are made absolute by Load.
+type Campaign struct {
+	Name string
+	// Topology: a topology file, or a uniform cluster.
+	TopologyFile string
+	Uniform      *cluster.UniformSpec
+	Workload     WorkloadSpec
+	Seed         uint64
+	// Background is the share of every rack link's capacity that
+	// background traffic occupies (0: none).
+	Background float64
+	Limits     Limits
+	SlowStart  float64
+	Runs       []RunSet
+	// Source is the file's text, kept for the result directory.
+	Source []byte
+	Path   string
+}
+
+// WorkloadSpec names the workload: files, or the SWIM importer.
+type WorkloadSpec struct {
+	File     string
+	Datasets string
+	Swim     *SwimSpec
+}
+
+// SwimSpec imports a SWIM trace.
+type SwimSpec struct {
+	Trace       string
+	MaxJobs     int
+	Scale       float64
+	BlockSize   int64
+	ReduceBytes int64
+	MaxReducers int
+}
+
+// Limits bound each run.
+type Limits struct {
+	MaxRunTime time.Duration // live runs
+	MaxSimTime float64       // simulated seconds
+}
+
+// RunSet is one mode's part of the matrix.
+type RunSet struct {
+	Mode        string
+	Policies    []string
+	Repetitions int
+	// Network is the emulated cluster's mode (local): switched or flat.
+	Network string
+	// NATS and Credentials reach a lab cluster's coordinator network
+	// (remote); MemberAddr is where the coordinator joins memberlist.
+	NATS        string
+	Credentials string
+	Listen      string
+	MemberAddr  string
+}
+
+// Seeds are the seeds of the repetitions: Seed, Seed+1, ...
+func (c *Campaign) Seeds(rs RunSet) []uint64 {
+	out := make([]uint64, rs.Repetitions)
+	for i := range out {
+		out[i] = c.Seed + uint64(i)
+	}
+	return out
+}
+
+// Load reads and checks a campaign file.
+func Load(path string) (*Campaign, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	c, err := Parse(path, data)
+	if err != nil {
+		return nil, err
+	}
+	dir := filepath.Dir(path)
+	abs := func(p string) string {
+		if p == "" || filepath.IsAbs(p) {
+			return p
+		}
+		return filepath.Join(dir, p)
+	}
+	c.TopologyFile = abs(c.TopologyFile)
+	c.Workload.File = abs(c.Workload.File)
+	c.Workload.Datasets = abs(c.Workload.Datasets)
+	if c.Workload.Swim != nil {
+		c.Workload.Swim.Trace = abs(c.Workload.Swim.Trace)
+	}
+	for i := range c.Runs {
+		c.Runs[i].Credentials = abs(c.Runs[i].Credentials)
+	}
+	c.Path = path
+	return c, nil
+}
+
+// Parse reads a campaign from its text; name is used in errors.
+func Parse(name string, data []byte) (*Campaign, error) {
+	d, top, err := yamlfile.Parse(name, data)
+	if err != nil {
+		return nil, err
+	}
+	c := &Campaign{Source: data, Seed: 1}
+	m := d.Map(top, "campaign")
+	m.Known("name", "topology", "cluster", "workload", "seed", "background", "limits", "slowstart", "runs")
+	m.Require("name", "workload", "runs")
+	c.Name = m.Str("name")
+	if c.Name != "" && strings.ContainsAny(c.Name, "/\\ \t") {
+		m.Fail("name", "the name %q names a directory: no slashes or blanks", c.Name)
+	}
+	if m.Has("seed") {
+		c.Seed = uint64(m.Int("seed"))
+	}
+	c.Background = m.Float("background")
+	if c.Background < 0 || c.Background >= 1 {
+		m.Fail("background", "background is a share of link capacity, in [0, 1): got %g", c.Background)
+	}
+	c.SlowStart = m.Float("slowstart")
+	switch {
+	case m.Has("topology") && m.Has("cluster"):
+		m.Fail("cluster", "give either topology (a file) or cluster (a uniform cluster), not both")
+	case m.Has("topology"):
+		c.TopologyFile = m.Str("topology")
+	case m.Has("cluster"):
+		c.Uniform = parseCluster(d, m.Node("cluster"))
+	default:
+		m.Fail("", "no topology: give topology (a file) or cluster (a uniform cluster)")
+	}
+	if n := m.Node("workload"); n != nil {
+		c.Workload = parseWorkload(d, n)
+	}
+	if n := m.Node("limits"); n != nil {
+		c.Limits = parseLimits(d, n)
+	}
+	for i, n := range m.Seq("runs") {
+		c.Runs = append(c.Runs, parseRunSet(d, n, i))
+	}
+	if d.Err() == nil && len(c.Runs) == 0 {
+		m.Fail("runs", "runs lists nothing to run")
+	}
+	seen := map[string]bool{}
+	for i, rs := range c.Runs {
+		if seen[rs.Mode] && d.Err() == nil {
+			d.Fail(m.LineOf("runs"), fmt.Sprintf("runs[%d]", i), "mode %s appears twice: list its policies once", rs.Mode)
+		}
+		seen[rs.Mode] = true
+	}
+	if err := d.Err(); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+func parseCluster(d *yamlfile.Decoder, n *yaml.Node) *cluster.UniformSpec {
+	m := d.Map(n, "cluster")
+	m.Known("racks", "hosts_per_rack", "slots", "nic_gbps", "oversubscription")
+	m.Require("racks", "hosts_per_rack")
+	u := &cluster.UniformSpec{Racks: int(m.Int("racks")), HostsPerRack: int(m.Int("hosts_per_rack")), Slots: 2, NICBps: 1e9 / 8, Oversubscription: 3}
+	if m.Has("slots") {
+		u.Slots = int(m.Int("slots"))
+	}
+	if m.Has("nic_gbps") {
+		u.NICBps = m.Float("nic_gbps") * 1e9 / 8
+	}
+	if m.Has("oversubscription") {
+		u.Oversubscription = m.Float("oversubscription")
+	}
+	if d.Err() == nil {
+		if _, err := cluster.Uniform(*u); err != nil {
+			m.Fail("", "%v", err)
+		} else if u.Slots <= 0 {
+			m.Fail("slots", "slots must be positive")
+		}
+	}
+	return u
+}
+
+func parseWorkload(d *yamlfile.Decoder, n *yaml.Node) WorkloadSpec {
+	m := d.Map(n, "workload")
+	m.Known("file", "datasets", "swim")
+	var w WorkloadSpec
+	w.File, w.Datasets = m.Str("file"), m.Str("datasets")
+	if sn := m.Node("swim"); sn != nil {
+		if w.File != "" {
+			m.Fail("swim", "give either file or swim, not both")
+		}
+		sm := d.Map(sn, "workload swim")
+		sm.Known("trace", "max_jobs", "scale", "block_size", "reduce_bytes", "max_reducers")
+		sm.Require("trace")
+		s := &SwimSpec{Trace: sm.Str("trace"), MaxJobs: int(sm.Int("max_jobs")), Scale: 1, BlockSize: 128 << 20, ReduceBytes: 1 << 30, MaxReducers: 999}
+		if sm.Has("scale") {
+			s.Scale = sm.Float("scale")
+		}
+		for _, f := range []struct {
+			key string
+			dst *int64
+		}{{"block_size", &s.BlockSize}, {"reduce_bytes", &s.ReduceBytes}} {
+			if sm.Has(f.key) {
+				v, err := units.ParseBytes(sm.Str(f.key))
+				if err != nil {
+					sm.Fail(f.key, "%v", err)
+				}
+				*f.dst = v
+			}
+		}
+		if sm.Has("max_reducers") {
+			s.MaxReducers = int(sm.Int("max_reducers"))
+		}
+		w.Swim = s
+	} else if w.File == "" {
+		m.Fail("", "no workload: give file (and datasets) or swim")
+	}
+	return w
+}
+
+func parseLimits(d *yamlfile.Decoder, n *yaml.Node) Limits {
+	m := d.Map(n, "limits")
+	m.Known("max_run_time", "max_sim_time_s")
+	var l Limits
+	if m.Has("max_run_time") {
+		v, err := time.ParseDuration(m.Str("max_run_time"))
+		if err != nil || v <= 0 {
+			m.Fail("max_run_time", "max_run_time %q is not a positive duration such as 10m", m.Str("max_run_time"))
+		}
+		l.MaxRunTime = v
+	}
+	l.MaxSimTime = m.Float("max_sim_time_s")
+	return l
+}
+
+func parseRunSet(d *yamlfile.Decoder, n *yaml.Node, i int) RunSet {
+	where := fmt.Sprintf("runs[%d]", i)
+	m := d.Map(n, where)
+	m.Known("mode", "policies", "repetitions", "network", "nats", "credentials", "listen", "member_addr")
+	m.Require("mode", "policies")
+	rs := RunSet{Mode: m.Str("mode"), Policies: m.Strs("policies"), Repetitions: 1, Network: "switched",
+		NATS: m.Str("nats"), Credentials: m.Str("credentials"), Listen: m.Str("listen"), MemberAddr: m.Str("member_addr")}
+	if m.Has("repetitions") {
+		rs.Repetitions = int(m.Int("repetitions"))
+		if rs.Repetitions < 1 {
+			m.Fail("repetitions", "repetitions must be at least 1")
+		}
+	}
+	if m.Has("network") {
+		rs.Network = m.Str("network")
+	}
+	switch rs.Mode {
+	case ModeSim, ModeLocal:
+	case ModeRemote:
+		if rs.Listen == "" && rs.NATS == "" {
+			m.Fail("listen", "a remote run needs listen (the embedded NATS server's address the lab's workers reach) or nats (an external server)")
+		}
+	case "":
+	default:
+		m.Fail("mode", "unknown mode %q: sim, local or remote", rs.Mode)
+	}
+	if rs.Network != "switched" && rs.Network != "flat" {
+		m.Fail("network", "unknown network %q: switched or flat", rs.Network)
+	}
+	known := map[string]bool{}
+	for _, p := range policy.Names() {
+		known[p] = true
+	}
+	for _, p := range rs.Policies {
+		if !known[p] {
+			m.Fail("policies", "unknown policy %q: known are %v", p, policy.Names())
+			break
+		}
+	}
+	if len(rs.Policies) == 0 {
+		m.Fail("policies", "policies lists none")
+	}
+	return rs
+}

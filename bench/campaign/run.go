@@ -1,0 +1,446 @@
+package campaign
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime"
+	"runtime/debug"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/racklab/racklab/bench/local"
+	"github.com/racklab/racklab/bench/metrics"
+	"github.com/racklab/racklab/bench/sim"
+	"github.com/racklab/racklab/coordinator/cluster"
+	"github.com/racklab/racklab/coordinator/live"
+	"github.com/racklab/racklab/coordinator/wire"
+	"github.com/racklab/racklab/coordinator/workload"
+	"github.com/racklab/racklab/datagen/swim"
+	"github.com/racklab/racklab/shaping"
+	"github.com/racklab/racklab/worker/agent"
+	"github.com/vbauerster/mpb/v8"
+	"github.com/vbauerster/mpb/v8/decor"
+)
+
+// Options configure a campaign run.
+type Options struct {
+	// Out is the result directory; a rerun with the same campaign resumes
+	// it.
+	Out string
+	// Parallel is how many simulated runs go at once (default: cores).
+	Parallel int
+	// WorkerCommand starts a worker for local runs (see bench/local).
+	WorkerCommand []string
+	// Prefix names the emulated cluster's namespaces.
+	Prefix string
+	// Progress is where the progress bars go (nil: none); Logf gets one
+	// line per finished run and the live runs' events.
+	Progress io.Writer
+	Logf     func(format string, args ...any)
+}
+
+// Run is one cell of the matrix.
+type Run struct {
+	Mode   string
+	Set    RunSet
+	Policy string
+	Seed   uint64
+	Dir    string
+}
+
+// ID names the run.
+func (r Run) ID() string { return fmt.Sprintf("%s/%s-seed%d", r.Mode, r.Policy, r.Seed) }
+
+const doneFile = "done.json"
+
+// Matrix lists the campaign's runs in order: by run set, then
+// repetition, then policy.
+func (c *Campaign) Matrix(out string) []Run {
+	var runs []Run
+	for _, rs := range c.Runs {
+		for _, seed := range c.Seeds(rs) {
+			for _, p := range rs.Policies {
+				runs = append(runs, Run{Mode: rs.Mode, Set: rs, Policy: p, Seed: seed, Dir: sim.RunDir(filepath.Join(out, rs.Mode), p, seed)})
+			}
+		}
+	}
+	return runs
+}
+
+// Done reports whether a run finished in an earlier invocation, and its
+// summary.
+func Done(r Run) (metrics.Summary, bool) {
+	b, err := os.ReadFile(filepath.Join(r.Dir, doneFile))
+	if err != nil {
+		return metrics.Summary{}, false
+	}
+	var s metrics.Summary
+	if json.Unmarshal(b, &s) != nil {
+		return metrics.Summary{}, false
+	}
+	return s, true
+}
+
+type inputs struct {
+	topo *cluster.Topology
+	w    *workload.Workload
+	ds   *workload.Datasets
+}
+
+func (c *Campaign) load() (*inputs, error) {
+	in := &inputs{}
+	var err error
+	if c.TopologyFile != "" {
+		in.topo, err = cluster.LoadTopology(c.TopologyFile)
+	} else {
+		in.topo, err = cluster.Uniform(*c.Uniform)
+	}
+	if err != nil {
+		return nil, err
+	}
+	switch {
+	case c.Workload.Swim != nil:
+		s := c.Workload.Swim
+		o := swim.DefaultOptions()
+		o.Scale, o.BlockSize, o.ReduceBytes, o.MaxJobs, o.MaxReducers = s.Scale, s.BlockSize, s.ReduceBytes, s.MaxJobs, s.MaxReducers
+		f, err := os.Open(s.Trace)
+		if err != nil {
+			return nil, err
+		}
+		defer f.Close()
+		in.w, in.ds, err = swim.Import(f, s.Trace, o)
+		if err != nil {
+			return nil, err
+		}
+	default:
+		in.ds = &workload.Datasets{}
+		if c.Workload.Datasets != "" {
+			if in.ds, err = workload.LoadDatasets(c.Workload.Datasets, in.topo); err != nil {
+				return nil, err
+			}
+		}
+		if in.w, err = workload.LoadWorkloadFor(c.Workload.File, in.ds); err != nil {
+			return nil, err
+		}
+	}
+	return in, nil
+}
+
+// withBackground returns the topology as a simulated run sees it when
+// background traffic holds a share of every rack link: the rest of each
+// link's capacity.
+func withBackground(t *cluster.Topology, share float64) *cluster.Topology {
+	if share == 0 {
+		return t
+	}
+	c := *t
+	c.Racks = append([]cluster.Rack(nil), t.Racks...)
+	for i := range c.Racks {
+		c.Racks[i].UplinkBps *= 1 - share
+		c.Racks[i].DownlinkBps *= 1 - share
+	}
+	return &c
+}
+
+// Execute runs the campaign's matrix, skipping the runs an earlier
+// invocation finished. It stops cleanly when ctx is cancelled: finished
+// runs stay, the interrupted one is redone next time.
+func Execute(ctx context.Context, c *Campaign, opt Options) error {
+	if opt.Logf == nil {
+		opt.Logf = func(string, ...any) {}
+	}
+	if opt.Parallel <= 0 {
+		opt.Parallel = runtime.NumCPU()
+	}
+	if err := prepareDir(c, opt.Out); err != nil {
+		return err
+	}
+	in, err := c.load()
+	if err != nil {
+		return err
+	}
+	runs := c.Matrix(opt.Out)
+	var todo []Run
+	for _, r := range runs {
+		if _, ok := Done(r); !ok {
+			todo = append(todo, r)
+		}
+	}
+	if len(todo) < len(runs) {
+		opt.Logf("resuming: %d of %d runs already done", len(runs)-len(todo), len(runs))
+	}
+	if err := writeMeta(c, opt.Out, len(runs)-len(todo)); err != nil {
+		return err
+	}
+	var progress *mpb.Progress
+	var overall *mpb.Bar
+	if opt.Progress != nil {
+		progress = mpb.NewWithContext(ctx, mpb.WithOutput(opt.Progress), mpb.WithWidth(40), mpb.WithRefreshRate(200*time.Millisecond))
+		overall = progress.AddBar(int64(len(runs)),
+			mpb.PrependDecorators(decor.Name("campaign "+c.Name, decor.WCSyncSpaceR), decor.CountersNoUnit("%d/%d runs", decor.WCSyncSpace)),
+			mpb.AppendDecorators(decor.Percentage(decor.WCSyncSpace), decor.Name(" ETA "), decor.EwmaETA(decor.ET_STYLE_GO, 30)))
+		overall.SetCurrent(int64(len(runs) - len(todo)))
+		defer progress.Wait()
+	}
+	ex := &executor{c: c, opt: opt, in: in, progress: progress, overall: overall, runs: runs}
+	// simulated runs share the cores; live runs own the machine (or the
+	// lab), one at a time
+	var sims, lives []Run
+	for _, r := range todo {
+		if r.Mode == ModeSim {
+			sims = append(sims, r)
+		} else {
+			lives = append(lives, r)
+		}
+	}
+	err = ex.runSims(ctx, sims)
+	if err == nil {
+		for _, r := range lives {
+			if err = ex.runOne(ctx, r); err != nil {
+				break
+			}
+		}
+	}
+	if overall != nil && err != nil {
+		overall.Abort(false)
+	}
+	return err
+}
+
+type executor struct {
+	c        *Campaign
+	opt      Options
+	in       *inputs
+	progress *mpb.Progress
+	overall  *mpb.Bar
+	runs     []Run
+	mu       sync.Mutex
+}
+
+func (ex *executor) runSims(ctx context.Context, sims []Run) error {
+	var wg sync.WaitGroup
+	slots := make(chan struct{}, ex.opt.Parallel)
+	errs := make([]error, len(sims))
+	for i, r := range sims {
+		select {
+		case slots <- struct{}{}:
+		case <-ctx.Done():
+			wg.Wait()
+			return ctx.Err()
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer func() { <-slots }()
+			errs[i] = ex.runOne(ctx, r)
+		}()
+	}
+	wg.Wait()
+	return errors.Join(errs...)
+}
+
+func (ex *executor) bar(r Run) *mpb.Bar {
+	if ex.progress == nil {
+		return nil
+	}
+	return ex.progress.AddBar(int64(len(ex.in.w.Jobs)),
+		mpb.BarRemoveOnComplete(),
+		mpb.PrependDecorators(decor.Name(r.ID(), decor.WCSyncSpaceR), decor.CountersNoUnit("%d/%d jobs", decor.WCSyncSpace)),
+		mpb.AppendDecorators(decor.Percentage(decor.WCSyncSpace), decor.Name(" ETA "), decor.EwmaETA(decor.ET_STYLE_GO, 30)))
+}
+
+func (ex *executor) runOne(ctx context.Context, r Run) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	// a run interrupted earlier left partial records: start it afresh
+	if err := os.RemoveAll(r.Dir); err != nil {
+		return err
+	}
+	bar := ex.bar(r)
+	start := time.Now()
+	var last time.Time
+	jobsDone := func(done int) {
+		if bar != nil {
+			bar.EwmaSetCurrent(int64(done), time.Since(last))
+			last = time.Now()
+		}
+	}
+	last = start
+	var sum metrics.Summary
+	var err error
+	switch r.Mode {
+	case ModeSim:
+		sum, err = ex.sim(ctx, r, jobsDone)
+	default:
+		sum, err = ex.live(ctx, r, jobsDone)
+	}
+	if bar != nil {
+		if err != nil {
+			bar.Abort(true)
+		} else {
+			bar.SetTotal(-1, true)
+		}
+	}
+	if err != nil {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		return fmt.Errorf("run %s: %w", r.ID(), err)
+	}
+	if err := ex.finish(r, sum); err != nil {
+		return err
+	}
+	ex.opt.Logf("%s: done in %.1f s (mean JCT %.2f s, %d/%d jobs)", r.ID(), time.Since(start).Seconds(), sum.JCTMeanS, sum.Jobs-sum.FailedJobs, sum.Jobs)
+	if ex.overall != nil {
+		ex.overall.EwmaIncrement(time.Since(start))
+	}
+	return nil
+}
+
+func (ex *executor) sim(ctx context.Context, r Run, jobsDone func(int)) (metrics.Summary, error) {
+	opt := sim.Options{MaxSimTime: ex.c.Limits.MaxSimTime, Cancel: ctx.Done(),
+		Progress: func(_ float64, done, _ int) { jobsDone(done) }}
+	sum, _, err := sim.RunOne(sim.Spec{Topology: withBackground(ex.in.topo, ex.c.Background), Workload: ex.in.w, Datasets: ex.in.ds,
+		Policy: r.Policy, Seed: r.Seed, SlowStart: ex.c.SlowStart, Dir: r.Dir, Options: opt})
+	return sum, err
+}
+
+func (ex *executor) live(ctx context.Context, r Run, jobsDone func(int)) (metrics.Summary, error) {
+	done := 0
+	cfg := live.Config{Topology: ex.in.topo, Workload: ex.in.w, Datasets: ex.in.ds, Policy: r.Policy, Seed: r.Seed,
+		SlowStart: ex.c.SlowStart, OutDir: r.Dir, MaxRunTime: ex.c.Limits.MaxRunTime, Logf: func(string, ...any) {},
+		OnEvent: func(ev live.Event) {
+			if strings.HasPrefix(ev.Kind, "job-") {
+				done++
+				jobsDone(done)
+			}
+		}}
+	var res *live.Result
+	var err error
+	switch r.Mode {
+	case ModeLocal:
+		mode, perr := shaping.ParseMode(r.Set.Network)
+		if perr != nil {
+			return metrics.Summary{}, perr
+		}
+		dir, derr := os.MkdirTemp("", "racklab-campaign-")
+		if derr != nil {
+			return metrics.Summary{}, derr
+		}
+		lopt := local.Options{Prefix: ex.opt.Prefix, Mode: mode, Topology: ex.in.topo, WorkerCommand: ex.opt.WorkerCommand,
+			Dir: dir, Cluster: "racklab", Background: ex.c.Background}
+		res, err = local.Run(ctx, lopt, cfg)
+	case ModeRemote:
+		cfg.NATSURL, cfg.Listen, cfg.MemberAddr, cfg.StopWorkers = r.Set.NATS, r.Set.Listen, r.Set.MemberAddr, false
+		if r.Set.Credentials != "" {
+			if cfg.Creds, err = wire.LoadCredentials(r.Set.Credentials); err != nil {
+				return metrics.Summary{}, fmt.Errorf("credentials: %w", err)
+			}
+		}
+		res, err = live.Run(ctx, cfg)
+	}
+	if err != nil {
+		return metrics.Summary{}, err
+	}
+	return res.Summary, nil
+}
+
+// finish marks a run done and rewrites its mode's summary.csv from every
+// run done so far, in matrix order.
+func (ex *executor) finish(r Run, sum metrics.Summary) error {
+	b, err := json.MarshalIndent(sum, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := writeAtomic(filepath.Join(r.Dir, doneFile), append(b, '\n')); err != nil {
+		return err
+	}
+	ex.mu.Lock()
+	defer ex.mu.Unlock()
+	var rows []metrics.Summary
+	for _, o := range ex.runs {
+		if o.Mode != r.Mode {
+			continue
+		}
+		if s, ok := Done(o); ok {
+			rows = append(rows, s)
+		}
+	}
+	return metrics.WriteSummaries(filepath.Join(ex.opt.Out, r.Mode, "summary.csv"), rows)
+}
+
+func writeAtomic(path string, data []byte) error {
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, data, 0o644); err != nil {
+		return err
+	}
+	return os.Rename(tmp, path)
+}
+
+// prepareDir makes the result directory, or checks that it belongs to
+// this campaign when resuming.
+func prepareDir(c *Campaign, out string) error {
+	if err := os.MkdirAll(out, 0o755); err != nil {
+		return err
+	}
+	path := filepath.Join(out, "campaign.yaml")
+	old, err := os.ReadFile(path)
+	switch {
+	case err == nil && !bytes.Equal(old, c.Source):
+		return fmt.Errorf("%s holds the results of a different campaign (its campaign.yaml differs from %s): choose another result directory or remove it", out, c.Path)
+	case err == nil:
+		return nil
+	case !os.IsNotExist(err):
+		return err
+	}
+	return writeAtomic(path, c.Source)
+}
+
+// Meta is meta.json: what a result directory was made with.
+type Meta struct {
+	Campaign  string         `json:"campaign"`
+	Started   string         `json:"started"`
+	Resumed   []string       `json:"resumed,omitempty"`
+	GoVersion string         `json:"go_version"`
+	Racklab   string         `json:"racklab_version"`
+	Modified  bool           `json:"racklab_modified,omitempty"`
+	Command   string         `json:"command"`
+	Host      wire.HostFacts `json:"host"`
+}
+
+func writeMeta(c *Campaign, out string, alreadyDone int) error {
+	path := filepath.Join(out, "meta.json")
+	var m Meta
+	if b, err := os.ReadFile(path); err == nil && json.Unmarshal(b, &m) == nil && alreadyDone > 0 {
+		m.Resumed = append(m.Resumed, time.Now().UTC().Format(time.RFC3339))
+	} else {
+		m = Meta{Campaign: c.Name, Started: time.Now().UTC().Format(time.RFC3339)}
+	}
+	m.GoVersion = runtime.Version()
+	m.Command = strings.Join(os.Args, " ")
+	m.Host = agent.Facts()
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		m.Racklab = bi.Main.Version
+		for _, s := range bi.Settings {
+			switch s.Key {
+			case "vcs.revision":
+				m.Racklab = s.Value
+			case "vcs.modified":
+				m.Modified = s.Value == "true"
+			}
+		}
+	}
+	b, err := json.MarshalIndent(m, "", "  ")
+	if err != nil {
+		return err
+	}
+	return writeAtomic(path, append(b, '\n'))
+}

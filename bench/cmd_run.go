@@ -1,0 +1,85 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"runtime"
+	"syscall"
+	"time"
+
+	"github.com/racklab/racklab/bench/campaign"
+	"github.com/spf13/cobra"
+)
+
+func runCmd() *cobra.Command {
+	var out, prefix string
+	var parallel int
+	var quiet bool
+	c := &cobra.Command{
+		Use:   "run CAMPAIGN",
+		Short: "run a campaign: policies × repetitions in simulation, on the emulated cluster, or on a lab cluster",
+		Long: `run executes every run of a campaign file and writes a result directory:
+the campaign as run (campaign.yaml), meta.json (versions, host facts), and per
+mode (sim/, local/, remote/) a summary.csv and a directory of records per run.
+Rerunning the same campaign into the same directory resumes it: finished runs
+are kept, an interrupted one is redone. Ctrl-C stops cleanly.`,
+		Example: `  bin/bench run campaigns/demo.yaml              # results in results/<name>
+  sudo bin/bench run campaigns/demo.yaml --out results/demo`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			camp, err := campaign.Load(args[0])
+			if err != nil {
+				return err
+			}
+			for _, rs := range camp.Runs {
+				if rs.Mode == campaign.ModeLocal {
+					if err := needRoot(); err != nil {
+						return fmt.Errorf("the campaign has local runs: %w", err)
+					}
+				}
+			}
+			if out == "" {
+				out = filepath.Join("results", camp.Name)
+			}
+			exe, err := os.Executable()
+			if err != nil {
+				return err
+			}
+			stderr := cmd.ErrOrStderr()
+			opt := campaign.Options{Out: out, Parallel: parallel, WorkerCommand: []string{exe, "worker"}, Prefix: prefix,
+				Logf: func(format string, args ...any) {
+					fmt.Fprintf(stderr, time.Now().Format("15:04:05 ")+format+"\n", args...)
+				}}
+			if !quiet && isTerminal(os.Stderr) {
+				opt.Progress = stderr
+				opt.Logf = func(string, ...any) {}
+			}
+			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			err = campaign.Execute(ctx, camp, opt)
+			if errors.Is(err, context.Canceled) {
+				fmt.Fprintf(stderr, "interrupted: finished runs are kept in %s; run the same command to resume\n", out)
+				return err
+			}
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "campaign %s: results in %s\n", camp.Name, out)
+			return afterCampaign(cmd, out)
+		},
+	}
+	c.Flags().StringVar(&out, "out", "", "result directory (default results/<campaign name>)")
+	c.Flags().IntVar(&parallel, "parallel", runtime.NumCPU(), "simulated runs at once")
+	c.Flags().StringVar(&prefix, "prefix", "rl", "name prefix of the emulated cluster (local runs)")
+	c.Flags().BoolVarP(&quiet, "quiet", "q", false, "no progress bars")
+	return c
+}
+
+func isTerminal(f *os.File) bool {
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+}

@@ -1,0 +1,15 @@
+// Package report turns racklab result sets into a comparison report: a
+// self-contained HTML page and a Markdown summary, with figures drawn by
+// gonum/plot and saved beside them as SVG and PNG.
+//
+// A result set is a directory holding summary.csv (one row per run, the
+// header of bench/metrics.SummaryHeader) and one directory per run,
+// <policy>-seed<seed>, with that run's jobs.csv and links.csv. A campaign
+// directory holds one result set per mode in sim/, local/ and remote/,
+// and may hold campaign.yaml and meta.json, which the report shows.
+//
+// Runs of one policy with different seeds are repetitions: every metric is
+// reported as the mean over them with a 95% confidence interval (Student
+// t, n-1 degrees of freedom) and its relative change against a baseline
+// policy's mean. Generate does all of it.
+package report

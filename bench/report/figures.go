@@ -1,0 +1,587 @@
+package report
+
+import (
+	"bytes"
+	"fmt"
+	"image/color"
+	"math"
+	"sort"
+	"strings"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+	"gonum.org/v1/plot/vg/vgimg"
+	"gonum.org/v1/plot/vg/vgsvg"
+)
+
+// Figure is one figure of the report, saved as SVG and PNG.
+type Figure struct {
+	Number  int    // 1-based, over the whole report
+	ID      string // file stem in the output directory, and HTML id
+	Mode    string
+	Title   string
+	Caption string
+	Alt     string
+	// SVGPath and PNGPath are the saved files.
+	SVGPath, PNGPath string
+	// SVG is the SVG markup; PNG the PNG image.
+	SVG, PNG []byte
+	// Width and Height are the figure's size in CSS pixels.
+	Width, Height int
+}
+
+// PNGDPI is the resolution of the PNG figures.
+const PNGDPI = 144
+
+// policyColors is the Okabe-Ito palette, safe for colour-blind readers.
+var policyColors = []color.Color{
+	rgb(0x0072B2), rgb(0xE69F00), rgb(0x009E73), rgb(0xCC79A7),
+	rgb(0x56B4E9), rgb(0xD55E00), rgb(0xF0E442), rgb(0x000000),
+}
+
+func rgb(x uint32) color.Color {
+	return color.RGBA{R: uint8(x >> 16), G: uint8(x >> 8), B: uint8(x), A: 0xff}
+}
+
+func policyColor(i int) color.Color { return policyColors[i%len(policyColors)] }
+
+var policyDashes = [][]vg.Length{nil, {vg.Points(6), vg.Points(2)}, {vg.Points(2), vg.Points(2)}, {vg.Points(6), vg.Points(2), vg.Points(2), vg.Points(2)}}
+
+func policyDash(i int) []vg.Length { return policyDashes[(i/len(policyColors))%len(policyDashes)] }
+
+// newPlot makes a plot in a sans-serif face, which reads better at figure
+// size than the default serif.
+func newPlot(title, x, y string) *plot.Plot {
+	p := plot.New()
+	p.Title.Text = title
+	p.X.Label.Text = x
+	p.Y.Label.Text = y
+	for _, st := range []*draw.TextStyle{&p.Title.TextStyle, &p.X.Label.TextStyle, &p.Y.Label.TextStyle,
+		&p.X.Tick.Label, &p.Y.Tick.Label, &p.Legend.TextStyle} {
+		st.Font.Variant = "Sans"
+	}
+	p.Title.TextStyle.Font.Size = vg.Points(13)
+	p.Title.Padding = vg.Points(6)
+	p.X.Label.TextStyle.Font.Size = vg.Points(11)
+	p.Y.Label.TextStyle.Font.Size = vg.Points(11)
+	p.X.Tick.Label.Font.Size = vg.Points(10)
+	p.Y.Tick.Label.Font.Size = vg.Points(10)
+	p.Legend.TextStyle.Font.Size = vg.Points(10)
+	p.Add(plotter.NewGrid())
+	return p
+}
+
+// render draws a grid of plots as SVG and PNG.
+func render(grid [][]*plot.Plot, w, h vg.Length) (svg, png []byte, err error) {
+	defer func() {
+		// gonum/plot panics on some degenerate ranges
+		if r := recover(); r != nil {
+			err = fmt.Errorf("drawing a figure: %v", r)
+		}
+	}()
+	drawOn := func(c vg.CanvasSizer) {
+		dc := draw.New(c)
+		if len(grid) == 1 && len(grid[0]) == 1 {
+			grid[0][0].Draw(dc)
+			return
+		}
+		tiles := draw.Tiles{Rows: len(grid), Cols: len(grid[0]), PadX: vg.Points(12), PadY: vg.Points(12),
+			PadTop: vg.Points(4), PadBottom: vg.Points(4), PadLeft: vg.Points(4), PadRight: vg.Points(8)}
+		cs := plot.Align(grid, tiles, dc)
+		for i := range grid {
+			for j := range grid[i] {
+				if grid[i][j] != nil {
+					grid[i][j].Draw(cs[i][j])
+				}
+			}
+		}
+	}
+	sc := vgsvg.New(w, h)
+	drawOn(sc)
+	var sb bytes.Buffer
+	if _, err := sc.WriteTo(&sb); err != nil {
+		return nil, nil, err
+	}
+	ic := vgimg.NewWith(vgimg.UseWH(w, h), vgimg.UseDPI(PNGDPI))
+	drawOn(ic)
+	var pb bytes.Buffer
+	if _, err := (vgimg.PngCanvas{Canvas: ic}).WriteTo(&pb); err != nil {
+		return nil, nil, err
+	}
+	return sb.Bytes(), pb.Bytes(), nil
+}
+
+// figureInput is what a mode's figures are drawn from.
+type figureInput struct {
+	mode     string
+	set      *ResultSet
+	baseline string
+	jcts     map[string][]float64 // pooled over repetitions
+	links    map[string]*LinkSeries
+	linkSeed map[string]uint64
+}
+
+func (in *figureInput) stat(policy, key string) Stat {
+	return Summarise(in.set.Values(policy, key))
+}
+
+func (in *figureInput) titled(t string) string {
+	if in.mode == "" {
+		return t
+	}
+	return in.mode + ": " + t
+}
+
+type figureSpec struct {
+	stem, title, caption, alt string
+	grid                      [][]*plot.Plot
+	w, h                      vg.Length
+}
+
+func (in *figureInput) figures() ([]figureSpec, error) {
+	var out []figureSpec
+	for _, f := range []func() (figureSpec, error){
+		in.jctCDF, in.makespan, in.throughput, in.crossRack, in.locality, in.linkUtil, in.skew,
+	} {
+		s, err := f()
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, s)
+	}
+	return out, nil
+}
+
+func one(p *plot.Plot) [][]*plot.Plot { return [][]*plot.Plot{{p}} }
+
+func (in *figureInput) jctCDF() (figureSpec, error) {
+	p := newPlot(in.titled("Job completion time CDF"), "job completion time (s)", "fraction of jobs ≤ x")
+	minPos, hi := math.Inf(1), 0.0
+	total := 0
+	for _, pol := range in.set.Policies {
+		for _, x := range in.jcts[pol] {
+			if x > 0 {
+				minPos = math.Min(minPos, x)
+			}
+			hi = math.Max(hi, x)
+			total++
+		}
+	}
+	logX := !math.IsInf(minPos, 1) && hi/minPos > 100
+	if logX {
+		p.X.Scale = plot.LogScale{}
+		p.X.Tick.Marker = plot.LogTicks{Prec: -1}
+		p.X.Label.Text = "job completion time (s, log scale)"
+	}
+	var alt []string
+	for i, pol := range in.set.Policies {
+		xs := append([]float64(nil), in.jcts[pol]...)
+		sort.Float64s(xs)
+		n := len(xs)
+		if n == 0 {
+			continue
+		}
+		step := max(1, n/1500)
+		var pts plotter.XYs
+		for k := 0; k < n; k += step {
+			pts = append(pts, plotter.XY{X: xs[k], Y: float64(k+1) / float64(n)})
+		}
+		if last := pts[len(pts)-1]; last.Y != 1 {
+			pts = append(pts, plotter.XY{X: xs[n-1], Y: 1})
+		}
+		if logX {
+			for k := range pts {
+				pts[k].X = math.Max(pts[k].X, minPos)
+			}
+		}
+		l, err := plotter.NewLine(pts)
+		if err != nil {
+			return figureSpec{}, err
+		}
+		l.StepStyle = plotter.PostStep
+		l.Color = policyColor(i)
+		l.Dashes = policyDash(i)
+		l.Width = vg.Points(1.8)
+		p.Add(l)
+		p.Legend.Add(fmt.Sprintf("%s (%d jobs)", pol, n), l)
+		alt = append(alt, fmt.Sprintf("%s median %s s, p95 %s s", pol,
+			FormatNumber(xs[(n-1)/2], 2), FormatNumber(xs[max(0, int(math.Ceil(0.95*float64(n)))-1)], 2)))
+	}
+	p.Y.Min, p.Y.Max = 0, 1
+	p.Legend.Top = false
+	p.Legend.YOffs = vg.Points(4)
+	if total == 0 {
+		p.X.Min, p.X.Max = 0, 1
+		p.Title.Text += " (no finished jobs)"
+	}
+	scale := "linear"
+	if logX {
+		scale = "logarithmic"
+	}
+	return figureSpec{
+		stem:  "jct-cdf",
+		title: "Job completion time CDF",
+		caption: fmt.Sprintf("Cumulative distribution of job completion time (arrival to finish) per policy, pooling the jobs of all repetitions "+
+			"(failed jobs excluded); %s x axis.", scale),
+		alt:  "Line chart of the cumulative distribution of job completion time, one line per policy: " + strings.Join(alt, "; ") + ".",
+		grid: one(p), w: 6.5 * vg.Inch, h: 4 * vg.Inch,
+	}, nil
+}
+
+// errPts are bar tops with their confidence half-widths.
+type errPts struct{ x, y, e []float64 }
+
+func (p errPts) Len() int                        { return len(p.x) }
+func (p errPts) XY(i int) (float64, float64)     { return p.x[i], p.y[i] }
+func (p errPts) YError(i int) (float64, float64) { return p.e[i], p.e[i] }
+
+func barWidth(n int) vg.Length { return vg.Points(math.Min(60, 300/float64(max(1, n)))) }
+
+func finite(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }
+
+// barsCI is a bar per policy of a metric's mean, with its 95% CI.
+func (in *figureInput) barsCI(title, ylabel, key string, scale float64) (*plot.Plot, []string, []string, error) {
+	p := newPlot(in.titled(title), "", ylabel)
+	var e errPts
+	var desc, skipped []string
+	top := 0.0
+	for i, pol := range in.set.Policies {
+		s := in.stat(pol, key)
+		if !finite(s.Mean) {
+			skipped = append(skipped, pol)
+			desc = append(desc, pol+" "+FormatNumber(s.Mean, 2))
+			continue
+		}
+		b, err := plotter.NewBarChart(plotter.Values{s.Mean / scale}, barWidth(len(in.set.Policies)))
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		b.XMin = float64(i)
+		b.Color = policyColor(i)
+		b.LineStyle.Width = vg.Points(0.5)
+		p.Add(b)
+		top = math.Max(top, s.Mean/scale)
+		if s.HasCI() {
+			e.x = append(e.x, float64(i))
+			e.y = append(e.y, s.Mean/scale)
+			e.e = append(e.e, s.HalfWidth/scale)
+			top = math.Max(top, s.Hi()/scale)
+		}
+		desc = append(desc, pol+" "+FormatStat(s, scale, 2))
+	}
+	if len(e.x) > 0 {
+		eb, err := plotter.NewYErrorBars(e)
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		eb.LineStyle.Width = vg.Points(1.5)
+		eb.CapWidth = vg.Points(10)
+		p.Add(eb)
+	}
+	p.NominalX(in.set.Policies...)
+	p.X.Min, p.X.Max = -0.6, float64(len(in.set.Policies))-0.4
+	p.Y.Min = 0
+	if top <= 0 {
+		top = 1
+	}
+	p.Y.Max = top * 1.08
+	return p, desc, skipped, nil
+}
+
+func hoursOrSeconds(x float64) (string, float64) {
+	if x >= 7200 {
+		return "h", 3600
+	}
+	return "s", 1
+}
+
+func (in *figureInput) maxMean(key string) float64 {
+	hi := 0.0
+	for _, pol := range in.set.Policies {
+		if m := in.stat(pol, key).Mean; finite(m) {
+			hi = math.Max(hi, math.Abs(m))
+		}
+	}
+	return hi
+}
+
+const ciNote = "Bars are means over repetitions; error bars are 95% confidence intervals (Student t, n-1 degrees of freedom), absent for policies with one repetition."
+
+func (in *figureInput) makespan() (figureSpec, error) {
+	u, sc := hoursOrSeconds(in.maxMean("makespan_s"))
+	p, desc, _, err := in.barsCI("Makespan", "makespan ("+u+")", "makespan_s", sc)
+	if err != nil {
+		return figureSpec{}, err
+	}
+	return figureSpec{stem: "makespan", title: "Makespan",
+		caption: "Makespan (first arrival to last finish) per policy, in " + map[string]string{"h": "hours", "s": "seconds"}[u] + ". " + ciNote,
+		alt:     "Bar chart of mean makespan per policy in " + u + " with 95% confidence intervals: " + strings.Join(desc, "; ") + ".",
+		grid:    one(p), w: 5.5 * vg.Inch, h: 3.8 * vg.Inch}, nil
+}
+
+func (in *figureInput) throughput() (figureSpec, error) {
+	p, desc, _, err := in.barsCI("Throughput", "throughput (jobs/h)", "throughput_jobs_per_h", 1)
+	if err != nil {
+		return figureSpec{}, err
+	}
+	return figureSpec{stem: "throughput", title: "Throughput",
+		caption: "Throughput (finished jobs per hour of makespan) per policy. " + ciNote,
+		alt:     "Bar chart of mean throughput in jobs per hour per policy with 95% confidence intervals: " + strings.Join(desc, "; ") + ".",
+		grid:    one(p), w: 5.5 * vg.Inch, h: 3.8 * vg.Inch}, nil
+}
+
+func (in *figureInput) skew() (figureSpec, error) {
+	p, desc, skipped, err := in.barsCI("Rack-link load skew", "max/min bytes over rack links", "link_skew", 1)
+	if err != nil {
+		return figureSpec{}, err
+	}
+	caption := "Link-load skew per policy: the most loaded rack link's bytes over the least loaded one's (1 is perfectly even). " + ciNote
+	if len(skipped) > 0 {
+		caption += " No bar for " + strings.Join(skipped, ", ") + ": the skew is infinite or undefined (an idle rack link) in a repetition."
+	}
+	return figureSpec{stem: "link-skew", title: "Rack-link load skew", caption: caption,
+		alt:  "Bar chart of mean rack-link load skew per policy with 95% confidence intervals: " + strings.Join(desc, "; ") + ".",
+		grid: one(p), w: 5.5 * vg.Inch, h: 3.8 * vg.Inch}, nil
+}
+
+type part struct {
+	key, label string
+	color      color.Color
+}
+
+// stacked is a stacked bar per policy of the means of parts, which must be
+// in the same unit; it leaves room at the top for the legend.
+func (in *figureInput) stacked(p *plot.Plot, parts []part, scale float64, headroom float64) (float64, error) {
+	n := len(in.set.Policies)
+	var below *plotter.BarChart
+	tops := make([]float64, n)
+	for _, pt := range parts {
+		vals := make(plotter.Values, n)
+		for i, pol := range in.set.Policies {
+			if m := in.stat(pol, pt.key).Mean; finite(m) {
+				vals[i] = m / scale
+			}
+			tops[i] += vals[i]
+		}
+		b, err := plotter.NewBarChart(vals, barWidth(n))
+		if err != nil {
+			return 0, err
+		}
+		b.Color = pt.color
+		b.LineStyle.Width = vg.Points(0.5)
+		if below != nil {
+			b.StackOn(below)
+		}
+		below = b
+		p.Add(b)
+		p.Legend.Add(pt.label, b)
+	}
+	top := 0.0
+	for _, t := range tops {
+		top = math.Max(top, t)
+	}
+	p.NominalX(in.set.Policies...)
+	p.X.Min, p.X.Max = -0.6, float64(n)-0.4
+	p.Y.Min = 0
+	if top <= 0 {
+		top = 1
+	}
+	p.Y.Max = top * headroom
+	p.Legend.Top = true
+	return top, nil
+}
+
+func (in *figureInput) crossRack() (figureSpec, error) {
+	all := []part{
+		{"cross_input_bytes", "input", rgb(0x4E79A7)},
+		{"cross_shuffle_bytes", "shuffle", rgb(0xF28E2B)},
+		{"cross_dependent_bytes", "dependent input", rgb(0x59A14F)},
+		{"cross_duplicate_bytes", "duplicate", rgb(0xE15759)},
+		{"cross_output_bytes", "output", rgb(0x76B7B2)},
+	}
+	var parts []part
+	var zero []string
+	for _, pt := range all {
+		if in.maxMean(pt.key) > 0 {
+			parts = append(parts, pt)
+		} else {
+			zero = append(zero, pt.label)
+		}
+	}
+	unit, sc := byteUnit(math.Max(in.maxMean("cross_rack_bytes"), in.maxMean("measured_cross_rack_bytes")))
+	p := newPlot(in.titled("Cross-rack bytes by category"), "", "cross-rack bytes ("+unit+")")
+	headroom := 1.15 + 0.09*float64(len(parts)+1)
+	if _, err := in.stacked(p, parts, sc, headroom); err != nil {
+		return figureSpec{}, err
+	}
+	var meas plotter.XYs
+	var desc []string
+	for i, pol := range in.set.Policies {
+		m := in.stat(pol, "measured_cross_rack_bytes").Mean
+		if finite(m) {
+			meas = append(meas, plotter.XY{X: float64(i), Y: m / sc})
+		}
+		var cats []string
+		for _, pt := range parts {
+			cats = append(cats, pt.label+" "+FormatNumber(in.stat(pol, pt.key).Mean/sc, 3))
+		}
+		desc = append(desc, fmt.Sprintf("%s: %s; measured %s %s", pol, strings.Join(cats, ", "), FormatNumber(m/sc, 3), unit))
+	}
+	if len(meas) > 0 {
+		s, err := plotter.NewScatter(meas)
+		if err != nil {
+			return figureSpec{}, err
+		}
+		s.GlyphStyle = draw.GlyphStyle{Color: color.Black, Radius: vg.Points(5), Shape: draw.CrossGlyph{}}
+		p.Add(s)
+		p.Legend.Add("measured (rack uplinks)", s)
+		p.Y.Max = math.Max(p.Y.Max, in.maxMean("measured_cross_rack_bytes")/sc*headroom)
+	}
+	caption := "Mean cross-rack bytes per policy by traffic category, stacked (the engine's accounting over successful attempts); " +
+		"the cross marks the cross-rack bytes measured on the rack uplinks."
+	if len(zero) > 0 {
+		caption += " Categories that are zero for every policy are left out: " + strings.Join(zero, ", ") + "."
+	}
+	return figureSpec{stem: "cross-rack", title: "Cross-rack bytes by category", caption: caption,
+		alt:  "Stacked bar chart of mean cross-rack bytes per policy by category, in " + unit + ": " + strings.Join(desc, "; ") + ".",
+		grid: one(p), w: 6 * vg.Inch, h: 4.2 * vg.Inch}, nil
+}
+
+func (in *figureInput) locality() (figureSpec, error) {
+	lp := newPlot("Map locality", "", "fraction of map tasks")
+	if _, err := in.stacked(lp, []part{
+		{"node_local_frac", "node-local", rgb(0x1B9E77)},
+		{"rack_local_frac", "rack-local", rgb(0xD95F02)},
+		{"remote_frac", "remote", rgb(0x7570B3)},
+	}, 1, 1.4); err != nil {
+		return figureSpec{}, err
+	}
+	tp := newPlot("Storage tier read", "", "fraction of map tasks")
+	if _, err := in.stacked(tp, []part{
+		{"tier_mem_frac", "memory", rgb(0xE7298A)},
+		{"tier_ssd_frac", "SSD", rgb(0x66A61E)},
+		{"tier_hdd_frac", "HDD", rgb(0xA6761D)},
+	}, 1, 1.4); err != nil {
+		return figureSpec{}, err
+	}
+	for _, p := range []*plot.Plot{lp, tp} {
+		p.Y.Max = math.Max(p.Y.Max, 1.4)
+		p.Y.Tick.Marker = plot.ConstantTicks{{Value: 0, Label: "0"}, {Value: 0.25, Label: "0.25"}, {Value: 0.5, Label: "0.5"},
+			{Value: 0.75, Label: "0.75"}, {Value: 1, Label: "1"}}
+	}
+	if in.mode != "" {
+		lp.Title.Text = in.mode + ": " + lp.Title.Text
+		tp.Title.Text = in.mode + ": " + tp.Title.Text
+	}
+	var desc []string
+	for _, pol := range in.set.Policies {
+		f := func(k string) string { return FormatNumber(in.stat(pol, k).Mean, 3) }
+		desc = append(desc, fmt.Sprintf("%s: node-local %s, rack-local %s, remote %s; memory %s, SSD %s, HDD %s", pol,
+			f("node_local_frac"), f("rack_local_frac"), f("remote_frac"), f("tier_mem_frac"), f("tier_ssd_frac"), f("tier_hdd_frac")))
+	}
+	return figureSpec{stem: "locality", title: "Locality and storage tier",
+		caption: "Left: fraction of map tasks that read their input node-locally, rack-locally or from another rack. " +
+			"Right: fraction of map tasks by the storage tier their input was read from. Means over repetitions, stacked per policy.",
+		alt:  "Two stacked bar charts of mean fractions of map tasks per policy: " + strings.Join(desc, "; ") + ".",
+		grid: [][]*plot.Plot{{lp, tp}}, w: 8 * vg.Inch, h: 4 * vg.Inch}, nil
+}
+
+// binned averages a series into at most n bins of consecutive samples.
+func binned(t, y []float64, n int) plotter.XYs {
+	k := max(1, (len(t)+n-1)/n)
+	var out plotter.XYs
+	for i := 0; i < len(t); i += k {
+		var st, sy, c float64
+		for j := i; j < min(i+k, len(t)); j++ {
+			if finite(y[j]) {
+				st, sy, c = st+t[j], sy+y[j], c+1
+			}
+		}
+		if c > 0 {
+			out = append(out, plotter.XY{X: st / c, Y: sy / c})
+		}
+	}
+	return out
+}
+
+func (in *figureInput) linkUtil() (figureSpec, error) {
+	span := 0.0
+	for _, ls := range in.links {
+		if len(ls.T) > 0 {
+			span = math.Max(span, ls.T[len(ls.T)-1])
+		}
+	}
+	u, sc := hoursOrSeconds(span)
+	up := newPlot(in.titled("Rack uplink utilisation"), "time ("+u+")", "mean uplink utilisation")
+	down := newPlot(in.titled("Rack downlink utilisation"), "time ("+u+")", "mean downlink utilisation")
+	const bins = 400
+	hi := 0.0
+	var desc []string
+	binSec := 0.0
+	for i, pol := range in.set.Policies {
+		ls := in.links[pol]
+		if ls == nil || len(ls.T) == 0 {
+			desc = append(desc, pol+": no samples")
+			continue
+		}
+		if len(ls.T) > 1 {
+			per := (ls.T[len(ls.T)-1] - ls.T[0]) / float64(len(ls.T)-1)
+			binSec = math.Max(binSec, per*float64(max(1, (len(ls.T)+bins-1)/bins)))
+		}
+		var su, sd float64
+		for _, d := range []struct {
+			p  *plot.Plot
+			ys []float64
+		}{{up, ls.Up}, {down, ls.Down}} {
+			p, ys := d.p, d.ys
+			pts := binned(ls.T, ys, bins)
+			for k := range pts {
+				pts[k].X /= sc
+				hi = math.Max(hi, pts[k].Y)
+			}
+			if len(pts) == 0 {
+				continue
+			}
+			l, err := plotter.NewLine(pts)
+			if err != nil {
+				return figureSpec{}, err
+			}
+			l.Color = policyColor(i)
+			l.Dashes = policyDash(i)
+			l.Width = vg.Points(1.2)
+			p.Add(l)
+			p.Legend.Add(fmt.Sprintf("%s (seed %d)", pol, in.linkSeed[pol]), l)
+		}
+		for k := range ls.T {
+			if finite(ls.Up[k]) {
+				su += ls.Up[k]
+			}
+			if finite(ls.Down[k]) {
+				sd += ls.Down[k]
+			}
+		}
+		n := float64(len(ls.T))
+		desc = append(desc, fmt.Sprintf("%s time-averaged uplink %s, downlink %s", pol, FormatNumber(su/n, 3), FormatNumber(sd/n, 3)))
+	}
+	if hi <= 0 {
+		hi = 1
+	}
+	for _, p := range []*plot.Plot{up, down} {
+		p.Y.Min, p.Y.Max = 0, hi*1.35
+		p.Legend.Top = true
+		if span <= 0 {
+			p.X.Min, p.X.Max = 0, 1
+		}
+	}
+	caption := "Utilisation of the rack links over time, averaged over racks (top: uplinks, bottom: downlinks), one line per policy, " +
+		"from each policy's first repetition"
+	if binSec > 0 {
+		caption += fmt.Sprintf("; samples averaged over %s-second bins", FormatNumber(binSec, 0))
+	}
+	caption += "."
+	return figureSpec{stem: "link-utilisation", title: "Rack-link utilisation over time", caption: caption,
+		alt:  "Two line charts of mean rack-link utilisation over time, uplinks and downlinks, one line per policy: " + strings.Join(desc, "; ") + ".",
+		grid: [][]*plot.Plot{{up}, {down}}, w: 7 * vg.Inch, h: 6 * vg.Inch}, nil
+}

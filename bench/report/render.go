@@ -1,0 +1,230 @@
+package report
+
+import (
+	"bytes"
+	"encoding/base64"
+	"fmt"
+	"html/template"
+	"path/filepath"
+	"strings"
+)
+
+const css = `
+body{font-family:system-ui,-apple-system,"Segoe UI",Roboto,"Liberation Sans",Arial,sans-serif;margin:0 auto;max-width:1100px;padding:1rem 1.5rem 3rem;color:#1d1d1f;line-height:1.45}
+h1{font-size:1.7rem;margin-bottom:.3rem}
+h2{border-bottom:2px solid #d0d7de;padding-bottom:.2rem;margin-top:2.5rem}
+h3{margin-top:1.8rem}
+table{border-collapse:collapse;margin:.6rem 0 1rem;font-size:.9rem}
+th,td{border:1px solid #d0d7de;padding:.25rem .55rem;text-align:left;vertical-align:top}
+th{background:#f3f5f7}
+td.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
+tr.baseline td{background:#f8fafc}
+.note{color:#57606a;font-size:.9rem}
+pre{background:#f6f8fa;padding:.7rem;overflow:auto;font-size:.85rem}
+figure{margin:1.5rem 0;padding:.5rem;border:1px solid #e5e7eb;border-radius:6px}
+figure img{display:block;max-width:100%;height:auto;margin:0 auto}
+figcaption{font-size:.9rem;color:#333;margin-top:.4rem}
+nav ul{columns:2}
+`
+
+var htmlTmpl = template.Must(template.New("report").Funcs(template.FuncMap{
+	"modeTitle": modeTitle,
+	"seeds":     seedList,
+}).Parse(`<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>{{.R.Title}}</title>
+<link rel="icon" href="data:,">
+<style>{{.CSS}}</style>
+</head>
+<body>
+<header>
+<h1>{{.R.Title}}</h1>
+<p class="note">Source: <code>{{.R.Dir}}</code>{{if .R.Campaign}} (campaign){{else}} (result set){{end}}.
+Values are means over repetitions (runs of one policy with different seeds) with 95% confidence intervals
+(Student t, n-1 degrees of freedom); &Delta; is the relative change of the mean against the baseline policy's mean.</p>
+{{if .R.Meta}}<h2 id="meta">Campaign metadata</h2>
+<table class="meta"><tr><th>key</th><th>value</th></tr>
+{{range .R.Meta}}<tr><td><code>{{.Key}}</code></td><td>{{.Value}}</td></tr>
+{{end}}</table>{{end}}
+{{if .R.CampaignYAML}}<details><summary>campaign.yaml</summary><pre>{{.R.CampaignYAML}}</pre></details>{{end}}
+</header>
+<nav><h2>Contents</h2><ul>
+{{range .Modes}}<li><a href="#{{.Anchor}}">{{modeTitle .M.Name}}</a></li>
+{{end}}</ul></nav>
+<main>
+{{range .Modes}}{{$m := .M}}{{$a := .Anchor}}
+<section id="{{.Anchor}}">
+<h2>{{modeTitle .M.Name}}</h2>
+<p>Baseline policy: <strong>{{.M.Baseline}}</strong>.</p>
+<table class="runs"><tr><th>policy</th><th>repetitions</th><th>seeds</th><th>jobs per run</th><th>failed jobs (all runs)</th></tr>
+{{range .Runs}}<tr><td>{{.Policy}}</td><td class="num">{{.N}}</td><td>{{.Seeds}}</td><td class="num">{{.Jobs}}</td><td class="num">{{.Failed}}</td></tr>
+{{end}}</table>
+{{range .M.Tables}}
+<h3 id="{{$a}}-{{.Family.ID}}">{{.Family.Title}}</h3>
+<table class="metrics"><tr><th>metric</th><th>policy</th><th>n</th><th>mean ± 95% CI</th><th>95% CI</th><th>&Delta; vs {{.Baseline}}</th></tr>
+{{range .Rows}}<tr{{if .Baseline}} class="baseline"{{end}}>{{if .First}}<td rowspan="{{$.Span $m}}">{{.MetricLabel}}</td>{{end}}<td>{{.Policy}}</td><td class="num">{{.Stat.N}}</td><td class="num">{{.MeanText}}</td><td class="num">{{.CIText}}</td><td class="num">{{.RelText}}</td></tr>
+{{end}}</table>
+{{end}}
+<h3>Figures</h3>
+{{range .Figures}}<figure id="{{.F.ID}}">
+<img src="{{.Src}}" alt="{{.F.Alt}}" width="{{.F.Width}}" height="{{.F.Height}}">
+<figcaption><strong>Figure {{.F.Number}}. {{.F.Title}}.</strong> {{.F.Caption}} (<a href="{{.PNG}}">PNG</a>, <a href="{{.SVG}}">SVG</a>)</figcaption>
+</figure>
+{{end}}</section>
+{{end}}
+</main>
+</body>
+</html>
+`))
+
+func modeTitle(name string) string {
+	if name == "" {
+		return "Results"
+	}
+	return "Mode: " + name
+}
+
+func seedList(runs []Run) string {
+	var s []string
+	for _, r := range runs {
+		s = append(s, fmt.Sprint(r.Seed))
+	}
+	return strings.Join(s, ", ")
+}
+
+type runLine struct {
+	Policy, Seeds string
+	N             int
+	Jobs, Failed  string
+}
+
+func runLines(m *Mode) []runLine {
+	var out []runLine
+	for _, p := range m.Set.Policies {
+		runs := m.Set.RunsOf(p)
+		var failed float64
+		var jobs []string
+		for _, r := range runs {
+			failed += r.Values["failed_jobs"]
+			j := FormatNumber(r.Values["jobs"], 0)
+			if len(jobs) == 0 || jobs[len(jobs)-1] != j {
+				jobs = append(jobs, j)
+			}
+		}
+		out = append(out, runLine{Policy: p, Seeds: seedList(runs), N: len(runs), Jobs: strings.Join(jobs, ", "), Failed: FormatNumber(failed, 0)})
+	}
+	return out
+}
+
+type htmlFigure struct {
+	F        *Figure
+	Src      template.URL
+	PNG, SVG string
+}
+
+type htmlMode struct {
+	M       *Mode
+	Anchor  string
+	Runs    []runLine
+	Figures []htmlFigure
+}
+
+type htmlData struct {
+	R     *Report
+	CSS   template.CSS
+	Modes []htmlMode
+}
+
+// Span is the number of rows of a metric in a mode's tables.
+func (htmlData) Span(m *Mode) int { return len(m.Set.Policies) }
+
+// HTML renders the report page: self-contained, with the figures as SVG
+// data URIs.
+func (r *Report) HTML() ([]byte, error) {
+	d := htmlData{R: r, CSS: template.CSS(css)}
+	for _, m := range r.Modes {
+		hm := htmlMode{M: m, Anchor: "mode-" + m.Name, Runs: runLines(m)}
+		if m.Name == "" {
+			hm.Anchor = "results"
+		}
+		for _, f := range m.Figures {
+			hm.Figures = append(hm.Figures, htmlFigure{F: f,
+				Src: template.URL("data:image/svg+xml;base64," + base64.StdEncoding.EncodeToString(f.SVG)),
+				PNG: filepath.Base(f.PNGPath), SVG: filepath.Base(f.SVGPath)})
+		}
+		d.Modes = append(d.Modes, hm)
+	}
+	var b bytes.Buffer
+	if err := htmlTmpl.Execute(&b, d); err != nil {
+		return nil, err
+	}
+	return b.Bytes(), nil
+}
+
+// mdCell escapes what would break a Markdown table cell.
+func mdCell(s string) string {
+	s = strings.ReplaceAll(s, "\n", " ")
+	return strings.ReplaceAll(s, "|", `\|`)
+}
+
+// Markdown renders the report's summary: the tables and links to the PNG
+// figures.
+func (r *Report) Markdown() []byte {
+	var b strings.Builder
+	w := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
+	w("# %s\n\n", r.Title)
+	kind := "result set"
+	if r.Campaign {
+		kind = "campaign"
+	}
+	w("Source: `%s` (%s). Values are means over repetitions with 95%% confidence intervals "+
+		"(Student t, n-1 degrees of freedom), shown as mean ± half-width; Δ is the relative change of the mean "+
+		"against the baseline policy's mean.\n\n", r.Dir, kind)
+	if len(r.Meta) > 0 {
+		w("## Campaign metadata\n\n| key | value |\n| --- | --- |\n")
+		for _, kv := range r.Meta {
+			w("| `%s` | %s |\n", mdCell(kv.Key), mdCell(kv.Value))
+		}
+		w("\n")
+	}
+	if r.CampaignYAML != "" {
+		w("<details><summary>campaign.yaml</summary>\n\n```yaml\n%s\n```\n\n</details>\n\n", strings.TrimRight(r.CampaignYAML, "\n"))
+	}
+	for _, m := range r.Modes {
+		w("## %s\n\nBaseline policy: **%s**.\n\n", modeTitle(m.Name), m.Baseline)
+		w("| policy | repetitions | seeds | jobs per run | failed jobs (all runs) |\n| --- | ---: | --- | ---: | ---: |\n")
+		for _, l := range runLines(m) {
+			w("| %s | %d | %s | %s | %s |\n", mdCell(l.Policy), l.N, l.Seeds, l.Jobs, l.Failed)
+		}
+		w("\n")
+		for _, t := range m.Tables {
+			w("### %s\n\n| metric | policy | n | mean ± 95%% CI | 95%% CI | Δ vs %s |\n| --- | --- | ---: | ---: | ---: | ---: |\n",
+				t.Family.Title, mdCell(t.Baseline))
+			for _, row := range t.Rows {
+				label := ""
+				if row.First {
+					label = row.MetricLabel()
+				}
+				pol := mdCell(row.Policy)
+				if row.Baseline {
+					pol = "**" + pol + "**"
+				}
+				w("| %s | %s | %d | %s | %s | %s |\n", mdCell(label), pol, row.Stat.N, row.MeanText, row.CIText, row.RelText)
+			}
+			w("\n")
+		}
+		w("### Figures\n\n")
+		for _, f := range m.Figures {
+			png := filepath.Base(f.PNGPath)
+			w("![%s](%s)\n\n*Figure %d. %s.* %s ([PNG](%s), [SVG](%s))\n\n", mdAlt(f.Alt), png, f.Number, f.Title, f.Caption, png, filepath.Base(f.SVGPath))
+		}
+	}
+	return []byte(b.String())
+}
+
+func mdAlt(s string) string {
+	return strings.NewReplacer("[", "(", "]", ")", "\n", " ").Replace(s)
+}

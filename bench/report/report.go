@@ -1,0 +1,221 @@
+package report
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+)
+
+// Options steer Generate.
+type Options struct {
+	// Baseline is the policy the others are compared with; default: the
+	// first policy of each summary.csv.
+	Baseline string
+	// OutDir is where the report goes; default DIR/report.
+	OutDir string
+	// Title heads the report; default "racklab report: <DIR's name>".
+	Title string
+}
+
+// Report is a generated report: where its files are, and what it computed.
+type Report struct {
+	Dir    string // the input directory
+	OutDir string
+	Title  string
+	// HTMLPath and MarkdownPath are report.html and report.md.
+	HTMLPath, MarkdownPath string
+	// Campaign is true when Dir is a campaign of modes, false when it is
+	// one result set.
+	Campaign bool
+	// Meta is meta.json of a campaign, keys in file order.
+	Meta []KV
+	// CampaignYAML is the text of campaign.yaml, if there is one.
+	CampaignYAML string
+	Modes        []*Mode
+}
+
+// Mode is the part of the report about one result set.
+type Mode struct {
+	// Name is the campaign mode (sim, local, remote); "" for a lone result
+	// set.
+	Name     string
+	Set      *ResultSet
+	Baseline string
+	Tables   []Table
+	Figures  []*Figure
+}
+
+// Figures lists every figure of the report, in order.
+func (r *Report) Figures() []*Figure {
+	var out []*Figure
+	for _, m := range r.Modes {
+		out = append(out, m.Figures...)
+	}
+	return out
+}
+
+// Table finds a mode's table of a metric family by its ID.
+func (m *Mode) Table(family string) *Table {
+	for i := range m.Tables {
+		if m.Tables[i].Family.ID == family {
+			return &m.Tables[i]
+		}
+	}
+	return nil
+}
+
+// Row finds a row of a mode's tables by metric key and policy.
+func (m *Mode) Row(key, policy string) *Row {
+	for i := range m.Tables {
+		for j := range m.Tables[i].Rows {
+			r := &m.Tables[i].Rows[j]
+			if r.Metric.Key == key && r.Policy == policy {
+				return r
+			}
+		}
+	}
+	return nil
+}
+
+// Generate reads a result set or a campaign directory, and writes into
+// the output directory report.html, report.md and every figure as
+// <mode>-<figure>.svg and .png (<figure>.svg and .png for a lone result
+// set).
+func Generate(dir string, opt Options) (*Report, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, err
+	}
+	if !isDir(abs) {
+		return nil, fmt.Errorf("%s: not a directory", dir)
+	}
+	r := &Report{Dir: dir, OutDir: opt.OutDir, Title: opt.Title}
+	if r.OutDir == "" {
+		r.OutDir = filepath.Join(dir, "report")
+	}
+	if r.Title == "" {
+		r.Title = "racklab report: " + filepath.Base(abs)
+	}
+	type modeDir struct{ name, dir string }
+	var sets []modeDir
+	if isFile(filepath.Join(dir, "summary.csv")) {
+		sets = append(sets, modeDir{"", dir})
+	} else {
+		r.Campaign = true
+		for _, m := range Modes {
+			if isDir(filepath.Join(dir, m)) {
+				sets = append(sets, modeDir{m, filepath.Join(dir, m)})
+			}
+		}
+		if len(sets) == 0 {
+			return nil, fmt.Errorf("%s: neither a result set (no summary.csv) nor a campaign (no %s subdirectory)",
+				dir, strings.Join(Modes, "/, ")+"/")
+		}
+		if p := filepath.Join(dir, "meta.json"); isFile(p) {
+			if r.Meta, err = LoadMeta(p); err != nil {
+				return nil, err
+			}
+		}
+		if p := filepath.Join(dir, "campaign.yaml"); isFile(p) {
+			b, err := os.ReadFile(p)
+			if err != nil {
+				return nil, err
+			}
+			r.CampaignYAML = string(b)
+		}
+	}
+	for _, sd := range sets {
+		m, err := buildMode(sd.name, sd.dir, opt.Baseline)
+		if err != nil {
+			return nil, err
+		}
+		r.Modes = append(r.Modes, m)
+	}
+	if err := os.MkdirAll(r.OutDir, 0o755); err != nil {
+		return nil, err
+	}
+	n := 0
+	for _, m := range r.Modes {
+		for _, f := range m.Figures {
+			n++
+			f.Number = n
+			f.SVGPath = filepath.Join(r.OutDir, f.ID+".svg")
+			f.PNGPath = filepath.Join(r.OutDir, f.ID+".png")
+			if err := os.WriteFile(f.SVGPath, f.SVG, 0o644); err != nil {
+				return nil, err
+			}
+			if err := os.WriteFile(f.PNGPath, f.PNG, 0o644); err != nil {
+				return nil, err
+			}
+		}
+	}
+	r.HTMLPath = filepath.Join(r.OutDir, "report.html")
+	r.MarkdownPath = filepath.Join(r.OutDir, "report.md")
+	html, err := r.HTML()
+	if err != nil {
+		return nil, err
+	}
+	if err := os.WriteFile(r.HTMLPath, html, 0o644); err != nil {
+		return nil, err
+	}
+	if err := os.WriteFile(r.MarkdownPath, r.Markdown(), 0o644); err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+func buildMode(name, dir, baseline string) (*Mode, error) {
+	set, err := LoadResultSet(dir)
+	if err != nil {
+		return nil, err
+	}
+	m := &Mode{Name: name, Set: set, Baseline: baseline}
+	if m.Baseline == "" {
+		m.Baseline = set.Policies[0]
+	} else if !slices.Contains(set.Policies, m.Baseline) {
+		return nil, fmt.Errorf("%s: baseline policy %q has no runs (policies: %s)",
+			filepath.Join(dir, "summary.csv"), m.Baseline, strings.Join(set.Policies, ", "))
+	}
+	m.Tables = Tables(set, m.Baseline)
+	in := &figureInput{mode: name, set: set, baseline: m.Baseline,
+		jcts: map[string][]float64{}, links: map[string]*LinkSeries{}, linkSeed: map[string]uint64{}}
+	for _, run := range set.Runs {
+		xs, err := LoadJCTs(run.Dir)
+		if err != nil {
+			return nil, err
+		}
+		in.jcts[run.Policy] = append(in.jcts[run.Policy], xs...)
+		if _, done := in.links[run.Policy]; !done {
+			if in.links[run.Policy], err = LoadLinks(run.Dir); err != nil {
+				return nil, err
+			}
+			in.linkSeed[run.Policy] = run.Seed
+		}
+	}
+	specs, err := in.figures()
+	if err != nil {
+		return nil, err
+	}
+	prefix := ""
+	if name != "" {
+		prefix = name + "-"
+	}
+	for _, s := range specs {
+		svg, png, err := render(s.grid, s.w, s.h)
+		if err != nil {
+			return nil, fmt.Errorf("%s: figure %s: %w", dir, s.stem, err)
+		}
+		title := s.title
+		if name != "" {
+			title = name + ": " + title
+		}
+		m.Figures = append(m.Figures, &Figure{
+			ID: prefix + s.stem, Mode: name, Title: title, Caption: s.caption, Alt: s.alt,
+			SVG: svg, PNG: png,
+			Width: int(s.w.Points() * 96 / 72), Height: int(s.h.Points() * 96 / 72),
+		})
+	}
+	return m, nil
+}
