@@ -7,7 +7,7 @@ STATICCHECK ?= $(shell $(GO) env GOPATH)/bin/staticcheck
 .PHONY: build test lint demo demo-sim bench-sim bench-live clean tools
 
 build:
-	$(GO) build -o $(BIN)/ ./coordinator ./worker ./datagen ./bench
+	$(GO) build -buildvcs=auto -o $(BIN)/ ./coordinator ./worker ./datagen ./bench
 
 # The README's test command: vet, lint and every test.
 test: lint

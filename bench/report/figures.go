@@ -49,7 +49,49 @@ func policyColor(i int) color.Color { return policyColors[i%len(policyColors)] }
 
 var policyDashes = [][]vg.Length{nil, {vg.Points(6), vg.Points(2)}, {vg.Points(2), vg.Points(2)}, {vg.Points(6), vg.Points(2), vg.Points(2), vg.Points(2)}}
 
-func policyDash(i int) []vg.Length { return policyDashes[(i/len(policyColors))%len(policyDashes)] }
+func policyDash(i int) []vg.Length { return policyDashes[i%len(policyDashes)] }
+
+// policyWidth draws earlier policies wider, so that lines that coincide
+// still show each policy.
+func policyWidth(i int, base float64) vg.Length {
+	return vg.Points(math.Max(base*0.6, base*(1.6-0.25*float64(i))))
+}
+
+// niceTicks labels about five round values (1, 2, 2.5 or 5 × 10^k apart),
+// with as few decimals as they need, and puts unlabelled ticks between.
+type niceTicks struct{}
+
+func (niceTicks) Ticks(lo, hi float64) []plot.Tick {
+	if !(hi > lo) || !finite(lo) || !finite(hi) {
+		return []plot.Tick{{Value: lo, Label: FormatNumber(lo, 2)}}
+	}
+	raw := (hi - lo) / 5
+	mag := math.Pow(10, math.Floor(math.Log10(raw)))
+	step, minor, extra := 10*mag, 5, 0
+	for _, m := range []struct {
+		f     float64
+		minor int
+		extra int
+	}{{1, 5, 0}, {2, 4, 0}, {2.5, 5, 1}, {5, 5, 0}} {
+		if m.f*mag >= raw*0.999 {
+			step, minor, extra = m.f*mag, m.minor, m.extra
+			break
+		}
+	}
+	dec := max(0, int(-math.Floor(math.Log10(step)+1e-9))+extra)
+	var ticks []plot.Tick
+	sub := step / float64(minor)
+	first := math.Ceil(lo/sub - 1e-9)
+	for k := first; k*sub <= hi+sub*1e-9; k++ {
+		v := k * sub
+		t := plot.Tick{Value: v}
+		if int64(math.Round(k))%int64(minor) == 0 {
+			t.Label = FormatNumber(v, dec)
+		}
+		ticks = append(ticks, t)
+	}
+	return ticks
+}
 
 // newPlot makes a plot in a sans-serif face, which reads better at figure
 // size than the default serif.
@@ -69,6 +111,8 @@ func newPlot(title, x, y string) *plot.Plot {
 	p.X.Tick.Label.Font.Size = vg.Points(10)
 	p.Y.Tick.Label.Font.Size = vg.Points(10)
 	p.Legend.TextStyle.Font.Size = vg.Points(10)
+	p.X.Tick.Marker = niceTicks{}
+	p.Y.Tick.Marker = niceTicks{}
 	p.Add(plotter.NewGrid())
 	return p
 }
@@ -203,7 +247,7 @@ func (in *figureInput) jctCDF() (figureSpec, error) {
 		l.StepStyle = plotter.PostStep
 		l.Color = policyColor(i)
 		l.Dashes = policyDash(i)
-		l.Width = vg.Points(1.8)
+		l.Width = policyWidth(i, 1.8)
 		p.Add(l)
 		p.Legend.Add(fmt.Sprintf("%s (%d jobs)", pol, n), l)
 		alt = append(alt, fmt.Sprintf("%s median %s s, p95 %s s", pol,
@@ -550,7 +594,7 @@ func (in *figureInput) linkUtil() (figureSpec, error) {
 			}
 			l.Color = policyColor(i)
 			l.Dashes = policyDash(i)
-			l.Width = vg.Points(1.2)
+			l.Width = policyWidth(i, 1.2)
 			p.Add(l)
 			p.Legend.Add(fmt.Sprintf("%s (seed %d)", pol, in.linkSeed[pol]), l)
 		}
@@ -571,8 +615,9 @@ func (in *figureInput) linkUtil() (figureSpec, error) {
 	for _, p := range []*plot.Plot{up, down} {
 		p.Y.Min, p.Y.Max = 0, hi*1.35
 		p.Legend.Top = true
+		p.X.Min = 0
 		if span <= 0 {
-			p.X.Min, p.X.Max = 0, 1
+			p.X.Max = 1
 		}
 	}
 	caption := "Utilisation of the rack links over time, averaged over racks (top: uplinks, bottom: downlinks), one line per policy, " +

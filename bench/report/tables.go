@@ -39,14 +39,14 @@ var Families = []Family{
 		{"jct_p50_s", "JCT p50", Seconds},
 		{"jct_p95_s", "JCT p95", Seconds},
 		{"jct_p99_s", "JCT p99", Seconds},
-		{"wct_mean_s", "Workload completion time (mean)", Seconds},
+		{"wct_mean_s", "Workload completion time, mean", Seconds},
 	}},
 	{"makespan", "Makespan and throughput", []Metric{
 		{"makespan_s", "Makespan", Seconds},
 		{"throughput_jobs_per_h", "Throughput", JobsPerHour},
 	}},
 	{"cross", "Cross-rack traffic", []Metric{
-		{"cross_rack_bytes", "Cross-rack bytes (total)", Bytes},
+		{"cross_rack_bytes", "Cross-rack bytes, total", Bytes},
 		{"cross_input_bytes", "Cross-rack input bytes", Bytes},
 		{"cross_shuffle_bytes", "Cross-rack shuffle bytes", Bytes},
 		{"cross_dependent_bytes", "Cross-rack dependent-input bytes", Bytes},
@@ -132,15 +132,18 @@ func FormatNumber(x float64, d int) string {
 	return s
 }
 
-// FormatRel formats a relative change as a signed percentage.
+// FormatRel formats a relative change as a signed percentage: one decimal
+// from 1% on, two below.
 func FormatRel(rel float64) string {
-	if math.IsNaN(rel) || math.IsInf(rel, 0) {
+	switch {
+	case math.IsNaN(rel) || math.IsInf(rel, 0):
 		return "n/a"
+	case rel == 0:
+		return "0.0%"
+	case math.Abs(rel) >= 0.01:
+		return fmt.Sprintf("%+.1f%%", rel*100)
 	}
-	if math.Abs(rel) < 0.0005 {
-		return "+0.0%"
-	}
-	return fmt.Sprintf("%+.1f%%", rel*100)
+	return fmt.Sprintf("%+.2f%%", rel*100)
 }
 
 // FormatStat formats a statistic, in units of scale, as the report does:
@@ -219,6 +222,9 @@ func Tables(set *ResultSet, baseline string) []Table {
 			}
 			unit, scale := unitOf(m, means)
 			d := decimals(m.Unit)
+			if unit == "B" {
+				d = 0
+			}
 			for i, p := range set.Policies {
 				r := Row{Metric: m, UnitLabel: unit, Scale: scale, Policy: p, Baseline: p == baseline, First: i == 0, Stat: stats[i]}
 				r.Rel, r.RelOK = RelChange(stats[i].Mean, base.Mean)

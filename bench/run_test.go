@@ -1,0 +1,88 @@
+package main
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// Killed with SIGKILL halfway, `bench run` resumes on a rerun: the runs
+// it finished are kept as they were, the rest are done.
+func TestRunKilledHalfwayResumes(t *testing.T) {
+	trace, err := filepath.Abs(fb2009)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(trace); err != nil {
+		t.Skip("FB-2009 trace not beside the repository")
+	}
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "bench")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("build: %v\n%s", err, out)
+	}
+	camp := filepath.Join(dir, "c.yaml")
+	if err := os.WriteFile(camp, []byte(`name: killed
+cluster: {racks: 4, hosts_per_rack: 5, slots: 4}
+workload:
+  swim: {trace: `+trace+`, max_jobs: 600}
+runs:
+  - mode: sim
+    policies: [fifo, fair, capacity]
+    repetitions: 4
+`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "results")
+	done := func() map[string]time.Time {
+		m := map[string]time.Time{}
+		paths, _ := filepath.Glob(filepath.Join(out, "sim", "*", "done.json"))
+		for _, p := range paths {
+			fi, err := os.Stat(p)
+			if err == nil {
+				m[filepath.Base(filepath.Dir(p))] = fi.ModTime()
+			}
+		}
+		return m
+	}
+	cmd := exec.Command(bin, "run", camp, "--out", out, "--parallel", "1", "--quiet")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(2 * time.Minute)
+	for len(done()) < 3 {
+		if time.Now().After(deadline) {
+			cmd.Process.Kill()
+			t.Fatal("no three runs finished in two minutes")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	_ = cmd.Wait()
+	before := done()
+	if len(before) >= 12 {
+		t.Skip("the campaign finished before it could be killed")
+	}
+	rerun, err := exec.Command(bin, "run", camp, "--out", out, "--quiet").CombinedOutput()
+	if err != nil {
+		t.Fatalf("rerun: %v\n%s", err, rerun)
+	}
+	if !strings.Contains(string(rerun), "resuming") {
+		t.Errorf("the rerun did not say it resumed:\n%s", rerun)
+	}
+	after := done()
+	if len(after) != 12 {
+		t.Fatalf("%d runs done after the rerun, want 12", len(after))
+	}
+	for run, stamp := range before {
+		if !after[run].Equal(stamp) {
+			t.Errorf("run %s, finished before the kill, was redone", run)
+		}
+	}
+}
