@@ -83,6 +83,7 @@ happen. With an embedded server and no credentials file, it generates one.`,
 	f.DurationVar(&cfg.RegisterTimeout, "register-timeout", time.Minute, "how long to wait for every host to register")
 	f.DurationVar(&cfg.MaxRunTime, "max-run-time", 0, "give up on a run after this long (0: never)")
 	f.BoolVar(&cfg.StopWorkers, "stop-workers", true, "tell the workers to exit when the run ends")
+	f.StringVar(&cfg.MetricsAddr, "metrics-addr", "127.0.0.1:9464", "serve Prometheus metrics on this address (empty: off)")
 	_ = cmd.MarkFlagRequired("topology")
 	_ = cmd.MarkFlagRequired("workload")
 	return cmd

@@ -26,10 +26,10 @@ func TestParseErrorsNameFieldAndLine(t *testing.T) {
 		"unknown field": {"name: x\nworkload: {file: w.yaml}\ncluster: {racks: 2, hosts_per_rack: 2}\nrunz: []\n", "c.yaml:4"},
 		"bad policy": {"name: x\nworkload: {file: w.yaml}\ncluster: {racks: 2, hosts_per_rack: 2}\nruns:\n  - mode: sim\n    policies: [fifo, nope]\n",
 			`c.yaml:6: runs[0]: unknown policy "nope"`},
-		"bad mode": {"name: x\nworkload: {file: w.yaml}\ncluster: {racks: 2, hosts_per_rack: 2}\nruns:\n  - {mode: moon, policies: [fifo]}\n", `unknown mode "moon"`},
-		"background": {"name: x\nbackground: 1.5\nworkload: {file: w.yaml}\ncluster: {racks: 2, hosts_per_rack: 2}\nruns: [{mode: sim, policies: [fifo]}]\n", "c.yaml:2"},
-		"no topology": {"name: x\nworkload: {file: w.yaml}\nruns: [{mode: sim, policies: [fifo]}]\n", "no topology"},
-		"bad duration": {"name: x\nworkload: {file: w.yaml}\ncluster: {racks: 2, hosts_per_rack: 2}\nlimits: {max_run_time: soon}\nruns: [{mode: sim, policies: [fifo]}]\n", "c.yaml:4"},
+		"bad mode":               {"name: x\nworkload: {file: w.yaml}\ncluster: {racks: 2, hosts_per_rack: 2}\nruns:\n  - {mode: moon, policies: [fifo]}\n", `unknown mode "moon"`},
+		"background":             {"name: x\nbackground: 1.5\nworkload: {file: w.yaml}\ncluster: {racks: 2, hosts_per_rack: 2}\nruns: [{mode: sim, policies: [fifo]}]\n", "c.yaml:2"},
+		"no topology":            {"name: x\nworkload: {file: w.yaml}\nruns: [{mode: sim, policies: [fifo]}]\n", "no topology"},
+		"bad duration":           {"name: x\nworkload: {file: w.yaml}\ncluster: {racks: 2, hosts_per_rack: 2}\nlimits: {max_run_time: soon}\nruns: [{mode: sim, policies: [fifo]}]\n", "c.yaml:4"},
 		"remote without address": {"name: x\nworkload: {file: w.yaml}\ncluster: {racks: 2, hosts_per_rack: 2}\nruns: [{mode: remote, policies: [fifo]}]\n", "needs listen"},
 	}
 	for name, c := range cases {

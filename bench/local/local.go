@@ -142,7 +142,7 @@ func (e *Emulator) startWorker(i int, hn shaping.HostNet, credsPath string) erro
 		"--host", host.Name, "--rack", rack.Name, "--slots", strconv.Itoa(host.Slots),
 		"--nats", "nats://"+e.NATSListen(), "--credentials", credsPath, "--cluster", e.opt.Cluster,
 		"--data-addr", net.JoinHostPort(hn.DataIP.String(), "7000"), "--member-addr", hn.MgmtIP.String(),
-		"--data-dev", hn.DataDev)
+		"--data-dev", hn.DataDev, "--metrics-addr", net.JoinHostPort(hn.MgmtIP.String(), "9465"))
 	for _, t := range host.Tiers {
 		dir := filepath.Join(e.tierRoot(), host.Name, t.Kind.String())
 		args = append(args, "--tier", fmt.Sprintf("%s:%s:%.0f:%.0f:%d", t.Kind, dir, t.ReadBps, t.WriteBps, t.CapacityBytes))
@@ -267,6 +267,9 @@ func Run(ctx context.Context, opt Options, cfg live.Config) (res *live.Result, e
 	cfg.MemberAddr = e.Net.MgmtIP.String()
 	cfg.Counters = e.Counters
 	cfg.StopWorkers = true
+	if cfg.MetricsAddr == "" {
+		cfg.MetricsAddr = net.JoinHostPort(e.Net.MgmtIP.String(), "9464")
+	}
 	return live.Run(ctx, cfg)
 }
 

@@ -3,6 +3,9 @@ package live
 import (
 	"context"
 	"errors"
+	"io"
+	"net"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -20,15 +23,18 @@ import (
 
 // startWorkers runs in-process workers on loopback for every host of
 // topo, until the test ends.
-func startWorkers(t testing.TB, topo *cluster.Topology, url string, creds wire.Credentials, clusterName string) {
+func startWorkers(t testing.TB, topo *cluster.Topology, url string, creds wire.Credentials, clusterName string, metricsAddrs ...string) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
 	t.Cleanup(func() { cancel(); wg.Wait() })
-	for _, h := range topo.Hosts {
+	for i, h := range topo.Hosts {
 		cfg := agent.Config{Host: h.Name, Rack: topo.Racks[h.Rack].Name, Slots: h.Slots, NATSURL: url,
 			Password: creds.Worker, Cluster: clusterName, DataAddr: "127.0.0.1:0", MemberAddr: "127.0.0.1",
 			Tiers: []store.TierConfig{{Kind: cluster.Mem, Dir: filepath.Join(t.TempDir(), h.Name)}}}
+		if i < len(metricsAddrs) {
+			cfg.MetricsAddr = metricsAddrs[i]
+		}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -178,5 +184,75 @@ func TestBadMessagesAndCredentials(t *testing.T) {
 		if !strings.Contains(string(events), want) {
 			t.Errorf("events.jsonl does not mention %q", want)
 		}
+	}
+}
+
+func freeAddr(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	return ln.Addr().String()
+}
+
+func scrape(t *testing.T, url string) string {
+	t.Helper()
+	resp, err := http.Get(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// The coordinator and the workers serve Prometheus metrics while a run
+// goes on, and the counters reflect it.
+func TestPrometheusMetrics(t *testing.T) {
+	topo := memTopology(t, 2, 1)
+	w, ds := smallInputs(t, topo)
+	creds, err := wire.NewCredentials()
+	if err != nil {
+		t.Fatal(err)
+	}
+	workerMetrics := freeAddr(t)
+	var coordURL string
+	cfg := Config{Topology: topo, Workload: w, Datasets: ds, Policy: "fair", Seed: 1, Cluster: "prom", Listen: "127.0.0.1:0",
+		Creds: creds, OutDir: t.TempDir(), StopWorkers: true, MetricsAddr: "127.0.0.1:0", Logf: t.Logf}
+	cfg.OnListening = func(u string) { startWorkers(t, topo, u, creds, "prom", workerMetrics) }
+	var before string
+	cfg.OnEvent = func(ev Event) {
+		switch ev.Kind {
+		case "metrics":
+			coordURL = ev.Detail
+		case "started":
+			before = scrape(t, coordURL)
+		case "job-succeeded":
+			coordURL2 := coordURL
+			after := scrape(t, coordURL2)
+			for _, want := range []string{`racklab_attempts_launched_total{kind="map"} 4`, `racklab_attempts_launched_total{kind="reduce"} 2`,
+				`racklab_hosts_alive 2`, "racklab_decision_seconds_count"} {
+				if !strings.Contains(after, want) {
+					t.Errorf("coordinator metrics lack %q:\n%s", want, after)
+				}
+			}
+			wm := scrape(t, "http://"+workerMetrics+"/metrics")
+			for _, want := range []string{"racklab_worker_attempts_ended_total", `racklab_worker_bytes_read_total{class="`, `racklab_worker_tier_used_bytes{tier="mem"}`} {
+				if !strings.Contains(wm, want) {
+					t.Errorf("worker metrics lack %q:\n%s", want, wm)
+				}
+			}
+		}
+	}
+	if _, err := Run(context.Background(), cfg); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(before, "racklab_hosts_alive") {
+		t.Errorf("no metrics before the run started:\n%s", before)
 	}
 }

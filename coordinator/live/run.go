@@ -52,6 +52,9 @@ type Config struct {
 	Counters func() (up, down []float64, err error)
 	// StopWorkers tells the workers to exit at the end.
 	StopWorkers bool
+	// MetricsAddr, when set, serves Prometheus metrics on /metrics there
+	// (port 0 picks one; the "metrics" event says where).
+	MetricsAddr string
 	// OnListening is called once the NATS server is up, with its URL;
 	// OnEvent with every event the run records, from the run's goroutine.
 	OnListening func(url string)
@@ -98,26 +101,28 @@ type shuffle struct {
 }
 
 type run struct {
-	cfg      Config
-	subj     wire.Subjects
-	nc       *nats.Conn
-	inbox    chan *nats.Msg
-	eng      *engine.Engine
-	topo     *cluster.Topology
-	ds       *workload.Datasets
-	hosts    []hostInfo
-	byName   map[string]cluster.HostID
-	rackName map[string]cluster.RackID
-	shuffles map[engine.AttemptID]*shuffle
-	member   *members.Agent
-	start    time.Time
-	rec      *metrics.Recorder
-	events   *journal
-	attempts *journal
-	res      Result
-	srcBuf   []engine.ShuffleSource
-	counter0 []float64 // kernel counters at the start, up then down
-	lastNet  time.Time
+	cfg           Config
+	subj          wire.Subjects
+	nc            *nats.Conn
+	inbox         chan *nats.Msg
+	eng           *engine.Engine
+	topo          *cluster.Topology
+	ds            *workload.Datasets
+	hosts         []hostInfo
+	byName        map[string]cluster.HostID
+	rackName      map[string]cluster.RackID
+	shuffles      map[engine.AttemptID]*shuffle
+	member        *members.Agent
+	start         time.Time
+	rec           *metrics.Recorder
+	events        *journal
+	attempts      *journal
+	res           Result
+	srcBuf        []engine.ShuffleSource
+	prom          *promMetrics
+	seenDecisions int
+	counter0      []float64 // kernel counters at the start, up then down
+	lastNet       time.Time
 	// lastCounters is the previous kernel sample, for utilisation.
 	lastCounters []float64
 }
@@ -183,6 +188,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		r.rackName[rk.Name] = cluster.RackID(i)
 	}
 	r.hosts = make([]hostInfo, len(r.topo.Hosts))
+	r.prom = newMetrics()
 	if r.events, err = openJournal(filepath.Join(cfg.OutDir, "events.jsonl")); err != nil {
 		return nil, err
 	}
@@ -225,6 +231,14 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 			return nil, err
 		}
 		defer r.member.Leave(500 * time.Millisecond)
+	}
+	if cfg.MetricsAddr != "" {
+		addr, stop, err := r.prom.serve(cfg.MetricsAddr)
+		if err != nil {
+			return nil, fmt.Errorf("metrics on %s: %w", cfg.MetricsAddr, err)
+		}
+		defer stop()
+		r.event("metrics", "", "http://%s/metrics", addr)
 	}
 	r.event("listening", "", "NATS at %s", url)
 	if cfg.OnListening != nil {
@@ -397,6 +411,7 @@ func (r *run) send(host, typ string, body any) {
 
 func (r *run) malformed(subject string, err error) {
 	r.res.MalformedMessages++
+	r.prom.rejected.Inc()
 	r.event("rejected-message", "", "on %s: %v", subject, err)
 }
 
@@ -462,13 +477,34 @@ func (r *run) step() error {
 	r.drainReady()
 	r.updateShuffles()
 	r.drainReady()
+	r.observe()
 	return r.rec.Flush()
+}
+
+// observe updates the gauges that summarise the run so far.
+func (r *run) observe() {
+	r.prom.crossBytes.WithLabelValues("engine").Set(float64(r.res.ExpectedCrossBytes))
+	r.prom.crossBytes.WithLabelValues("workers").Set(float64(r.res.ReportedCrossBytes))
+	alive := 0
+	for i := range r.hosts {
+		if r.hosts[i].reg != nil && !r.hosts[i].lost {
+			alive++
+		}
+	}
+	r.prom.hostsAlive.Set(float64(alive))
+	ns := r.eng.Stats.DecisionNanos
+	for _, n := range ns[min(r.seenDecisions, len(ns)):] {
+		r.prom.decisionSecs.Observe(float64(n) / 1e9)
+	}
+	r.seenDecisions = len(ns)
 }
 
 func (r *run) drainReady() {
 	rd := r.eng.Ready()
 	for _, a := range rd.Launches {
 		r.launch(a)
+		r.prom.launched.WithLabelValues(r.eng.Job(a.Task.Job).Stages[a.Task.Stage].Spec.Kind.String()).Inc()
+		r.prom.running.Inc()
 	}
 	for _, id := range rd.Kills {
 		if a := r.eng.Attempt(id); a != nil {
@@ -484,6 +520,8 @@ func (r *run) drainReady() {
 	for i := range rd.Attempts {
 		rec := &rd.Attempts[i]
 		delete(r.shuffles, rec.ID)
+		r.prom.ended.WithLabelValues(rec.Outcome.String()).Inc()
+		r.prom.running.Dec()
 		if rec.Outcome == engine.AttemptSucceeded {
 			r.res.ExpectedCrossBytes += rec.Bytes.Cross()
 			if rec.Reported != nil {
@@ -500,6 +538,7 @@ func (r *run) drainReady() {
 			r.logf("record job: %v", err)
 		}
 		j := &rd.Jobs[i]
+		r.prom.jobs.WithLabelValues(j.State.String()).Inc()
 		r.event("job-"+j.State.String(), "", "%s in %.2f s%s", j.Name, j.Finished-j.Submitted, reasonSuffix(j.Reason))
 	}
 }
@@ -864,6 +903,10 @@ func (r *run) sampleNetwork() {
 		}
 	}
 	r.lastCounters = cur
+	for k, rk := range r.topo.Racks {
+		r.prom.linkUtil.WithLabelValues(rk.Name, "up").Set(util[k])
+		r.prom.linkUtil.WithLabelValues(rk.Name, "down").Set(util[nr+k])
+	}
 	if err := r.rec.LinkSample(r.now(), util[:nr], util[nr:]); err != nil {
 		r.logf("link sample: %v", err)
 	}

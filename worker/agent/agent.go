@@ -41,20 +41,24 @@ type Config struct {
 	ShapeBps  float64
 	Fetchers  int
 	Heartbeat time.Duration // default 500 ms
-	Logf      func(format string, args ...any)
+	// MetricsAddr, when set, serves Prometheus metrics on /metrics there.
+	MetricsAddr string
+	Logf        func(format string, args ...any)
 }
 
 // Worker is a running worker.
 type Worker struct {
-	cfg     Config
-	subj    wire.Subjects
-	nc      *nats.Conn
-	st      *store.Store
-	server  *dataplane.Server
-	dataLn  net.Listener
-	members *members.Agent
-	env     *task.Env
-	shaper  *shaper
+	cfg      Config
+	subj     wire.Subjects
+	nc       *nats.Conn
+	st       *store.Store
+	server   *dataplane.Server
+	dataLn   net.Listener
+	members  *members.Agent
+	env      *task.Env
+	shaper   *shaper
+	prom     *workerMetrics
+	stopProm func()
 
 	mu       sync.Mutex
 	attempts map[int64]*task.Attempt
@@ -114,6 +118,14 @@ func (w *Worker) open() error {
 			return fmt.Errorf("worker %s: host shaping on %s: %w", w.cfg.Host, w.cfg.DataDev, err)
 		}
 	}
+	w.prom = newWorkerMetrics(w)
+	if w.cfg.MetricsAddr != "" {
+		var bound string
+		if w.stopProm, bound, err = serveMetrics(w.prom.reg, w.cfg.MetricsAddr); err != nil {
+			return fmt.Errorf("worker %s: metrics on %s: %w", w.cfg.Host, w.cfg.MetricsAddr, err)
+		}
+		w.cfg.Logf("worker %s: metrics on http://%s/metrics", w.cfg.Host, bound)
+	}
 	w.env = &task.Env{Host: w.cfg.Host, Rack: w.cfg.Rack, Store: w.st, Client: dataplane.NewClient(5 * time.Second),
 		Fetchers: w.cfg.Fetchers, CrossRx: w.noteCrossRx}
 	opts := []nats.Option{nats.Name("racklab-worker-" + w.cfg.Host), nats.MaxReconnects(-1), nats.ReconnectWait(200 * time.Millisecond),
@@ -135,6 +147,9 @@ func (w *Worker) close() {
 	w.mu.Unlock()
 	if w.nc != nil {
 		w.nc.Close()
+	}
+	if w.stopProm != nil {
+		w.stopProm()
 	}
 	if w.members != nil {
 		_ = w.members.Leave(500 * time.Millisecond)
@@ -220,6 +235,7 @@ func (w *Worker) serve(ctx context.Context, stop context.CancelFunc) error {
 			w.mu.Lock()
 			delete(w.attempts, rep.Attempt)
 			w.mu.Unlock()
+			w.prom.attemptEnded(&rep)
 			w.publish(wire.TypeAttemptEnded, &rep)
 		case <-hb.C:
 			w.heartbeat()

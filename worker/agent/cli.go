@@ -108,6 +108,7 @@ runs the attempts it is sent. It removes its objects and shaping on exit.`,
 	f.StringVar(&cfg.DataDev, "data-dev", "", "data NIC, for counters and host shaping")
 	f.StringVar(&shape, "shape", "", "shape traffic to each other rack at this rate per second (host shaping), e.g. 12.5MB")
 	f.IntVar(&cfg.Fetchers, "fetchers", 5, "parallel fetches per shuffling attempt")
+	f.StringVar(&cfg.MetricsAddr, "metrics-addr", "", "serve Prometheus metrics on this address (e.g. :9465)")
 	f.StringArrayVar(&tiers, "tier", nil, "storage tier KIND:DIR[:READ[:WRITE[:CAPACITY]]], repeatable (default: one unlimited mem tier in the temp dir)")
 	_ = cmd.MarkFlagRequired("host")
 	_ = cmd.MarkFlagRequired("rack")
