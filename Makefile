@@ -21,11 +21,12 @@ lint: tools
 	$(GO) vet ./...
 	$(STATICCHECK) ./...
 
-# FIFO against Fair on a 3-rack × 3-host emulated cluster (network
-# namespaces, HTB-shaped rack links): needs root or CAP_NET_ADMIN.
+# The demo campaign (campaigns/demo.yaml): FIFO, Fair and Capacity twice
+# each in simulation, then FIFO against Fair on a 3-rack × 3-host emulated
+# cluster (network namespaces, HTB-shaped rack links; needs root or
+# CAP_NET_ADMIN), and its report.
 demo: build
-	$(BIN)/bench local run --workload examples/local/workload.yaml --datasets examples/local/datasets.yaml \
-		--racks 3 --hosts-per-rack 3 --mode switched --policies fifo,fair --out results/local-demo
+	$(BIN)/bench run campaigns/demo.yaml --out results/demo
 
 # FIFO, Fair and Capacity on the FB-2009 trace, 20 racks × 30 hosts, simulated.
 demo-sim: build

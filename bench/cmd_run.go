@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/racklab/racklab/bench/campaign"
+	"github.com/racklab/racklab/bench/metrics"
 	"github.com/spf13/cobra"
 )
 
@@ -68,7 +69,18 @@ are kept, an interrupted one is redone. Ctrl-C stops cleanly.`,
 			if err != nil {
 				return err
 			}
-			fmt.Fprintf(cmd.OutOrStdout(), "campaign %s: results in %s\n", camp.Name, out)
+			modes, rows := camp.Summaries(out)
+			for _, m := range modes {
+				fmt.Fprintf(cmd.OutOrStdout(), "\n%s:\n%s", m, metrics.Table(rows[m]))
+				if m != campaign.ModeSim {
+					fmt.Fprintf(cmd.OutOrStdout(), "%-10s %6s %16s %16s %16s\n", "policy", "seed", "engine cross B", "kernel cross B", "kernel/engine")
+					for _, s := range rows[m] {
+						fmt.Fprintf(cmd.OutOrStdout(), "%-10s %6d %16.0f %16.0f %16.4f\n", s.Policy, s.Seed, float64(s.Bytes.Cross()), s.MeasuredCrossRackBytes,
+							s.MeasuredCrossRackBytes/max(1, float64(s.Bytes.Cross())))
+					}
+				}
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "\ncampaign %s: results in %s\n", camp.Name, out)
 			return afterCampaign(cmd, out)
 		},
 	}

@@ -444,3 +444,18 @@ func writeMeta(c *Campaign, out string, alreadyDone int) error {
 	}
 	return writeAtomic(path, append(b, '\n'))
 }
+
+// Summaries returns the summaries of the finished runs of each mode, in
+// matrix order, and the modes in campaign order.
+func (c *Campaign) Summaries(out string) (modes []string, rows map[string][]metrics.Summary) {
+	rows = map[string][]metrics.Summary{}
+	for _, r := range c.Matrix(out) {
+		if s, ok := Done(r); ok {
+			if _, seen := rows[r.Mode]; !seen {
+				modes = append(modes, r.Mode)
+			}
+			rows[r.Mode] = append(rows[r.Mode], s)
+		}
+	}
+	return modes, rows
+}

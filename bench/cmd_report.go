@@ -1,0 +1,49 @@
+package main
+
+import (
+	"fmt"
+
+	"github.com/racklab/racklab/bench/report"
+	"github.com/spf13/cobra"
+)
+
+func reportCmd() *cobra.Command {
+	var opt report.Options
+	c := &cobra.Command{
+		Use:   "report DIR",
+		Short: "turn a campaign's (or a bench sim's) result directory into an HTML and Markdown report",
+		Long: `report reads a result directory — a campaign's (sim/, local/, remote/ result
+sets) or one result set such as 'bench sim --out' writes — and writes
+report.html (one self-contained page), report.md and every figure as SVG and
+PNG: per metric, each policy against a baseline with the mean and a 95%
+confidence interval over repetitions; JCT CDF, makespan and throughput,
+cross-rack bytes by category, locality by tier, rack-link utilisation over
+time, and link-load skew.`,
+		Example: `  bin/bench report results/demo
+  bin/bench report results/fb2009 --baseline fifo --out /tmp/fb2009-report`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			r, err := report.Generate(args[0], opt)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "report: %s\n        %s\n", r.HTMLPath, r.MarkdownPath)
+			return nil
+		},
+	}
+	c.Flags().StringVar(&opt.Baseline, "baseline", "", "policy the others are compared with (default: the first of each summary)")
+	c.Flags().StringVar(&opt.OutDir, "out", "", "where the report goes (default DIR/report)")
+	c.Flags().StringVar(&opt.Title, "title", "", "the report's title")
+	return c
+}
+
+// afterCampaign writes the report of a finished campaign and says where
+// it is.
+func afterCampaign(cmd *cobra.Command, dir string) error {
+	r, err := report.Generate(dir, report.Options{})
+	if err != nil {
+		return fmt.Errorf("report: %w", err)
+	}
+	fmt.Fprintf(cmd.OutOrStdout(), "report: %s\n        %s\n", r.HTMLPath, r.MarkdownPath)
+	return nil
+}
