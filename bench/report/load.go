@@ -320,6 +320,12 @@ func LoadMeta(path string) ([]KV, error) {
 	}
 	fail := func(dec *json.Decoder, err error) error {
 		var se *json.SyntaxError
+		// a decoder's syntax error is at an offset into its current value:
+		// find it again in the whole file
+		var v any
+		if jerr := json.Unmarshal(data, &v); errors.As(jerr, &se) {
+			return &InputError{File: path, Line: lineAt(se.Offset), Err: jerr}
+		}
 		if errors.As(err, &se) {
 			return &InputError{File: path, Line: lineAt(se.Offset), Err: err}
 		}

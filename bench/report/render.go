@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/base64"
 	"fmt"
+	"html"
 	"html/template"
 	"path/filepath"
 	"strings"
@@ -29,6 +30,7 @@ nav ul{columns:2}
 
 var htmlTmpl = template.Must(template.New("report").Funcs(template.FuncMap{
 	"modeTitle": modeTitle,
+	"e":         escape,
 	"seeds":     seedList,
 }).Parse(`<!DOCTYPE html>
 <html lang="en">
@@ -47,9 +49,9 @@ Values are means over repetitions (runs of one policy with different seeds) with
 (Student t, n-1 degrees of freedom); &Delta; is the relative change of the mean against the baseline policy's mean.</p>
 {{if .R.Meta}}<h2 id="meta">Campaign metadata</h2>
 <table class="meta"><tr><th>key</th><th>value</th></tr>
-{{range .R.Meta}}<tr><td><code>{{.Key}}</code></td><td>{{.Value}}</td></tr>
+{{range .R.Meta}}<tr><td><code>{{e .Key}}</code></td><td>{{e .Value}}</td></tr>
 {{end}}</table>{{end}}
-{{if .R.CampaignYAML}}<details><summary>campaign.yaml</summary><pre>{{.R.CampaignYAML}}</pre></details>{{end}}
+{{if .R.CampaignYAML}}<details><summary>campaign.yaml</summary><pre>{{e .R.CampaignYAML}}</pre></details>{{end}}
 </header>
 <nav><h2>Contents</h2><ul>
 {{range .Modes}}<li><a href="#{{.Anchor}}">{{modeTitle .M.Name}}</a></li>
@@ -65,13 +67,13 @@ Values are means over repetitions (runs of one policy with different seeds) with
 {{range .M.Tables}}
 <h3 id="{{$a}}-{{.Family.ID}}">{{.Family.Title}}</h3>
 <table class="metrics"><tr><th>metric</th><th>policy</th><th>n</th><th>mean ± 95% CI</th><th>95% CI</th><th>&Delta; vs {{.Baseline}}</th></tr>
-{{range .Rows}}<tr{{if .Baseline}} class="baseline"{{end}}>{{if .First}}<td rowspan="{{$.Span $m}}">{{.MetricLabel}}</td>{{end}}<td>{{.Policy}}</td><td class="num">{{.Stat.N}}</td><td class="num">{{.MeanText}}</td><td class="num">{{.CIText}}</td><td class="num">{{.RelText}}</td></tr>
+{{range .Rows}}<tr{{if .Baseline}} class="baseline"{{end}}>{{if .First}}<td rowspan="{{$.Span $m}}">{{.MetricLabel}}</td>{{end}}<td>{{.Policy}}</td><td class="num">{{.Stat.N}}</td><td class="num">{{e .MeanText}}</td><td class="num">{{e .CIText}}</td><td class="num">{{e .RelText}}</td></tr>
 {{end}}</table>
 {{end}}
 <h3>Figures</h3>
 {{range .Figures}}<figure id="{{.F.ID}}">
-<img src="{{.Src}}" alt="{{.F.Alt}}" width="{{.F.Width}}" height="{{.F.Height}}">
-<figcaption><strong>Figure {{.F.Number}}. {{.F.Title}}.</strong> {{.F.Caption}} (<a href="{{.PNG}}">PNG</a>, <a href="{{.SVG}}">SVG</a>)</figcaption>
+{{.Img}}
+<figcaption><strong>Figure {{.F.Number}}. {{e .F.Title}}.</strong> {{e .F.Caption}} (<a href="{{.PNG}}">PNG</a>, <a href="{{.SVG}}">SVG</a>)</figcaption>
 </figure>
 {{end}}</section>
 {{end}}
@@ -121,9 +123,14 @@ func runLines(m *Mode) []runLine {
 
 type htmlFigure struct {
 	F        *Figure
-	Src      template.URL
+	Img      template.HTML
 	PNG, SVG string
 }
+
+// escape escapes text for HTML, leaving alone what needs no escaping
+// (html/template would write "+" as "&#43;", which is correct but hides
+// the numbers from a reader of the source).
+func escape(s string) template.HTML { return template.HTML(html.EscapeString(s)) }
 
 type htmlMode struct {
 	M       *Mode
@@ -151,8 +158,9 @@ func (r *Report) HTML() ([]byte, error) {
 			hm.Anchor = "results"
 		}
 		for _, f := range m.Figures {
-			hm.Figures = append(hm.Figures, htmlFigure{F: f,
-				Src: template.URL("data:image/svg+xml;base64," + base64.StdEncoding.EncodeToString(f.SVG)),
+			img := fmt.Sprintf(`<img src="data:image/svg+xml;base64,%s" alt="%s" width="%d" height="%d">`,
+				base64.StdEncoding.EncodeToString(f.SVG), html.EscapeString(f.Alt), f.Width, f.Height)
+			hm.Figures = append(hm.Figures, htmlFigure{F: f, Img: template.HTML(img),
 				PNG: filepath.Base(f.PNGPath), SVG: filepath.Base(f.SVGPath)})
 		}
 		d.Modes = append(d.Modes, hm)

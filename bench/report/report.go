@@ -126,12 +126,21 @@ func Generate(dir string, opt Options) (*Report, error) {
 			r.CampaignYAML = string(b)
 		}
 	}
+	// read every input before drawing anything, so that a bad file fails
+	// fast
+	var inputs []*figureInput
 	for _, sd := range sets {
-		m, err := buildMode(sd.name, sd.dir, opt.Baseline)
+		m, in, err := loadMode(sd.name, sd.dir, opt.Baseline)
 		if err != nil {
 			return nil, err
 		}
 		r.Modes = append(r.Modes, m)
+		inputs = append(inputs, in)
+	}
+	for i, m := range r.Modes {
+		if err := m.draw(inputs[i]); err != nil {
+			return nil, err
+		}
 	}
 	if err := os.MkdirAll(r.OutDir, 0o755); err != nil {
 		return nil, err
@@ -166,16 +175,17 @@ func Generate(dir string, opt Options) (*Report, error) {
 	return r, nil
 }
 
-func buildMode(name, dir, baseline string) (*Mode, error) {
+// loadMode reads a result set and computes its tables.
+func loadMode(name, dir, baseline string) (*Mode, *figureInput, error) {
 	set, err := LoadResultSet(dir)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	m := &Mode{Name: name, Set: set, Baseline: baseline}
 	if m.Baseline == "" {
 		m.Baseline = set.Policies[0]
 	} else if !slices.Contains(set.Policies, m.Baseline) {
-		return nil, fmt.Errorf("%s: baseline policy %q has no runs (policies: %s)",
+		return nil, nil, fmt.Errorf("%s: baseline policy %q has no runs (policies: %s)",
 			filepath.Join(dir, "summary.csv"), m.Baseline, strings.Join(set.Policies, ", "))
 	}
 	m.Tables = Tables(set, m.Baseline)
@@ -184,20 +194,26 @@ func buildMode(name, dir, baseline string) (*Mode, error) {
 	for _, run := range set.Runs {
 		xs, err := LoadJCTs(run.Dir)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		in.jcts[run.Policy] = append(in.jcts[run.Policy], xs...)
 		if _, done := in.links[run.Policy]; !done {
 			if in.links[run.Policy], err = LoadLinks(run.Dir); err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 			in.linkSeed[run.Policy] = run.Seed
 		}
 	}
+	return m, in, nil
+}
+
+// draw renders a mode's figures.
+func (m *Mode) draw(in *figureInput) error {
 	specs, err := in.figures()
 	if err != nil {
-		return nil, err
+		return err
 	}
+	name := m.Name
 	prefix := ""
 	if name != "" {
 		prefix = name + "-"
@@ -205,7 +221,7 @@ func buildMode(name, dir, baseline string) (*Mode, error) {
 	for _, s := range specs {
 		svg, png, err := render(s.grid, s.w, s.h)
 		if err != nil {
-			return nil, fmt.Errorf("%s: figure %s: %w", dir, s.stem, err)
+			return fmt.Errorf("%s: figure %s: %w", m.Set.Dir, s.stem, err)
 		}
 		title := s.title
 		if name != "" {
@@ -217,5 +233,5 @@ func buildMode(name, dir, baseline string) (*Mode, error) {
 			Width: int(s.w.Points() * 96 / 72), Height: int(s.h.Points() * 96 / 72),
 		})
 	}
-	return m, nil
+	return nil
 }

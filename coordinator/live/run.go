@@ -846,7 +846,7 @@ func (r *run) lose(name, why string) {
 func (r *run) sampleNetwork() {
 	now := time.Now()
 	dt := now.Sub(r.lastNet).Seconds()
-	if dt < 1 {
+	if dt < networkSample {
 		return
 	}
 	r.lastNet = now
@@ -987,3 +987,7 @@ func writeJSON(path string, v any) error {
 	}
 	return os.WriteFile(path, append(b, '\n'), 0o644)
 }
+
+// networkSample is the period, in seconds, of the network status fed to
+// the engine and of the rack-link utilisation records.
+const networkSample = 0.5
