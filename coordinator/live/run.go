@@ -52,6 +52,8 @@ type Config struct {
 	Counters func() (up, down []float64, err error)
 	// StopWorkers tells the workers to exit at the end.
 	StopWorkers bool
+	// MaterializeOnly ends the run once the input blocks are written.
+	MaterializeOnly bool
 	// MetricsAddr, when set, serves Prometheus metrics on /metrics there
 	// (port 0 picks one; the "metrics" event says where).
 	MetricsAddr string
@@ -74,7 +76,12 @@ type Result struct {
 	KernelCrossBytes   float64  `json:"kernel_cross_rack_bytes"`
 	HostsLost          []string `json:"hosts_lost"`
 	MalformedMessages  int      `json:"rejected_messages"`
-	Dir                string   `json:"-"`
+	// Materialization: bytes of block replicas written before the run,
+	// how long it took, and the least time the tiers' rates allow.
+	MaterializedBytes       int64   `json:"materialized_bytes"`
+	MaterializeSeconds      float64 `json:"materialize_seconds"`
+	MaterializeBoundSeconds float64 `json:"materialize_bound_seconds"`
+	Dir                     string  `json:"-"`
 }
 
 type hostInfo struct {
@@ -260,6 +267,9 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	if err := r.prepare(ctx); err != nil {
 		return &r.res, err
 	}
+	if cfg.MaterializeOnly {
+		return &r.res, r.rec.Close()
+	}
 	err = r.loop(ctx)
 	return &r.res, err
 }
@@ -378,6 +388,8 @@ func (r *run) prepare(ctx context.Context) error {
 			waiting++
 		}
 	}
+	written := map[string]int64{}
+	lastReport := time.Now()
 	for waiting > 0 {
 		select {
 		case <-ctx.Done():
@@ -396,11 +408,46 @@ func (r *run) prepare(ctx context.Context) error {
 			if done.Error != "" {
 				return fmt.Errorf("host %s could not write its blocks: %s", done.Host, done.Error)
 			}
-			waiting--
+			written[done.Host] = done.Bytes
+			if done.Done {
+				waiting--
+			}
+			if time.Since(lastReport) >= time.Second {
+				lastReport = time.Now()
+				var sum int64
+				for _, n := range written {
+					sum += n
+				}
+				r.event("materializing", "", "%d of %d bytes (%.0f%%), %d hosts to finish", sum, total, 100*float64(sum)/float64(max(total, 1)), waiting)
+			}
 		}
 	}
-	r.event("materialized", "", "%d bytes of replicas in %.2f s", total, time.Since(t0).Seconds())
+	r.res.MaterializedBytes = total
+	r.res.MaterializeSeconds = time.Since(t0).Seconds()
+	r.res.MaterializeBoundSeconds = materializeBound(r.topo, perHost)
+	r.event("materialized", "", "%d bytes of replicas in %.2f s; the tiers' write rates allow %.2f s", total, r.res.MaterializeSeconds, r.res.MaterializeBoundSeconds)
 	return nil
+}
+
+// materializeBound is the least time the tiers' write rates allow for
+// writing the blocks: every host writes its tiers at once, each tier at
+// its rate, and the slowest host sets the time.
+func materializeBound(t *cluster.Topology, perHost [][]wire.Block) float64 {
+	var worst float64
+	for h, blocks := range perHost {
+		var byTier [cluster.NumTierKinds]int64
+		for _, b := range blocks {
+			if k, err := cluster.ParseTierKind(b.Tier); err == nil {
+				byTier[k] += b.Size
+			}
+		}
+		for k, n := range byTier {
+			if tier, ok := t.Hosts[h].Tier(cluster.TierKind(k)); ok && n > 0 && tier.WriteBps > 0 {
+				worst = max(worst, float64(n)/tier.WriteBps)
+			}
+		}
+	}
+	return worst
 }
 
 func (r *run) send(host, typ string, body any) {

@@ -227,12 +227,14 @@ func (m *Materialize) Validate() error {
 	return nil
 }
 
-// Materialized reports a Materialize's outcome.
+// Materialized reports a Materialize's progress (Done false, about once a
+// second) and outcome (Done true).
 type Materialized struct {
 	Host    string  `json:"host"`
 	Blocks  int     `json:"blocks"`
 	Bytes   int64   `json:"bytes"`
 	Seconds float64 `json:"seconds"`
+	Done    bool    `json:"done"`
 	Error   string  `json:"error,omitempty"`
 }
 

@@ -357,15 +357,34 @@ func (w *Worker) launch(ctx context.Context, l wire.Launch, ended chan<- wire.At
 
 func (w *Worker) materialize(m wire.Materialize) {
 	start := time.Now()
-	rep := wire.Materialized{Host: w.cfg.Host}
 	var mu sync.Mutex
+	rep := wire.Materialized{Host: w.cfg.Host}
 	var errs []error
 	var wg sync.WaitGroup
 	sem := make(chan struct{}, 4)
+	stop := make(chan struct{})
+	go func() { // progress, about once a second
+		t := time.NewTicker(time.Second)
+		defer t.Stop()
+		for {
+			select {
+			case <-stop:
+				return
+			case <-t.C:
+				mu.Lock()
+				p := rep
+				mu.Unlock()
+				p.Seconds = time.Since(start).Seconds()
+				w.publish(wire.TypeMaterialized, &p)
+			}
+		}
+	}()
 	for _, b := range m.Blocks {
 		tier, err := cluster.ParseTierKind(b.Tier)
 		if err != nil {
+			mu.Lock()
 			errs = append(errs, fmt.Errorf("block %s: %w", b.Key, err))
+			mu.Unlock()
 			continue
 		}
 		wg.Add(1)
@@ -385,7 +404,9 @@ func (w *Worker) materialize(m wire.Materialize) {
 		}()
 	}
 	wg.Wait()
+	close(stop)
 	rep.Seconds = time.Since(start).Seconds()
+	rep.Done = true
 	if err := errors.Join(errs...); err != nil {
 		rep.Error = err.Error()
 	}
