@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"image/color"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 
@@ -73,7 +74,7 @@ func (niceTicks) Ticks(lo, hi float64) []plot.Tick {
 		minor int
 		extra int
 	}{{1, 5, 0}, {2, 4, 0}, {2.5, 5, 1}, {5, 5, 0}} {
-		if m.f*mag >= raw*0.999 {
+		if m.f*mag >= raw*0.85 {
 			step, minor, extra = m.f*mag, m.minor, m.extra
 			break
 		}
@@ -331,6 +332,31 @@ func (in *figureInput) barsCI(title, ylabel, key string, scale float64) (*plot.P
 		top = 1
 	}
 	p.Y.Max = top * 1.08
+	if len(skipped) > 0 {
+		// say why a bar is missing, where it would be
+		var xys plotter.XYs
+		var labels []string
+		for i, pol := range in.set.Policies {
+			if slices.Contains(skipped, pol) {
+				xys = append(xys, plotter.XY{X: float64(i), Y: top * 0.02})
+				why := "undefined"
+				if math.IsInf(in.stat(pol, key).Mean, 0) {
+					why = "infinite"
+				}
+				labels = append(labels, "no bar: "+why)
+			}
+		}
+		l, err := plotter.NewLabels(plotter.XYLabels{XYs: xys, Labels: labels})
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		for i := range l.TextStyle {
+			l.TextStyle[i].Font.Variant = "Sans"
+			l.TextStyle[i].Font.Size = vg.Points(10)
+			l.TextStyle[i].XAlign = draw.XCenter
+		}
+		p.Add(l)
+	}
 	return p, desc, skipped, nil
 }
 

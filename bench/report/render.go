@@ -20,6 +20,7 @@ th,td{border:1px solid #d0d7de;padding:.25rem .55rem;text-align:left;vertical-al
 th{background:#f3f5f7}
 td.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
 tr.baseline td{background:#f8fafc}
+td[rowspan]{background:#fff!important;font-weight:600}
 .note{color:#57606a;font-size:.9rem}
 pre{background:#f6f8fa;padding:.7rem;overflow:auto;font-size:.85rem}
 figure{margin:1.5rem 0;padding:.5rem;border:1px solid #e5e7eb;border-radius:6px}
