@@ -114,6 +114,28 @@ func TestBrowser(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	checkInBrowser(t, r, 14)
+}
+
+// The report of a simulated campaign on the FB-2009 trace renders in
+// headless Chromium (its numbers are checked by TestRealSim).
+func TestBrowserFB2009Sim(t *testing.T) {
+	if _, err := os.Stat(chromium); err != nil {
+		t.Skipf("no Chromium at %s (apt-get install chromium): %v", chromium, err)
+	}
+	dir := t.TempDir()
+	simCampaign(t, dir)
+	r, err := Generate(dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkInBrowser(t, r, 7)
+}
+
+// checkInBrowser opens a report's page in headless Chromium and checks it
+// shows its want figures without errors.
+func checkInBrowser(t *testing.T, r *Report, want int) {
+	t.Helper()
 
 	var mu sync.Mutex
 	var served []string
@@ -155,7 +177,7 @@ func TestBrowser(t *testing.T) {
 	var problems, requests []string
 	// Listen starts the browser; the runtime, log and network domains are
 	// enabled from the start
-	err = chromedp.Listen(ctx, func(ev any) {
+	err := chromedp.Listen(ctx, func(ev any) {
 		mu.Lock()
 		defer mu.Unlock()
 		switch ev := ev.(type) {
@@ -195,9 +217,9 @@ func TestBrowser(t *testing.T) {
 		t.Fatal(err)
 	}
 	time.Sleep(200 * time.Millisecond) // let late console messages arrive
-	want := r.Figures()
-	if len(figs) != len(want) || len(want) != 14 {
-		t.Errorf("the page shows %d figures, want %d (report has %d)", len(figs), 14, len(want))
+	wantFigs := r.Figures()
+	if len(figs) != len(wantFigs) || len(wantFigs) != want {
+		t.Errorf("the page shows %d figures, want %d (report has %d)", len(figs), want, len(wantFigs))
 	}
 	for i, f := range figs {
 		if !f.Complete || f.NatW <= 0 || f.NatH <= 0 || f.W <= 0 || f.H <= 0 {
@@ -206,8 +228,8 @@ func TestBrowser(t *testing.T) {
 		if f.Alt == "" || !strings.Contains(f.Caption, "Figure "+strconv.Itoa(i+1)+".") {
 			t.Errorf("figure %s lacks alt text or caption: %+v", f.ID, f)
 		}
-		if i < len(want) && f.ID != want[i].ID {
-			t.Errorf("figure %d is %s, want %s", i, f.ID, want[i].ID)
+		if i < len(wantFigs) && f.ID != wantFigs[i].ID {
+			t.Errorf("figure %d is %s, want %s", i, f.ID, wantFigs[i].ID)
 		}
 	}
 	mu.Lock()
