@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -84,5 +85,57 @@ runs:
 		if !after[run].Equal(stamp) {
 			t.Errorf("run %s, finished before the kill, was redone", run)
 		}
+	}
+}
+
+// The demo campaign — 3 policies × 2 repetitions simulated, 2 policies ×
+// 1 repetition on an emulated cluster — produces a report with both
+// modes, and the emulated runs' kernel counts match the engine's. Needs
+// root.
+func TestDemoCampaignReport(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("needs root for the emulated cluster")
+	}
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "bench")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("build: %v\n%s", err, out)
+	}
+	out := filepath.Join(dir, "demo")
+	res, err := exec.Command(bin, "run", "../campaigns/demo.yaml", "--out", out, "--quiet", "--prefix", "tdemo").CombinedOutput()
+	if err != nil {
+		t.Fatalf("bench run: %v\n%s", err, res)
+	}
+	if !strings.Contains(string(res), filepath.Join(out, "report", "report.html")) {
+		t.Errorf("bench run did not say where the report is:\n%s", res)
+	}
+	html, err := os.ReadFile(filepath.Join(out, "report", "report.html"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"local-jct-cdf", "sim-jct-cdf", "capacity"} {
+		if !strings.Contains(string(html), want) {
+			t.Errorf("the report lacks %q", want)
+		}
+	}
+	for _, p := range []string{"local/fifo-seed1", "local/fair-seed1"} {
+		b, err := os.ReadFile(filepath.Join(out, p, "result.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var r struct {
+			Expected float64 `json:"expected_cross_rack_bytes"`
+			Kernel   float64 `json:"kernel_cross_rack_bytes"`
+		}
+		if err := json.Unmarshal(b, &r); err != nil {
+			t.Fatal(err)
+		}
+		if r.Expected <= 0 || r.Kernel/r.Expected < 0.97 || r.Kernel/r.Expected > 1.03 {
+			t.Errorf("%s: kernel counted %.0f cross-rack bytes, the engine expected %.0f", p, r.Kernel, r.Expected)
+		}
+	}
+	sims, _ := filepath.Glob(filepath.Join(out, "sim", "*", "done.json"))
+	if len(sims) != 6 {
+		t.Errorf("%d simulated runs done, want 6", len(sims))
 	}
 }
