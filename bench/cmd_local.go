@@ -22,21 +22,17 @@ import (
 )
 
 type localFlags struct {
-	topology     string
-	racks, hosts int
-	slots        int
-	nicGbps      float64
-	oversub      float64
-	mode         string
-	prefix       string
-	workload     string
-	datasets     string
-	policies     string
-	seed         uint64
-	out          string
-	natsPort     int
-	maxRunTime   time.Duration
-	verbose      bool
+	clusterFlags
+	mode       string
+	prefix     string
+	workload   string
+	datasets   string
+	policies   string
+	seed       uint64
+	out        string
+	natsPort   int
+	maxRunTime time.Duration
+	verbose    bool
 }
 
 func localCmd() *cobra.Command {
@@ -56,12 +52,7 @@ network. Everything made is removed on exit, on a signal, and by
 
 func addClusterFlags(c *cobra.Command, f *localFlags) {
 	fl := c.Flags()
-	fl.StringVar(&f.topology, "topology", "", "topology YAML file")
-	fl.IntVar(&f.racks, "racks", 3, "racks of a uniform cluster (without --topology)")
-	fl.IntVar(&f.hosts, "hosts-per-rack", 3, "hosts per rack of a uniform cluster")
-	fl.IntVar(&f.slots, "slots", 2, "task slots per host of a uniform cluster")
-	fl.Float64Var(&f.nicGbps, "nic-gbps", 1, "host NIC rate of a uniform cluster, Gbit/s")
-	fl.Float64Var(&f.oversub, "oversubscription", 3, "rack oversubscription (host NIC sum / uplink)")
+	f.clusterFlags.add(fl, cluster.UniformSpec{Racks: 3, HostsPerRack: 3, Slots: 2, NICBps: 1e9 / 8, Oversubscription: 3})
 	fl.StringVar(&f.mode, "mode", "switched", "switched (shaped rack links) or flat (workers shape their own NIC)")
 	fl.StringVar(&f.prefix, "prefix", "rl", "name prefix of every namespace and link (1-6 of [a-z0-9])")
 	fl.IntVar(&f.natsPort, "nats-port", 4222, "port of the coordinator's NATS server on the management network")
@@ -73,12 +64,7 @@ func (f *localFlags) topologyAndMode() (*cluster.Topology, shaping.Mode, error) 
 	if err != nil {
 		return nil, 0, err
 	}
-	if f.topology != "" {
-		t, err := cluster.LoadTopology(f.topology)
-		return t, mode, err
-	}
-	t, err := cluster.Uniform(cluster.UniformSpec{Racks: f.racks, HostsPerRack: f.hosts, Slots: f.slots,
-		NICBps: f.nicGbps * 1e9 / 8, Oversubscription: f.oversub})
+	t, err := f.clusterFlags.load()
 	return t, mode, err
 }
 

@@ -38,30 +38,26 @@ func rootCmd() *cobra.Command {
 }
 
 type simFlags struct {
-	topology     string
-	racks, hosts int
-	slots        int
-	nicGbps      float64
-	oversub      float64
-	workload     string
-	datasets     string
-	swim         string
-	scale        float64
-	blockSize    string
-	reduceBytes  string
-	computeNs    float64
-	maxJobs      int
-	maxReducers  int
-	policies     string
-	seeds        string
-	out          string
-	slowStart    float64
-	maxSimTime   float64
-	quiet        bool
-	cpuProfile   string
-	resolution   float64
-	fullEvery    float64
-	parallel     int
+	clusterFlags
+	workload    string
+	datasets    string
+	swim        string
+	scale       float64
+	blockSize   string
+	reduceBytes string
+	computeNs   float64
+	maxJobs     int
+	maxReducers int
+	policies    string
+	seeds       string
+	out         string
+	slowStart   float64
+	maxSimTime  float64
+	quiet       bool
+	cpuProfile  string
+	resolution  float64
+	fullEvery   float64
+	parallel    int
 }
 
 func simCmd() *cobra.Command {
@@ -83,12 +79,7 @@ and either a topology file (--topology) or a uniform cluster (--racks,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runSim(cmd, &f) },
 	}
 	fl := c.Flags()
-	fl.StringVar(&f.topology, "topology", "", "topology YAML file")
-	fl.IntVar(&f.racks, "racks", 20, "racks of a uniform cluster (without --topology)")
-	fl.IntVar(&f.hosts, "hosts-per-rack", 30, "hosts per rack of a uniform cluster")
-	fl.IntVar(&f.slots, "slots", 8, "task slots per host of a uniform cluster")
-	fl.Float64Var(&f.nicGbps, "nic-gbps", 1, "host NIC rate of a uniform cluster, Gbit/s")
-	fl.Float64Var(&f.oversub, "oversubscription", 5, "rack oversubscription of a uniform cluster (host NIC sum / uplink)")
+	f.clusterFlags.add(fl, cluster.UniformSpec{Racks: 20, HostsPerRack: 30, Slots: 8, NICBps: 1e9 / 8, Oversubscription: 5})
 	fl.StringVar(&f.workload, "workload", "", "workload YAML file")
 	fl.StringVar(&f.datasets, "datasets", "", "datasets YAML file")
 	fl.StringVar(&f.swim, "swim", "", "SWIM trace to import instead of --workload")
@@ -112,16 +103,7 @@ and either a topology file (--topology) or a uniform cluster (--racks,
 }
 
 func loadInputs(f *simFlags) (*cluster.Topology, *workload.Workload, *workload.Datasets, error) {
-	var topo *cluster.Topology
-	var err error
-	if f.topology != "" {
-		topo, err = cluster.LoadTopology(f.topology)
-	} else {
-		topo, err = cluster.Uniform(cluster.UniformSpec{
-			Racks: f.racks, HostsPerRack: f.hosts, Slots: f.slots,
-			NICBps: f.nicGbps * 1e9 / 8, Oversubscription: f.oversub,
-		})
-	}
+	topo, err := f.clusterFlags.load()
 	if err != nil {
 		return nil, nil, nil, err
 	}

@@ -1,13 +1,8 @@
 package live
 
 import (
-	"errors"
-	"net"
-	"net/http"
-	"time"
-
 	"github.com/prometheus/client_golang/prometheus"
-	"github.com/prometheus/client_golang/prometheus/promhttp"
+	"github.com/racklab/racklab/coordinator/metricsrv"
 )
 
 // promMetrics are the coordinator's Prometheus metrics, for watching a live
@@ -41,20 +36,8 @@ func newMetrics() *promMetrics {
 	return m
 }
 
-// serve exposes the metrics on addr (host:port, port 0 picks one) and
-// returns the address it listens on and a function that stops it.
+// serve exposes the metrics on addr (port 0 picks one) and returns the
+// address it listens on and a function that stops it.
 func (m *promMetrics) serve(addr string) (string, func(), error) {
-	ln, err := net.Listen("tcp", addr)
-	if err != nil {
-		return "", nil, err
-	}
-	mux := http.NewServeMux()
-	mux.Handle("/metrics", promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{}))
-	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
-	go func() {
-		if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
-			_ = err // the run goes on without its metrics
-		}
-	}()
-	return ln.Addr().String(), func() { srv.Close() }, nil
+	return metricsrv.Serve(m.reg, addr)
 }

@@ -698,32 +698,33 @@ func (r *run) handle(m *nats.Msg) bool {
 	case wire.TypeRegister:
 		return r.register(m)
 	case wire.TypeHeartbeat:
-		var hb wire.Heartbeat
-		if err := wire.Decode(m.Data, typ, &hb); err != nil {
-			r.malformed(m.Subject, err)
-			return false
+		if hb, ok := decodeReport[wire.Heartbeat](r, m, typ); ok {
+			r.heartbeat(hb)
 		}
-		r.heartbeat(&hb)
 	case wire.TypeAttemptEnded:
-		var ev wire.AttemptEnded
-		if err := wire.Decode(m.Data, typ, &ev); err != nil {
-			r.malformed(m.Subject, err)
-			return false
+		if ev, ok := decodeReport[wire.AttemptEnded](r, m, typ); ok {
+			r.attemptEnded(ev)
 		}
-		r.attemptEnded(&ev)
 	case wire.TypeWorkerProblem:
-		var p wire.WorkerProblem
-		if err := wire.Decode(m.Data, typ, &p); err != nil {
-			r.malformed(m.Subject, err)
-			return false
+		if p, ok := decodeReport[wire.WorkerProblem](r, m, typ); ok {
+			r.event("worker-problem", p.Host, "%s", p.Problem)
 		}
-		r.event("worker-problem", p.Host, "%s", p.Problem)
 	case wire.TypeMaterialized:
 		// late, after the run started: nothing waits for it
 	default:
 		r.malformed(m.Subject, fmt.Errorf("a %q message is not for the coordinator", typ))
 	}
 	return false
+}
+
+// decodeReport decodes a worker's message, or records it as rejected.
+func decodeReport[T any](r *run, m *nats.Msg, typ string) (*T, bool) {
+	var v T
+	if err := wire.Decode(m.Data, typ, &v); err != nil {
+		r.malformed(m.Subject, err)
+		return nil, false
+	}
+	return &v, true
 }
 
 func (r *run) register(m *nats.Msg) bool {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/nats-io/nats.go"
 	"github.com/racklab/racklab/coordinator/cluster"
+	"github.com/racklab/racklab/coordinator/metricsrv"
 	"github.com/racklab/racklab/coordinator/wire"
 	"github.com/racklab/racklab/worker/dataplane"
 	"github.com/racklab/racklab/worker/members"
@@ -121,7 +122,7 @@ func (w *Worker) open() error {
 	w.prom = newWorkerMetrics(w)
 	if w.cfg.MetricsAddr != "" {
 		var bound string
-		if w.stopProm, bound, err = serveMetrics(w.prom.reg, w.cfg.MetricsAddr); err != nil {
+		if bound, w.stopProm, err = metricsrv.Serve(w.prom.reg, w.cfg.MetricsAddr); err != nil {
 			return fmt.Errorf("worker %s: metrics on %s: %w", w.cfg.Host, w.cfg.MetricsAddr, err)
 		}
 		w.cfg.Logf("worker %s: metrics on http://%s/metrics", w.cfg.Host, bound)
@@ -273,48 +274,33 @@ func (w *Worker) handle(ctx context.Context, data []byte, ended chan<- wire.Atte
 	}
 	switch typ {
 	case wire.TypeLaunch:
-		var l wire.Launch
-		if err := wire.Decode(data, typ, &l); err != nil {
-			w.problem("dropped a command: %v", err)
-			return false
+		if l, ok := decodeCommand[wire.Launch](w, data, typ); ok {
+			w.launch(ctx, *l, ended)
 		}
-		w.launch(ctx, l, ended)
 	case wire.TypeSources:
-		var s wire.Sources
-		if err := wire.Decode(data, typ, &s); err != nil {
-			w.problem("dropped a command: %v", err)
-			return false
-		}
-		if a := w.attempt(s.Attempt); a != nil {
-			a.AddSources(s)
+		if src, ok := decodeCommand[wire.Sources](w, data, typ); ok {
+			if a := w.attempt(src.Attempt); a != nil {
+				a.AddSources(*src)
+			}
 		}
 	case wire.TypeKill:
-		var k wire.Kill
-		if err := wire.Decode(data, typ, &k); err != nil {
-			w.problem("dropped a command: %v", err)
-			return false
-		}
-		if a := w.attempt(k.Attempt); a != nil {
-			a.Kill()
+		if k, ok := decodeCommand[wire.Kill](w, data, typ); ok {
+			if a := w.attempt(k.Attempt); a != nil {
+				a.Kill()
+			}
 		}
 	case wire.TypePriority:
-		var p wire.Priority
-		if err := wire.Decode(data, typ, &p); err != nil {
-			w.problem("dropped a command: %v", err)
-			return false
-		}
-		if a := w.attempt(p.Attempt); a != nil {
-			if err := a.SetDSCP(p.DSCP); err != nil {
-				w.problem("re-mark attempt %d: %v", p.Attempt, err)
+		if p, ok := decodeCommand[wire.Priority](w, data, typ); ok {
+			if a := w.attempt(p.Attempt); a != nil {
+				if err := a.SetDSCP(p.DSCP); err != nil {
+					w.problem("re-mark attempt %d: %v", p.Attempt, err)
+				}
 			}
 		}
 	case wire.TypeMaterialize:
-		var m wire.Materialize
-		if err := wire.Decode(data, typ, &m); err != nil {
-			w.problem("dropped a command: %v", err)
-			return false
+		if m, ok := decodeCommand[wire.Materialize](w, data, typ); ok {
+			go w.materialize(*m)
 		}
-		go w.materialize(m)
 	case wire.TypeStop:
 		var s wire.Stop
 		_ = wire.Decode(data, typ, &s)
@@ -324,6 +310,16 @@ func (w *Worker) handle(ctx context.Context, data []byte, ended chan<- wire.Atte
 		w.problem("dropped a %q message: not a worker command", typ)
 	}
 	return false
+}
+
+// decodeCommand decodes a command's body, or reports it malformed.
+func decodeCommand[T any](w *Worker, data []byte, typ string) (*T, bool) {
+	var v T
+	if err := wire.Decode(data, typ, &v); err != nil {
+		w.problem("dropped a command: %v", err)
+		return nil, false
+	}
+	return &v, true
 }
 
 func (w *Worker) attempt(id int64) *task.Attempt {

@@ -1,13 +1,7 @@
 package agent
 
 import (
-	"errors"
-	"net"
-	"net/http"
-	"time"
-
 	"github.com/prometheus/client_golang/prometheus"
-	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"github.com/racklab/racklab/coordinator/wire"
 	"github.com/racklab/racklab/worker/dataplane"
 )
@@ -57,21 +51,4 @@ func (m *workerMetrics) attemptEnded(rep *wire.AttemptEnded) {
 			}
 		}
 	}
-}
-
-// serveMetrics exposes the registry on addr until stop is called.
-func serveMetrics(reg *prometheus.Registry, addr string) (stop func(), bound string, err error) {
-	ln, err := net.Listen("tcp", addr)
-	if err != nil {
-		return nil, "", err
-	}
-	mux := http.NewServeMux()
-	mux.Handle("/metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
-	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
-	go func() {
-		if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
-			_ = err // the worker goes on without its metrics
-		}
-	}()
-	return func() { srv.Close() }, ln.Addr().String(), nil
 }
