@@ -17,10 +17,10 @@ func main() {
 func rootCmd() *cobra.Command {
 	root := &cobra.Command{
 		Use:           "datagen",
-		Short:         "Import traces as racklab workload and dataset files",
+		Short:         "Import traces and generate workloads as racklab workload and dataset files",
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.AddCommand(swimCmd(), coflowCmd(), describeCmd())
+	root.AddCommand(swimCmd(), coflowCmd(), tpchCmd(), mlCmd(), recurringCmd(), mixCmd(), layoutCmd(), describeCmd())
 	return root
 }

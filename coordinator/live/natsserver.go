@@ -36,7 +36,7 @@ func StartServer(listen string, subj wire.Subjects, creds wire.Credentials) (*Em
 	}
 	workerPerms := &server.Permissions{
 		Publish:   &server.SubjectPermission{Allow: []string{subj.Register(), subj.Heartbeat(), subj.Events()}},
-		Subscribe: &server.SubjectPermission{Allow: []string{subj.WorkerWildcard(), "_INBOX.>"}},
+		Subscribe: &server.SubjectPermission{Allow: []string{subj.WorkerWildcard(), subj.Hello(), "_INBOX.>"}},
 	}
 	opts := &server.Options{
 		Host:          host,

@@ -252,14 +252,18 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		cfg.OnListening(url)
 	}
 	defer func() {
-		if cfg.StopWorkers {
-			for _, h := range r.hosts {
-				if h.reg != nil && !h.lost {
-					r.send(h.reg.Host, wire.TypeStop, &wire.Stop{Reason: "run finished"})
-				}
+		// workers that stay up between runs start the next one clean
+		for _, h := range r.hosts {
+			if h.reg == nil || h.lost {
+				continue
 			}
-			r.nc.Flush()
+			if cfg.StopWorkers {
+				r.send(h.reg.Host, wire.TypeStop, &wire.Stop{Reason: "run finished"})
+			} else {
+				r.send(h.reg.Host, wire.TypeReset, &wire.Reset{Reason: "run finished"})
+			}
 		}
+		r.nc.Flush()
 	}()
 	if err := r.admit(ctx); err != nil {
 		return &r.res, err
@@ -278,10 +282,15 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 func (r *run) admit(ctx context.Context) error {
 	deadline := time.After(r.cfg.RegisterTimeout)
 	missing := len(r.hosts)
+	hello := time.NewTicker(time.Second)
+	defer hello.Stop()
+	r.hello()
 	for missing > 0 {
 		select {
 		case <-ctx.Done():
 			return ctx.Err()
+		case <-hello.C:
+			r.hello()
 		case <-deadline:
 			var names []string
 			for i, h := range r.hosts {
@@ -448,6 +457,14 @@ func materializeBound(t *cluster.Topology, perHost [][]wire.Block) float64 {
 		}
 	}
 	return worst
+}
+
+// hello asks workers that are up already, from an earlier run, to
+// register; new workers register on their own.
+func (r *run) hello() {
+	if err := r.nc.Publish(r.subj.Hello(), wire.MustEncode(wire.TypeHello, &wire.Hello{Run: r.cfg.OutDir})); err != nil {
+		r.logf("hello: %v", err)
+	}
 }
 
 func (r *run) send(host, typ string, body any) {

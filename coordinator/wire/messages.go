@@ -241,6 +241,17 @@ type Materialized struct {
 // Validate checks the host name.
 func (m *Materialized) Validate() error { return CheckHostName(m.Host) }
 
+// Hello announces a coordinator that is waiting for registrations.
+type Hello struct {
+	Run string `json:"run"`
+}
+
+// Reset asks a worker that stays up between runs to end its attempts and
+// remove every object it stored.
+type Reset struct {
+	Reason string `json:"reason"`
+}
+
 // Stop asks a worker to exit.
 type Stop struct {
 	Reason string `json:"reason"`

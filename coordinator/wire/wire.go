@@ -39,6 +39,10 @@ func (s Subjects) Heartbeat() string { return s.Prefix + ".heartbeat" }
 // Events is the subject of worker events (attempt ends, materialization).
 func (s Subjects) Events() string { return s.Prefix + ".events" }
 
+// Hello is the subject a coordinator announces itself on, so that
+// workers that outlived an earlier run register again.
+func (s Subjects) Hello() string { return s.Prefix + ".hello" }
+
 // Worker is the subject a worker receives commands on.
 func (s Subjects) Worker(host string) string { return s.Prefix + ".worker." + host }
 
@@ -81,6 +85,8 @@ const (
 	TypeSources       = "sources"
 	TypeMaterialize   = "materialize"
 	TypeStop          = "stop"
+	TypeHello         = "hello"
+	TypeReset         = "reset"
 	TypeAttemptEnded  = "attempt-ended"
 	TypeMaterialized  = "materialized"
 	TypeWorkerProblem = "worker-problem"
@@ -158,4 +164,5 @@ var known = map[string]struct{}{
 	TypeRegister: {}, TypeRegistered: {}, TypeHeartbeat: {}, TypeLaunch: {},
 	TypeKill: {}, TypePriority: {}, TypeSources: {}, TypeMaterialize: {},
 	TypeStop: {}, TypeAttemptEnded: {}, TypeMaterialized: {}, TypeWorkerProblem: {},
+	TypeHello: {}, TypeReset: {},
 }

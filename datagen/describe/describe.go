@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/racklab/racklab/coordinator/workload"
@@ -51,6 +52,17 @@ type Summary struct {
 	// jobs by their stage-DAG depth.
 	StageDepth, StageWidth int
 	JobsByStageDepth       map[int]int
+
+	// DAGs is the number of job DAGs (jobs linked by parents, directly or
+	// not: a TPC-H query, an ML workload), DAGDepthMean their mean depth.
+	DAGs         int
+	DAGDepthMean float64
+	// FirstArrival and LastArrival bound the jobs' arrival times (s).
+	FirstArrival, LastArrival float64
+	// RecurringJobs have a recurring set, of RecurringSets distinct ones;
+	// Queues counts the jobs of each named queue (nil when none is named).
+	RecurringJobs, RecurringSets int
+	Queues                       map[string]int
 
 	InputBytes, ShuffleBytes, DependentBytes, OutputBytes int64
 
@@ -301,17 +313,64 @@ func (d *describer) jobDAG() {
 		level[i] = lv
 		return lv
 	}
+	// union-find over parent links, for the DAGs
+	root := make([]int, len(d.w.Jobs))
+	for i := range root {
+		root[i] = i
+	}
+	find := func(i int) int {
+		for root[i] != i {
+			root[i] = root[root[i]]
+			i = root[i]
+		}
+		return i
+	}
 	width := map[int]int{}
+	sets := map[string]bool{}
 	for i := range d.w.Jobs {
+		j := &d.w.Jobs[i]
 		lv := visit(i)
 		width[lv]++
 		d.s.JobDAGDepth = max(d.s.JobDAGDepth, lv)
-		if len(d.w.Jobs[i].Parents) > 0 {
+		if len(j.Parents) > 0 {
 			d.s.JobsWithParents++
 		}
+		for _, p := range j.Parents {
+			if pi, ok := d.ids[p]; ok {
+				root[find(pi)] = find(i)
+			}
+		}
+		if i == 0 || j.Arrival < d.s.FirstArrival {
+			d.s.FirstArrival = j.Arrival
+		}
+		d.s.LastArrival = max(d.s.LastArrival, j.Arrival)
+		if j.Recurring != "" {
+			d.s.RecurringJobs++
+			sets[j.Recurring] = true
+		}
+		if j.Queue != "" {
+			if d.s.Queues == nil {
+				d.s.Queues = map[string]int{}
+			}
+			d.s.Queues[j.Queue]++
+		}
 	}
+	d.s.RecurringSets = len(sets)
 	for _, n := range width {
 		d.s.JobDAGWidth = max(d.s.JobDAGWidth, n)
+	}
+	depth := map[int]int{} // DAG root → its depth
+	for i := range d.w.Jobs {
+		r := find(i)
+		depth[r] = max(depth[r], level[i])
+	}
+	d.s.DAGs = len(depth)
+	sum := 0
+	for _, lv := range depth {
+		sum += lv
+	}
+	if sum > 0 {
+		d.s.DAGDepthMean = float64(sum) / float64(len(depth))
 	}
 }
 
@@ -349,6 +408,19 @@ func Format(s Summary) string {
 	bins("Trident bins by input (trident.md §5.2)", s.Trident)
 	bins("PushBox bins by shuffle (pushbox.md §5.2, §4.6)", s.PushBox)
 	fmt.Fprintf(&b, "job DAG: depth %d, width %d, %d jobs with parents\n", s.JobDAGDepth, s.JobDAGWidth, s.JobsWithParents)
+	fmt.Fprintf(&b, "job DAGs (workloads): %d, mean depth %.2f; arrivals %s s to %s s\n", s.DAGs, s.DAGDepthMean,
+		strconv.FormatFloat(s.FirstArrival, 'f', -1, 64), strconv.FormatFloat(s.LastArrival, 'f', -1, 64))
+	if s.RecurringJobs > 0 || len(s.Queues) > 0 {
+		queues := make([]string, 0, len(s.Queues))
+		for q, n := range s.Queues {
+			queues = append(queues, fmt.Sprintf("%s %d", q, n))
+		}
+		sort.Strings(queues)
+		if len(queues) == 0 {
+			queues = []string{"none named"}
+		}
+		fmt.Fprintf(&b, "recurring: %d jobs in %d sets; queues: %s\n", s.RecurringJobs, s.RecurringSets, strings.Join(queues, ", "))
+	}
 	depths := make([]int, 0, len(s.JobsByStageDepth))
 	for k := range s.JobsByStageDepth {
 		depths = append(depths, k)

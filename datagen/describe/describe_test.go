@@ -2,6 +2,7 @@ package describe
 
 import (
 	"bytes"
+	"math"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -11,7 +12,11 @@ import (
 	"github.com/racklab/racklab/coordinator/cluster"
 	"github.com/racklab/racklab/coordinator/workload"
 	"github.com/racklab/racklab/datagen/coflow"
+	"github.com/racklab/racklab/datagen/mix"
+	"github.com/racklab/racklab/datagen/ml"
+	"github.com/racklab/racklab/datagen/recurring"
 	"github.com/racklab/racklab/datagen/swim"
+	"github.com/racklab/racklab/datagen/tpch"
 )
 
 // The shared traces sit beside the repository.
@@ -61,6 +66,7 @@ func TestSmall(t *testing.T) {
 		JobInput:    Dist{Min: 0, P50: 300, P90: 324, P99: 324, Max: 324}, // 0 150 300 300 324
 		JobShuffle:  Dist{Min: 0, P50: 0, P90: 150, P99: 150, Max: 150},   // 0 0 0 127 150
 		JobDAGDepth: 3, JobDAGWidth: 3, JobsWithParents: 2,
+		DAGs: 2, DAGDepthMean: 2, FirstArrival: 0, LastArrival: 4,
 		StageDepth: 3, StageWidth: 2, JobsByStageDepth: map[int]int{1: 3, 2: 1, 3: 1},
 		InputBytes: 750, ShuffleBytes: 277, DependentBytes: 324, OutputBytes: 924,
 		MissingDatasets: []string{"gone"},
@@ -81,7 +87,8 @@ func TestSmall(t *testing.T) {
 	out := Format(s)
 	for _, frag := range []string{"jobs: 5 (10 stages, 20 tasks)", "job DAG: depth 3, width 3, 2 jobs with parents",
 		"stage DAG: depth 3, width 2; by depth 1: 3 jobs, 2: 1 jobs, 3: 1 jobs", "input 750 B", "shuffle 277 B",
-		"dependent 324 B", "output 924 B", "missing datasets (counted as empty): gone"} {
+		"dependent 324 B", "output 924 B", "missing datasets (counted as empty): gone",
+		"job DAGs (workloads): 2, mean depth 2.00; arrivals 0 s to 4 s"} {
 		if !strings.Contains(out, frag) {
 			t.Errorf("Format lacks %q:\n%s", frag, out)
 		}
@@ -168,5 +175,44 @@ func TestCoflowFB2010(t *testing.T) {
 	// pushbox.md §5.2: 360 of the 526 coflows are below 100 MB.
 	if s.Jobs != 526 || s.PushBox[0].Jobs+s.PushBox[1].Jobs != 360 || s.ShuffleBytes != 35533534*coflow.MB || s.InputBytes != s.ShuffleBytes {
 		t.Errorf("%+v", s)
+	}
+}
+
+// The generators' workloads: job DAGs, recurring sets, queues.
+func TestGenerated(t *testing.T) {
+	w, ds, err := tpch.Generate(tpch.DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := Describe(w, ds)
+	if s.DAGs != 22 || math.Abs(s.DAGDepthMean-98.0/22) > 1e-9 || s.JobDAGDepth != 9 || s.RecurringSets != 110 || s.LastArrival >= 600 || len(s.MissingDatasets) > 0 {
+		t.Errorf("tpch: %d DAGs of mean depth %g, max %d, %d recurring sets", s.DAGs, s.DAGDepthMean, s.JobDAGDepth, s.RecurringSets)
+	}
+	o := tpch.DefaultOptions()
+	o.MultiStage = true
+	w, ds, _ = tpch.Generate(o)
+	if s = Describe(w, ds); s.DAGs != 22 || s.DAGDepthMean != 1 || s.StageDepth != 10 || s.RecurringSets != 22 {
+		t.Errorf("tez: %d DAGs of mean depth %g, stage depth %d, %d recurring sets", s.DAGs, s.DAGDepthMean, s.StageDepth, s.RecurringSets)
+	}
+	mo := ml.DefaultOptions()
+	mo.Workloads = 310
+	w, ds, _ = ml.Generate(mo)
+	if s = Describe(w, ds); s.DAGs != 310 || s.DAGDepthMean < 12 || s.DAGDepthMean > 15.5 || s.JobDAGDepth != 21 {
+		t.Errorf("ml: %d DAGs of mean depth %g", s.DAGs, s.DAGDepthMean)
+	}
+	ro := recurring.DefaultOptions()
+	ro.AdHoc = 50
+	w, ds, _, _ = recurring.Generate(ro)
+	s = Describe(w, ds)
+	if s.DAGs != 150 || s.RecurringJobs != 100 || s.RecurringSets != 100 || !reflect.DeepEqual(s.Queues, map[string]int{"adhoc": 50}) {
+		t.Errorf("recurring: %+v", s)
+	}
+	if out := Format(s); !strings.Contains(out, "recurring: 100 jobs in 100 sets; queues: adhoc 50") {
+		t.Errorf("Format:\n%s", out)
+	}
+	m, _ := mix.Preset("hibench-large")
+	w, ds, _ = mix.Generate(m, mix.DefaultOptions())
+	if s = Describe(w, ds); s.DAGs != 1 || s.JobDAGDepth != 35 {
+		t.Errorf("hibench, one at a time: %d DAGs, depth %d", s.DAGs, s.JobDAGDepth)
 	}
 }

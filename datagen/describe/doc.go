@@ -1,7 +1,9 @@
 // Package describe summarises a workload and its datasets: job count, the
 // distribution of job sizes, the job-size bins that the PushBox and Trident
-// papers report by, the depth and width of the job and stage DAGs, and the
-// bytes moved by category.
+// papers report by, the depth and width of the job and stage DAGs, the
+// number of job DAGs (a TPC-H query, an ML workload: jobs linked by
+// parents) and their mean depth, the arrival span, recurring sets and
+// queues, and the bytes moved by category.
 //
 // Sizes are estimates from the specs, the way the engine sizes tasks: a map
 // stage reading a dataset gets its blocks (an unplaced dataset is split by

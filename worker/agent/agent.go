@@ -216,6 +216,11 @@ func (w *Worker) serve(ctx context.Context, stop context.CancelFunc) error {
 		return fmt.Errorf("worker %s: subscribe: %w", w.cfg.Host, err)
 	}
 	defer sub.Unsubscribe()
+	hsub, err := w.nc.ChanSubscribe(w.subj.Hello(), cmds)
+	if err != nil {
+		return fmt.Errorf("worker %s: subscribe: %w", w.cfg.Host, err)
+	}
+	defer hsub.Unsubscribe()
 	if err := w.register(ctx); err != nil {
 		return err
 	}
@@ -229,6 +234,14 @@ func (w *Worker) serve(ctx context.Context, stop context.CancelFunc) error {
 		case <-ctx.Done():
 			return nil
 		case m := <-cmds:
+			if typ, _ := wire.Peek(m.Data); typ == wire.TypeHello {
+				// a new coordinator: join its run
+				if err := w.register(ctx); err != nil {
+					return err
+				}
+				w.heartbeat()
+				continue
+			}
 			if w.handle(ctx, m.Data, ended) {
 				stop()
 			}
@@ -300,6 +313,15 @@ func (w *Worker) handle(ctx context.Context, data []byte, ended chan<- wire.Atte
 	case wire.TypeMaterialize:
 		if m, ok := decodeCommand[wire.Materialize](w, data, typ); ok {
 			go w.materialize(*m)
+		}
+	case wire.TypeReset:
+		w.mu.Lock()
+		for _, a := range w.attempts {
+			a.Kill()
+		}
+		w.mu.Unlock()
+		if err := w.st.Wipe(); err != nil {
+			w.problem("reset: %v", err)
 		}
 	case wire.TypeStop:
 		var s wire.Stop

@@ -1,0 +1,283 @@
+package recurring
+
+import (
+	"bytes"
+	"math"
+	"os"
+	"path/filepath"
+	"reflect"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/racklab/racklab/coordinator/workload"
+	"github.com/racklab/racklab/datagen/gen"
+)
+
+func generate(t *testing.T, o Options) (*workload.Workload, *workload.Datasets, *Predicted) {
+	t.Helper()
+	w, ds, p, err := Generate(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w2, ds2, err := workload.RoundTrip(w, ds, nil)
+	if err != nil || !reflect.DeepEqual(w2, w) || !reflect.DeepEqual(ds2, ds) {
+		t.Fatalf("the workload does not survive its files: %v", err)
+	}
+	if err := p.CheckAgainst(w); err != nil {
+		t.Fatal(err)
+	}
+	return w, ds, p
+}
+
+// nearestRank is the q-th percentile, nearest-rank.
+func nearestRank(v []float64, q int) float64 {
+	s := append([]float64(nil), v...)
+	sort.Float64s(s)
+	return s[(q*len(s)+99)/100-1]
+}
+
+func TestW1(t *testing.T) {
+	o := DefaultOptions()
+	_, _, p := generate(t, o)
+	if len(p.Jobs) != 100 {
+		t.Fatalf("%d jobs, want 100", len(p.Jobs))
+	}
+	classes := map[string]int{}
+	underRack := 0
+	for _, j := range p.Jobs {
+		tasks := j.MapTasks + j.ReduceTasks
+		switch {
+		case tasks >= 4 && tasks <= 50:
+			classes["small"]++
+		case tasks > 50 && tasks <= 500:
+			classes["medium"]++
+		case tasks >= 1000 && tasks <= 2000:
+			classes["large"]++
+		default:
+			t.Errorf("%s has %d tasks, in no size class", j.ID, tasks)
+		}
+		if tasks < 240 {
+			underRack++
+		}
+		// selectivities between 1:4 and 4:1
+		for _, s := range []float64{float64(j.ShuffleBytes) / float64(j.InputBytes), float64(j.OutputBytes) / float64(j.ShuffleBytes)} {
+			if s < 0.25-1e-6 || s > 4+1e-6 {
+				t.Errorf("%s: selectivity %g", j.ID, s)
+			}
+		}
+		if j.InputBytes != int64(j.MapTasks)*128<<20 || j.Arrival < 0 || j.Arrival >= 3600 {
+			t.Errorf("%+v", j)
+		}
+	}
+	if want := map[string]int{"small": 60, "medium": 30, "large": 10}; !reflect.DeepEqual(classes, want) {
+		t.Errorf("classes %v, want %v", classes, want)
+	}
+	if underRack < 65 || underRack > 80 { // about 3/4 fit one rack's 240 slots
+		t.Errorf("%d of 100 jobs under 240 tasks", underRack)
+	}
+}
+
+func TestW2(t *testing.T) {
+	o := DefaultOptions()
+	o.Workload = "w2"
+	w, ds, p := generate(t, o)
+	if len(p.Jobs) != 400 || len(w.Jobs) != 400 || len(ds.Datasets) != 400 {
+		t.Fatalf("%d jobs, want 400", len(p.Jobs))
+	}
+	tiny, large := 0, 0
+	for _, j := range p.Jobs {
+		if j.InputBytes < 200e6 && j.ShuffleBytes < 75e6 {
+			tiny++
+		}
+		if j.InputBytes == 5.5e12 {
+			large++
+			if j.ShuffleBytes != 1.8*5.5e12 || j.ReduceTasks != int(math.Ceil(9.9e12/(1<<30))) {
+				t.Errorf("large job %+v", j)
+			}
+		}
+	}
+	if tiny != 360 || large != 2 {
+		t.Errorf("%d tiny and %d large jobs, want 360 and 2", tiny, large)
+	}
+}
+
+func TestW3(t *testing.T) {
+	o := DefaultOptions()
+	o.Workload = "w3"
+	_, _, p := generate(t, o)
+	if len(p.Jobs) != 200 {
+		t.Fatalf("%d jobs, want 200", len(p.Jobs))
+	}
+	var tasks, in, inter []float64
+	for _, j := range p.Jobs {
+		tasks = append(tasks, float64(j.MapTasks+j.ReduceTasks))
+		in = append(in, float64(j.InputBytes))
+		inter = append(inter, float64(j.ShuffleBytes))
+	}
+	// Corral Table 1.
+	for _, tc := range []struct {
+		name     string
+		v        []float64
+		p50, p95 float64
+	}{{"tasks", tasks, 180, 2060}, {"input", in, 7.1e9, 162.3e9}, {"intermediate", inter, 6e9, 71.5e9}} {
+		for _, q := range []struct {
+			q    int
+			want float64
+		}{{50, tc.p50}, {95, tc.p95}} {
+			if got := nearestRank(tc.v, q.q); math.Abs(got/q.want-1) > 0.1 {
+				t.Errorf("%s p%d = %g, want %g (Table 1)", tc.name, q.q, got, q.want)
+			}
+		}
+	}
+}
+
+func TestErrors(t *testing.T) {
+	o := DefaultOptions()
+	o.Jobs = 2000
+	o.SizeError = 0.5
+	o.ArrivalError = 0.3
+	w, ds, p := generate(t, o)
+	size := map[string]int64{}
+	for _, d := range ds.Datasets {
+		size[d.Name] = d.Size
+	}
+	arrival := map[string]float64{}
+	for _, j := range w.Jobs {
+		arrival[j.ID] = j.Arrival
+	}
+	var sum float64
+	moved := 0
+	for _, j := range p.Jobs {
+		e := float64(size["in-"+j.ID])/float64(j.InputBytes) - 1
+		if math.Abs(e) > 0.5+1e-9 {
+			t.Errorf("%s: size error %g", j.ID, e)
+		}
+		sum += math.Abs(e)
+		if d := arrival[j.ID] - j.Arrival; d != 0 {
+			moved++
+			if math.Abs(d) > 240 {
+				t.Errorf("%s moved %g s", j.ID, d)
+			}
+		}
+	}
+	if m := sum / 2000; math.Abs(m-0.25) > 0.02 {
+		t.Errorf("mean size error %g, want 0.25", m)
+	}
+	if moved > 600 || moved < 590 { // 600 shifted, a few clamped at 0 may stay
+		t.Errorf("%d arrivals moved, want 600", moved)
+	}
+	o = DefaultOptions() // 6.5% on average
+	o.Jobs = 2000
+	_, ds, p = generate(t, o)
+	sum = 0
+	for _, j := range p.Jobs {
+		for _, d := range ds.Datasets {
+			if d.Name == "in-"+j.ID {
+				sum += math.Abs(float64(d.Size)/float64(j.InputBytes) - 1)
+			}
+		}
+	}
+	if m := sum / 2000; math.Abs(m-0.065) > 0.005 {
+		t.Errorf("default mean size error %g, want 0.065", m)
+	}
+}
+
+func TestAdHocAndOptions(t *testing.T) {
+	o := DefaultOptions()
+	o.AdHoc = 50
+	o.Arrivals = gen.Once
+	w, _, p := generate(t, o)
+	adhoc := 0
+	for _, j := range w.Jobs {
+		if j.Queue == "adhoc" {
+			adhoc++
+			if j.Recurring != "" || j.Arrival != 0 {
+				t.Errorf("ad hoc %+v", j)
+			}
+		} else if j.Recurring != j.ID || j.Arrival != 0 {
+			t.Errorf("recurring %s: %q at %g", j.ID, j.Recurring, j.Arrival)
+		}
+	}
+	if adhoc != 50 || len(p.Jobs) != 100 {
+		t.Errorf("%d ad hoc, %d predicted", adhoc, len(p.Jobs))
+	}
+	// Scaling keeps task counts.
+	o = DefaultOptions()
+	o.Workload = "w3"
+	_, _, p1 := generate(t, o)
+	o.Scale = 0.001
+	_, _, p2 := generate(t, o)
+	for i := range p1.Jobs {
+		a, b := p1.Jobs[i], p2.Jobs[i]
+		if a.MapTasks != b.MapTasks || a.ReduceTasks != b.ReduceTasks || math.Abs(float64(b.InputBytes)/float64(a.InputBytes)-0.001) > 1e-3 {
+			t.Fatalf("scaled %+v, unscaled %+v", b, a)
+		}
+	}
+	again, _, _, _ := Generate(DefaultOptions())
+	w1, _, _, _ := Generate(DefaultOptions())
+	if !reflect.DeepEqual(again, w1) {
+		t.Error("same seed, different workload")
+	}
+	for _, tc := range []struct {
+		mod  func(*Options)
+		want string
+	}{
+		{func(o *Options) { o.Workload = "w4" }, `unknown workload "w4"`},
+		{func(o *Options) { o.Jobs = -1 }, "jobs must not be negative"},
+		{func(o *Options) { o.AdHoc = -1 }, "ad hoc jobs must not be negative"},
+		{func(o *Options) { o.Window = 0 }, "window must be positive"},
+		{func(o *Options) { o.SizeError = 1 }, "size error must be in [0, 1)"},
+		{func(o *Options) { o.ArrivalError = 1.5 }, "arrival error must be a fraction"},
+		{func(o *Options) { o.ArrivalShift = -1 }, "arrival shift must not be negative"},
+		{func(o *Options) { o.Arrivals, o.Rate = gen.Poisson, -1 }, "poisson arrivals need a positive rate"},
+	} {
+		o := DefaultOptions()
+		tc.mod(&o)
+		if _, _, _, err := Generate(o); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("error %v, want %q", err, tc.want)
+		}
+	}
+}
+
+func TestPredictedFile(t *testing.T) {
+	_, _, p, err := Generate(DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	if err := WritePredicted(&b, p); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "p.yaml")
+	if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p2, err := LoadPredicted(path)
+	if err != nil || !reflect.DeepEqual(p2, p) {
+		t.Fatalf("predictions do not survive their file: %v", err)
+	}
+	if err := p.CheckAgainst(&workload.Workload{}); err == nil {
+		t.Error("predictions for missing jobs accepted")
+	}
+	b.Reset()
+	_ = WritePredicted(&b, &Predicted{})
+	if p, err := ParsePredicted("e.yaml", b.Bytes()); err != nil || len(p.Jobs) != 0 {
+		t.Errorf("empty: %v %v", p, err)
+	}
+	const ok = "{id: a, arrival_s: 1, input_bytes: 1, shuffle_bytes: 1, output_bytes: 1, map_tasks: 1, reduce_tasks: 1}"
+	for _, tc := range []struct{ src, want string }{
+		{"jobs:\n  - " + ok + "\n  - {id: b, arrival_s: 1}\n", `p.yaml:3: job "b": missing field "input_bytes"`},
+		{"jobs:\n  - " + ok + "\n  - " + ok + "\n", `p.yaml:3: job "a": job id "a" is used twice (first at line 2)`},
+		{"jobs:\n  - " + strings.Replace(ok, "arrival_s: 1", "arrival_s: -1", 1) + "\n", `p.yaml:2: job "a": arrival_s must not be negative`},
+		{"jobs:\n  - " + strings.Replace(ok, "input_bytes: 1", "input_bytes: -5", 1) + "\n", `p.yaml:2: job "a": input_bytes must not be negative`},
+		{"jobs:\n  - " + strings.Replace(ok, "map_tasks: 1", "map_tasks: 1.5", 1) + "\n", `p.yaml:2: job "a": map_tasks: want a whole number`},
+		{"jobs:\n\n  - " + strings.Replace(ok, "}", ", deadline: 3}", 1) + "\n", `p.yaml:3: job "a": unknown field "deadline"`},
+		{"job: []\n", `p.yaml:1: unknown field "job"`},
+		{"jobs: [\n", "p.yaml:1: YAML syntax"},
+	} {
+		if _, err := ParsePredicted("p.yaml", []byte(tc.src)); err == nil || !strings.HasPrefix(err.Error(), tc.want) {
+			t.Errorf("%q: error %v, want %q", tc.src, err, tc.want)
+		}
+	}
+}
