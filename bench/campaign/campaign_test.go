@@ -2,12 +2,19 @@ package campaign
 
 import (
 	"context"
+	"fmt"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/racklab/racklab/coordinator/cluster"
+	"github.com/racklab/racklab/coordinator/wire"
+	"github.com/racklab/racklab/worker/agent"
+	"github.com/racklab/racklab/worker/store"
 )
 
 const fb2009 = "../../../shared/traces/swim/FB-2009_samples_24_times_1hr_0.tsv"
@@ -140,5 +147,77 @@ func TestResumeRefusesAnotherCampaign(t *testing.T) {
 	err := Execute(context.Background(), c, Options{Out: out})
 	if err == nil || !strings.Contains(err.Error(), "different campaign") {
 		t.Fatalf("error %v, want a refusal to mix campaigns", err)
+	}
+}
+
+// A remote run set reaches workers that are already up, as on a lab
+// cluster: they register with each run's coordinator, and are reset, not
+// stopped, between runs.
+func TestRemoteRunsReachStandingWorkers(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	listen := ln.Addr().String()
+	ln.Close()
+	dir := t.TempDir()
+	creds, err := wire.NewCredentials()
+	if err != nil {
+		t.Fatal(err)
+	}
+	credsPath := filepath.Join(dir, "creds.json")
+	if err := wire.WriteCredentials(credsPath, creds); err != nil {
+		t.Fatal(err)
+	}
+	writeFile := func(name, text string) {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	writeFile("ds.yaml", "block_size_bytes: 1048576\nreplication: 2\ndatasets:\n  - {name: in, size_bytes: 6291456}\n")
+	writeFile("wl.yaml", "jobs:\n  - id: j\n    stages:\n      - {name: map, kind: map, input: in}\n      - {name: reduce, kind: reduce, tasks: 2, after: [map]}\n")
+	writeFile("c.yaml", `name: remote
+cluster: {racks: 2, hosts_per_rack: 2, slots: 2}
+workload: {file: wl.yaml, datasets: ds.yaml}
+limits: {max_run_time: 15s}
+runs:
+  - {mode: remote, policies: [fifo, fair], listen: "`+listen+`", credentials: creds.json}
+`)
+	c, err := Load(filepath.Join(dir, "c.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	var wg sync.WaitGroup
+	defer func() { cancel(); wg.Wait() }()
+	for r := 0; r < 2; r++ {
+		for h := 0; h < 2; h++ {
+			cfg := agent.Config{Host: fmt.Sprintf("r%dh%d", r, h), Rack: fmt.Sprintf("r%d", r), Slots: 2, NATSURL: "nats://" + listen,
+				Password: creds.Worker, DataAddr: "127.0.0.1:0", MemberAddr: "127.0.0.1",
+				Tiers: []store.TierConfig{}}
+			for _, k := range []cluster.TierKind{cluster.Mem, cluster.SSD, cluster.HDD} {
+				cfg.Tiers = append(cfg.Tiers, store.TierConfig{Kind: k, Dir: filepath.Join(dir, cfg.Host, k.String())})
+			}
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				if err := agent.Run(ctx, cfg); err != nil && ctx.Err() == nil {
+					t.Errorf("worker %s: %v", cfg.Host, err)
+				}
+			}()
+		}
+	}
+	out := filepath.Join(dir, "results")
+	if err := Execute(context.Background(), c, Options{Out: out, Logf: t.Logf}); err != nil {
+		t.Fatal(err)
+	}
+	_, rows := c.Summaries(out)
+	if len(rows[ModeRemote]) != 2 {
+		t.Fatalf("%d remote runs done, want 2", len(rows[ModeRemote]))
+	}
+	for _, s := range rows[ModeRemote] {
+		if s.Jobs != 1 || s.FailedJobs != 0 {
+			t.Errorf("%s: %d jobs, %d failed", s.Policy, s.Jobs, s.FailedJobs)
+		}
 	}
 }

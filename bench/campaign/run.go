@@ -316,7 +316,7 @@ func (ex *executor) sim(ctx context.Context, r Run, jobsDone func(int)) (metrics
 func (ex *executor) live(ctx context.Context, r Run, jobsDone func(int)) (metrics.Summary, error) {
 	done := 0
 	cfg := live.Config{Topology: ex.in.topo, Workload: ex.in.w, Datasets: ex.in.ds, Policy: r.Policy, Seed: r.Seed,
-		SlowStart: ex.c.SlowStart, OutDir: r.Dir, MaxRunTime: ex.c.Limits.MaxRunTime, Logf: func(string, ...any) {},
+		SlowStart: ex.c.SlowStart, OutDir: r.Dir, MaxRunTime: ex.c.Limits.MaxRunTime, Logf: func(string, ...any) {}, // events.jsonl has them
 		OnEvent: func(ev live.Event) {
 			if strings.HasPrefix(ev.Kind, "job-") {
 				done++

@@ -20,12 +20,6 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// HeaderBytes is what one packet of a bulk IPv4 TCP transfer adds to its
-// payload in the kernel's counters: Ethernet, IPv4, and TCP with
-// timestamps. Counters are turned into payload by subtracting it per
-// packet, so that they compare with the engine's and workers' accounting.
-const HeaderBytes = 14 + 20 + 32
-
 // Options configure an emulated cluster.
 type Options struct {
 	// Prefix names the namespaces and links (1-6 of [a-z0-9]).
@@ -198,18 +192,14 @@ func (e *Emulator) Counters() (up, down []float64, err error) {
 	}
 	up, down = make([]float64, len(cs)), make([]float64, len(cs))
 	for _, c := range cs {
-		up[c.Rack] = payload(c.UpBytes, c.UpPackets)
-		down[c.Rack] = payload(c.DownBytes, c.DownPackets)
+		up[c.Rack] = wire.Counter{Bytes: c.UpBytes, Packets: c.UpPackets}.Payload()
+		down[c.Rack] = wire.Counter{Bytes: c.DownBytes, Packets: c.DownPackets}.Payload()
 		if e.bg != nil {
 			up[c.Rack] -= float64(e.bg.up[c.Rack].Load())
 			down[c.Rack] -= float64(e.bg.down[c.Rack].Load())
 		}
 	}
 	return up, down, nil
-}
-
-func payload(bytes, packets uint64) float64 {
-	return float64(bytes) - float64(packets)*HeaderBytes
 }
 
 // Stop ends the workers (SIGTERM, then SIGKILL after a grace period) and

@@ -273,3 +273,39 @@ func workerPids() []string {
 	}
 	return pids
 }
+
+// On a lab cluster the coordinator cannot read the switches: with host
+// shaping, the workers' class counters, sent in their heartbeats, are the
+// kernel's count. They too match the engine's expectation.
+func TestFlatWorkerReportedCountersMatch(t *testing.T) {
+	needRoot(t)
+	topo := topology(t, 3, 2)
+	w, ds := inputs(t, topo, shuffleJob, 6, 4<<20, 1)
+	opt := options(t, fmt.Sprintf("tw%d", os.Getpid()%10000), shaping.Flat, topo)
+	t.Cleanup(func() { checkGone(t, opt) })
+	e, err := Start(opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		if err := e.Stop(); err != nil {
+			t.Error(err)
+		}
+	}()
+	var counted bool
+	cfg := live.Config{Topology: topo, Workload: w, Datasets: ds, Policy: "fifo", Seed: 3, OutDir: t.TempDir(),
+		Cluster: opt.Cluster, Listen: e.NATSListen(), Creds: e.Creds, MemberAddr: e.Net.MgmtIP.String(), StopWorkers: true, Logf: t.Logf,
+		OnEvent: func(ev live.Event) { counted = counted || ev.Kind == "counters" }}
+	res, err := live.Run(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !counted {
+		t.Fatal("the coordinator did not take its counts from the workers' shaping classes")
+	}
+	exp, kern := float64(res.ExpectedCrossBytes), res.KernelCrossBytes
+	t.Logf("engine %.0f B, workers' kernel counters %.0f B (%.4f)", exp, kern, kern/exp)
+	if exp < 8<<20 || math.Abs(kern-exp)/exp > 0.03 {
+		t.Errorf("workers' kernel counters %.0f B, engine %.0f B", kern, exp)
+	}
+}

@@ -34,6 +34,10 @@ type Config struct {
 	// Placer places unplaced datasets; a policy that is a DatasetPlacer
 	// takes precedence.
 	Placer DatasetPlacer
+	// MaxTaskFailures is how many failed attempts of one task (not counting
+	// attempts lost with their host) fail its job, as Hadoop's
+	// maxattempts. Default 4.
+	MaxTaskFailures uint16
 	// Stopwatch, when set, returns a monotonic time in nanoseconds; the
 	// engine uses it only to measure how long policy decisions take.
 	Stopwatch func() int64
@@ -113,6 +117,7 @@ type Task struct {
 	State       TaskState
 	Block       int32 // map: index of its input block
 	Attempts    uint16
+	Failures    uint16 // attempts that failed by themselves
 	InputBytes  int64
 	OutputBytes int64
 	// Output is the attempt whose output consumers read, once done.
@@ -221,6 +226,9 @@ func New(cfg Config, topo *cluster.Topology, w *workload.Workload, ds *workload.
 	}
 	if cfg.EarlyShuffleLimit == 0 {
 		cfg.EarlyShuffleLimit = 0.5
+	}
+	if cfg.MaxTaskFailures == 0 {
+		cfg.MaxTaskFailures = 4
 	}
 	if len(cfg.IntermediateTiers) == 0 {
 		cfg.IntermediateTiers = []cluster.TierKind{cluster.SSD, cluster.HDD, cluster.Mem}
@@ -1287,13 +1295,26 @@ func (e *Engine) checkReleases(j *Job) {
 // AttemptFailed tells the engine an attempt failed; its task becomes
 // runnable again unless another attempt still runs.
 func (e *Engine) AttemptFailed(id AttemptID, reason string) error {
+	return e.attemptFailed(id, reason, true)
+}
+
+// attemptFailed ends an attempt as failed; counted failures (the task's
+// own, not its host's loss) fail the job after MaxTaskFailures, as
+// Hadoop's max attempts do.
+func (e *Engine) attemptFailed(id AttemptID, reason string, counted bool) error {
 	a := e.attempts[id]
 	if a == nil {
 		return fmt.Errorf("attempt %d is not running", id)
 	}
-	_ = reason
 	e.endAttempt(a, AttemptFailed)
 	j, st, t, _ := e.lookup(a.Task)
+	if counted {
+		t.Failures++
+		if t.Failures >= e.cfg.MaxTaskFailures && j.State == JobRunning {
+			e.finishJob(j, JobFailed, fmt.Sprintf("task %s[%d] failed %d times; last: %s", st.Spec.Name, a.Task.Index, t.Failures, reason))
+			return nil
+		}
+	}
 	if t.State == TaskRunning && len(t.running) == 0 && j.State == JobRunning {
 		if len(t.held) > 0 {
 			return e.useHeld(t.held[0].ID)
@@ -1463,7 +1484,7 @@ func (e *Engine) HostLost(h cluster.HostID) error {
 	e.dropFree(h)
 	e.liveSlots -= e.topo.Hosts[h].Slots
 	for len(hs.running) > 0 {
-		if err := e.AttemptFailed(hs.running[0], "host lost"); err != nil {
+		if err := e.attemptFailed(hs.running[0], "host lost", false); err != nil {
 			return err
 		}
 	}

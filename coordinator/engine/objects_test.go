@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/racklab/racklab/coordinator/workload"
@@ -52,5 +53,35 @@ func TestShuffleSourcesTileMapOutputs(t *testing.T) {
 		if n != 1001 {
 			t.Fatalf("map output %d covered %d bytes, want 1001", id, n)
 		}
+	}
+}
+
+// A task that keeps failing fails its job after MaxTaskFailures attempts;
+// attempts lost with their host do not count.
+func TestRepeatedTaskFailuresFailTheJob(t *testing.T) {
+	topo := topo2x2(t, 1)
+	ds := &workload.Datasets{Datasets: []workload.Dataset{blocksOn("in", 100, 0)}}
+	w := &workload.Workload{Jobs: []workload.Job{{ID: "j", Stages: []workload.Stage{{Name: "map", Kind: workload.Map, Input: "in"}}}}}
+	e := newEngine(t, Config{MaxTaskFailures: 3}, topo, w, ds, &scripted{offer: greedy})
+	e.Schedule()
+	a := e.Ready().Launches[0]
+	if err := e.HostLost(a.Host); err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 3; i++ {
+		if e.Job(0).State != JobRunning {
+			t.Fatalf("job %s after %d failures", e.Job(0).State, i)
+		}
+		e.Schedule()
+		rd := e.Ready()
+		if len(rd.Launches) != 1 {
+			t.Fatalf("%d launches after %d failures", len(rd.Launches), i)
+		}
+		if err := e.AttemptFailed(rd.Launches[0].ID, "disk full"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if j := e.Job(0); j.State != JobFailed || !strings.Contains(j.Reason, "failed 3 times; last: disk full") {
+		t.Fatalf("job %s (%q), want failed after 3 task failures", j.State, j.Reason)
 	}
 }

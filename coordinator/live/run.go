@@ -96,6 +96,7 @@ type hostInfo struct {
 	prevCross map[string]uint64
 	deadSince time.Time // when memberlist last said it died
 	members   map[string]string
+	shaped    map[string]wire.Counter
 }
 
 // heartbeatInterval is the workers' default heartbeat period.
@@ -130,6 +131,9 @@ type run struct {
 	seenDecisions int
 	counter0      []float64 // kernel counters at the start, up then down
 	lastNet       time.Time
+	// workerCounted says the kernel counts come from the workers'
+	// heartbeats, which lag by up to a heartbeat.
+	workerCounted bool
 	// lastCounters is the previous kernel sample, for utilisation.
 	lastCounters []float64
 }
@@ -480,6 +484,18 @@ func (r *run) malformed(subject string, err error) {
 }
 
 func (r *run) loop(ctx context.Context) error {
+	if r.cfg.Counters == nil {
+		if _, _, ok := r.workerCounters(); ok {
+			// a lab cluster whose workers shape: their class counters are
+			// the kernel's count, a heartbeat old
+			r.cfg.Counters = func() ([]float64, []float64, error) {
+				up, down, _ := r.workerCounters()
+				return up, down, nil
+			}
+			r.workerCounted = true
+			r.event("counters", "", "cross-rack bytes from the workers' shaping classes")
+		}
+	}
 	if r.cfg.Counters != nil {
 		up, down, err := r.cfg.Counters()
 		if err != nil {
@@ -768,6 +784,14 @@ func (r *run) register(m *nats.Msg) bool {
 		reply(wire.Registered{Error: fmt.Sprintf("host %s is in rack %q, not %q", reg.Host, want, reg.Rack)})
 		return false
 	}
+	if missing := missingTiers(&r.topo.Hosts[h], &reg); len(missing) > 0 {
+		r.event("registration-refused", reg.Host, "lacks tiers %v that the topology gives it", missing)
+		reply(wire.Registered{Error: fmt.Sprintf("host %s has no %s tier, which the topology gives it: add --tier for it", reg.Host, strings.Join(missing, ", "))})
+		return false
+	}
+	if reg.Slots != r.topo.Hosts[h].Slots {
+		r.event("slots-differ", reg.Host, "the worker has %d slots, the topology %d: the topology's count is used", reg.Slots, r.topo.Hosts[h].Slots)
+	}
 	hi := &r.hosts[h]
 	fresh := hi.reg == nil
 	if !fresh && hi.lost {
@@ -798,6 +822,22 @@ func (r *run) register(m *nats.Msg) bool {
 	return fresh
 }
 
+// missingTiers lists the tier kinds a topology host has that its worker
+// did not register.
+func missingTiers(h *cluster.Host, reg *wire.Register) []string {
+	var missing []string
+	for _, t := range h.Tiers {
+		found := false
+		for _, rt := range reg.Tiers {
+			found = found || rt.Kind == t.Kind.String()
+		}
+		if !found {
+			missing = append(missing, t.Kind.String())
+		}
+	}
+	return missing
+}
+
 func (r *run) known(name string) (*hostInfo, bool) {
 	h, ok := r.byName[name]
 	if !ok || r.hosts[h].reg == nil || r.hosts[h].lost {
@@ -815,6 +855,34 @@ func (r *run) heartbeat(hb *wire.Heartbeat) {
 	hi.txBytes, hi.rxBytes = hb.TxBytes, hb.RxBytes
 	hi.crossRx = hb.CrossRxByRack
 	hi.members = hb.Members
+	hi.shaped = hb.Shaped
+}
+
+// workerCounters sums the shaping workers' class counters into payload
+// bytes per rack uplink and downlink: the kernel's count on a cluster
+// where every worker shapes its own NIC. ok is false when no worker
+// shapes.
+func (r *run) workerCounters() (up, down []float64, ok bool) {
+	nr := len(r.topo.Racks)
+	up, down = make([]float64, nr), make([]float64, nr)
+	for i := range r.hosts {
+		h := &r.hosts[i]
+		if h.reg == nil {
+			continue
+		}
+		src := r.topo.Hosts[i].Rack
+		for rack, c := range h.shaped {
+			dst, known := r.rackName[rack]
+			if !known || dst == src {
+				continue
+			}
+			ok = true
+			p := c.Payload()
+			up[src] += p
+			down[dst] += p
+		}
+	}
+	return up, down, ok
 }
 
 func (r *run) attemptEnded(ev *wire.AttemptEnded) {
@@ -980,6 +1048,18 @@ func (r *run) sampleNetwork() {
 func (r *run) finish() {
 	if r.rec == nil {
 		return
+	}
+	if r.workerCounted {
+		// the heartbeats that carry the last bytes' counts
+		for deadline := time.After(2 * heartbeatInterval); ; {
+			select {
+			case m := <-r.inbox:
+				r.handle(m)
+				continue
+			case <-deadline:
+			}
+			break
+		}
 	}
 	var up, down []float64
 	if r.cfg.Counters != nil {

@@ -87,6 +87,17 @@ type Counter struct {
 	Packets uint64 `json:"packets"`
 }
 
+// HeaderBytes is what one packet of a bulk IPv4 TCP transfer adds to its
+// payload in the kernel's counters: Ethernet, IPv4, and TCP with
+// timestamps.
+const HeaderBytes = 14 + 20 + 32
+
+// Payload is the TCP payload the count stands for, headers taken out, so
+// that it compares with the bytes the engine and the workers account.
+func (c Counter) Payload() float64 {
+	return float64(c.Bytes) - float64(c.Packets)*HeaderBytes
+}
+
 // Object is a stored object on some worker.
 type Object struct {
 	Host string `json:"host"`
