@@ -402,6 +402,8 @@ func (r *run) prepare(ctx context.Context) error {
 		}
 	}
 	written := map[string]int64{}
+	sums := map[string]uint64{} // block key → checksum, the same for every replica
+	verified := 0
 	lastReport := time.Now()
 	for waiting > 0 {
 		select {
@@ -424,6 +426,13 @@ func (r *run) prepare(ctx context.Context) error {
 			written[done.Host] = done.Bytes
 			if done.Done {
 				waiting--
+				for key, sum := range done.Checksums {
+					if prev, ok := sums[key]; ok && prev != sum {
+						return fmt.Errorf("block %s: host %s wrote checksum %016x, another replica %016x", key, done.Host, sum, prev)
+					}
+					sums[key] = sum
+					verified++
+				}
 			}
 			if time.Since(lastReport) >= time.Second {
 				lastReport = time.Now()
@@ -438,8 +447,20 @@ func (r *run) prepare(ctx context.Context) error {
 	r.res.MaterializedBytes = total
 	r.res.MaterializeSeconds = time.Since(t0).Seconds()
 	r.res.MaterializeBoundSeconds = materializeBound(r.topo, perHost)
-	r.event("materialized", "", "%d bytes of replicas in %.2f s; the tiers' write rates allow %.2f s", total, r.res.MaterializeSeconds, r.res.MaterializeBoundSeconds)
+	if want := countBlocks(perHost); verified != want {
+		return fmt.Errorf("%d of %d block replicas came back with a checksum", verified, want)
+	}
+	r.event("materialized", "", "%d bytes of replicas in %.2f s, %d replicas of %d blocks verified by checksum; the tiers' write rates allow %.2f s",
+		total, r.res.MaterializeSeconds, verified, len(sums), r.res.MaterializeBoundSeconds)
 	return nil
+}
+
+func countBlocks(perHost [][]wire.Block) int {
+	n := 0
+	for _, b := range perHost {
+		n += len(b)
+	}
+	return n
 }
 
 // materializeBound is the least time the tiers' write rates allow for

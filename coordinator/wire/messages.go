@@ -247,6 +247,8 @@ type Materialized struct {
 	Seconds float64 `json:"seconds"`
 	Done    bool    `json:"done"`
 	Error   string  `json:"error,omitempty"`
+	// Checksums of the blocks as read back from their files (Done only).
+	Checksums map[string]uint64 `json:"checksums,omitempty"`
 }
 
 // Validate checks the host name.

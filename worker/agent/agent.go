@@ -377,6 +377,7 @@ func (w *Worker) materialize(m wire.Materialize) {
 	start := time.Now()
 	var mu sync.Mutex
 	rep := wire.Materialized{Host: w.cfg.Host}
+	sums := map[string]uint64{}
 	var errs []error
 	var wg sync.WaitGroup
 	sem := make(chan struct{}, 4)
@@ -410,13 +411,21 @@ func (w *Worker) materialize(m wire.Materialize) {
 		go func() {
 			defer wg.Done()
 			defer func() { <-sem }()
-			_, err := w.st.Generate(tier, b.Key, b.Size, m.Seed)
+			sum, err := w.st.Generate(tier, b.Key, b.Size, m.Seed)
+			if err == nil {
+				// read back what landed on the tier
+				var stored uint64
+				if stored, err = w.st.StoredChecksum(tier, b.Key); err == nil && stored != sum {
+					err = fmt.Errorf("block %s on %s: checksum %016x read back, %016x written", b.Key, tier, stored, sum)
+				}
+			}
 			mu.Lock()
 			defer mu.Unlock()
 			if err != nil {
 				errs = append(errs, err)
 				return
 			}
+			sums[b.Key] = sum
 			rep.Blocks++
 			rep.Bytes += b.Size
 		}()
@@ -425,6 +434,7 @@ func (w *Worker) materialize(m wire.Materialize) {
 	close(stop)
 	rep.Seconds = time.Since(start).Seconds()
 	rep.Done = true
+	rep.Checksums = sums
 	if err := errors.Join(errs...); err != nil {
 		rep.Error = err.Error()
 	}

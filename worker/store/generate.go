@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"hash/crc32"
 	"io"
+	"os"
 
 	"github.com/racklab/racklab/coordinator/cluster"
 )
@@ -228,3 +229,22 @@ func (s *Store) Verify(k cluster.TierKind, key string, seed uint64, size int64) 
 
 // ErrMismatch: Verify found content other than Generate's.
 var ErrMismatch = errors.New("content differs from generated")
+
+// StoredChecksum is Checksum read straight from the file, outside the
+// tier's rate: for checking what setup wrote, which no task pays for.
+func (s *Store) StoredChecksum(k cluster.TierKind, key string) (uint64, error) {
+	_, p, err := s.lookup(k, key)
+	if err != nil {
+		return 0, err
+	}
+	f, err := os.Open(p)
+	if err != nil {
+		return 0, fmt.Errorf("store: %s %q: %w", k, key, err)
+	}
+	defer f.Close()
+	var sum summer
+	if _, err := io.CopyBuffer(&sum, onlyReader{f}, make([]byte, genBuf)); err != nil {
+		return 0, fmt.Errorf("store: %s %q: %w", k, key, err)
+	}
+	return sum.Sum64(), nil
+}

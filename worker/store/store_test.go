@@ -439,3 +439,33 @@ func TestCloseInterruptsPacedRead(t *testing.T) {
 		t.Fatal("Close did not interrupt the read")
 	}
 }
+
+// StoredChecksum reads what is on the tier: a block damaged after it was
+// written no longer matches the checksum Generate returned.
+func TestStoredChecksumSeesDamage(t *testing.T) {
+	dir := t.TempDir()
+	s := openTest(t, TierConfig{Kind: cluster.HDD, Dir: dir, ReadBps: 1e6})
+	sum, err := s.Generate(cluster.HDD, "ds/x/000001", 8<<20, 9)
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	got, err := s.StoredChecksum(cluster.HDD, "ds/x/000001")
+	if err != nil || got != sum {
+		t.Fatalf("stored checksum %x (%v), written %x", got, err, sum)
+	}
+	if d := time.Since(start); d > 4*time.Second { // paced, it would take 8 s
+		t.Fatalf("reading back 8 MiB took %v: it went through the 1 MB/s tier limit", d)
+	}
+	f, err := os.OpenFile(filepath.Join(dir, "ds", "x", "000001"), os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.WriteAt([]byte{0xff, 0xfe}, 1<<20); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	if got, _ := s.StoredChecksum(cluster.HDD, "ds/x/000001"); got == sum {
+		t.Fatal("a damaged block still has its written checksum")
+	}
+}
