@@ -41,11 +41,35 @@ type Campaign struct {
 	Path   string
 }
 
-// WorkloadSpec names the workload: files, or the SWIM importer.
+// WorkloadSpec names the workload: files, the SWIM importer, or one of
+// datagen's generators.
 type WorkloadSpec struct {
-	File     string
-	Datasets string
-	Swim     *SwimSpec
+	File      string
+	Datasets  string
+	Swim      *SwimSpec
+	Generator *GeneratorSpec
+}
+
+// GeneratorSpec runs a datagen generator: tpch, ml, recurring or mix.
+type GeneratorSpec struct {
+	Name string
+	// Common: seed, byte scale, arrivals (trace, poisson, once) and their
+	// rate, the input datasets' block size and replication.
+	Seed        uint64
+	Scale       float64
+	Arrivals    string
+	Rate        float64
+	BlockSize   int64
+	Replication int
+	// tpch
+	ScaleFactor float64
+	MultiStage  bool
+	// ml: submissions; recurring: w1, w2 or w3 and its size error; mix:
+	// a preset.
+	Workloads int
+	Set       string
+	SizeError float64
+	Preset    string
 }
 
 // SwimSpec imports a SWIM trace.
@@ -201,9 +225,16 @@ func parseCluster(d *yamlfile.Decoder, n *yaml.Node) *cluster.UniformSpec {
 
 func parseWorkload(d *yamlfile.Decoder, n *yaml.Node) WorkloadSpec {
 	m := d.Map(n, "workload")
-	m.Known("file", "datasets", "swim")
+	m.Known("file", "datasets", "swim", "generator")
 	var w WorkloadSpec
 	w.File, w.Datasets = m.Str("file"), m.Str("datasets")
+	if gn := m.Node("generator"); gn != nil {
+		if w.File != "" || m.Has("swim") {
+			m.Fail("generator", "give one of file, swim and generator")
+		}
+		w.Generator = parseGenerator(d, gn)
+		return w
+	}
 	if sn := m.Node("swim"); sn != nil {
 		if w.File != "" {
 			m.Fail("swim", "give either file or swim, not both")
@@ -295,4 +326,39 @@ func parseRunSet(d *yamlfile.Decoder, n *yaml.Node, i int) RunSet {
 		m.Fail("policies", "policies lists none")
 	}
 	return rs
+}
+
+func parseGenerator(d *yamlfile.Decoder, n *yaml.Node) *GeneratorSpec {
+	m := d.Map(n, "workload generator")
+	m.Known("name", "seed", "scale", "arrivals", "rate", "block_size", "replication",
+		"scale_factor", "multistage", "workloads", "set", "size_error", "preset")
+	m.Require("name")
+	g := &GeneratorSpec{Name: m.Str("name"), Seed: 1, Scale: 1, Arrivals: "trace", BlockSize: 128 << 20, Replication: 3,
+		ScaleFactor: m.Float("scale_factor"), MultiStage: m.Str("multistage") == "true", Workloads: int(m.Int("workloads")),
+		Set: m.Str("set"), SizeError: m.Float("size_error"), Preset: m.Str("preset"), Rate: m.Float("rate")}
+	if m.Has("seed") {
+		g.Seed = uint64(m.Int("seed"))
+	}
+	if m.Has("scale") {
+		g.Scale = m.Float("scale")
+	}
+	if m.Has("arrivals") {
+		g.Arrivals = m.Str("arrivals")
+	}
+	if m.Has("replication") {
+		g.Replication = int(m.Int("replication"))
+	}
+	if m.Has("block_size") {
+		v, err := units.ParseBytes(m.Str("block_size"))
+		if err != nil {
+			m.Fail("block_size", "%v", err)
+		}
+		g.BlockSize = v
+	}
+	switch g.Name {
+	case "tpch", "ml", "recurring", "mix":
+	default:
+		m.Fail("name", "unknown generator %q: tpch, ml, recurring or mix", g.Name)
+	}
+	return g
 }

@@ -37,6 +37,7 @@ func TestParseErrorsNameFieldAndLine(t *testing.T) {
 		"background":             {"name: x\nbackground: 1.5\nworkload: {file: w.yaml}\ncluster: {racks: 2, hosts_per_rack: 2}\nruns: [{mode: sim, policies: [fifo]}]\n", "c.yaml:2"},
 		"no topology":            {"name: x\nworkload: {file: w.yaml}\nruns: [{mode: sim, policies: [fifo]}]\n", "no topology"},
 		"bad duration":           {"name: x\nworkload: {file: w.yaml}\ncluster: {racks: 2, hosts_per_rack: 2}\nlimits: {max_run_time: soon}\nruns: [{mode: sim, policies: [fifo]}]\n", "c.yaml:4"},
+		"unknown generator": {"name: x\nworkload: {generator: {name: nope}}\ncluster: {racks: 2, hosts_per_rack: 2}\nruns: [{mode: sim, policies: [fifo]}]\n", `c.yaml:2: workload generator: unknown generator "nope"`},
 		"remote without address": {"name: x\nworkload: {file: w.yaml}\ncluster: {racks: 2, hosts_per_rack: 2}\nruns: [{mode: remote, policies: [fifo]}]\n", "needs listen"},
 	}
 	for name, c := range cases {
@@ -219,5 +220,21 @@ runs:
 		if s.Jobs != 1 || s.FailedJobs != 0 {
 			t.Errorf("%s: %d jobs, %d failed", s.Policy, s.Jobs, s.FailedJobs)
 		}
+	}
+}
+
+// A campaign's workload may come from one of datagen's generators.
+func TestGeneratedWorkload(t *testing.T) {
+	c, err := Load(writeCampaign(t, "name: g\ncluster: {racks: 2, hosts_per_rack: 3}\nworkload:\n  generator: {name: tpch, scale_factor: 1, scale: 0.01}\nruns: [{mode: sim, policies: [fair]}]\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := t.TempDir()
+	if err := Execute(context.Background(), c, Options{Out: out}); err != nil {
+		t.Fatal(err)
+	}
+	_, rows := c.Summaries(out)
+	if s := rows[ModeSim]; len(s) != 1 || s[0].Jobs != 110 || s[0].FailedJobs != 0 {
+		t.Fatalf("summaries %+v, want the 110 jobs of the 22 TPC-H queries, all done", s)
 	}
 }

@@ -106,6 +106,10 @@ func (c *Campaign) load() (*inputs, error) {
 		return nil, err
 	}
 	switch {
+	case c.Workload.Generator != nil:
+		if in.w, in.ds, err = generate(c.Workload.Generator); err != nil {
+			return nil, fmt.Errorf("workload generator %s: %w", c.Workload.Generator.Name, err)
+		}
 	case c.Workload.Swim != nil:
 		s := c.Workload.Swim
 		o := swim.DefaultOptions()

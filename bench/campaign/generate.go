@@ -1,0 +1,65 @@
+package campaign
+
+import (
+	"fmt"
+
+	"github.com/racklab/racklab/coordinator/workload"
+	"github.com/racklab/racklab/datagen/gen"
+	"github.com/racklab/racklab/datagen/mix"
+	"github.com/racklab/racklab/datagen/ml"
+	"github.com/racklab/racklab/datagen/recurring"
+	"github.com/racklab/racklab/datagen/tpch"
+)
+
+// generate runs one of datagen's generators with a campaign's parameters;
+// the rest take the generator's defaults.
+func generate(g *GeneratorSpec) (*workload.Workload, *workload.Datasets, error) {
+	common := gen.DefaultOptions()
+	common.Seed, common.Scale, common.Rate, common.BlockSize, common.Replication = g.Seed, g.Scale, g.Rate, g.BlockSize, g.Replication
+	proc, err := gen.ParseProcess(g.Arrivals)
+	if err != nil {
+		return nil, nil, err
+	}
+	common.Arrivals = proc
+	switch g.Name {
+	case "tpch":
+		o := tpch.DefaultOptions()
+		o.Options = common
+		if g.ScaleFactor > 0 {
+			o.ScaleFactor = g.ScaleFactor
+		}
+		o.MultiStage = g.MultiStage
+		return tpch.Generate(o)
+	case "ml":
+		o := ml.DefaultOptions()
+		o.Options = common
+		if g.Workloads > 0 {
+			o.Workloads = g.Workloads
+		}
+		return ml.Generate(o)
+	case "recurring":
+		o := recurring.DefaultOptions()
+		o.Options = common
+		if g.Set != "" {
+			o.Workload = g.Set
+		}
+		if g.SizeError > 0 {
+			o.SizeError = g.SizeError
+		}
+		w, ds, _, err := recurring.Generate(o)
+		return w, ds, err
+	case "mix":
+		preset := g.Preset
+		if preset == "" {
+			preset = "puma"
+		}
+		m, err := mix.Preset(preset)
+		if err != nil {
+			return nil, nil, err
+		}
+		o := mix.DefaultOptions()
+		o.Options = common
+		return mix.Generate(m, o)
+	}
+	return nil, nil, fmt.Errorf("unknown generator %q", g.Name)
+}
