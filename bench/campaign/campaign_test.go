@@ -37,7 +37,7 @@ func TestParseErrorsNameFieldAndLine(t *testing.T) {
 		"background":             {"name: x\nbackground: 1.5\nworkload: {file: w.yaml}\ncluster: {racks: 2, hosts_per_rack: 2}\nruns: [{mode: sim, policies: [fifo]}]\n", "c.yaml:2"},
 		"no topology":            {"name: x\nworkload: {file: w.yaml}\nruns: [{mode: sim, policies: [fifo]}]\n", "no topology"},
 		"bad duration":           {"name: x\nworkload: {file: w.yaml}\ncluster: {racks: 2, hosts_per_rack: 2}\nlimits: {max_run_time: soon}\nruns: [{mode: sim, policies: [fifo]}]\n", "c.yaml:4"},
-		"unknown generator": {"name: x\nworkload: {generator: {name: nope}}\ncluster: {racks: 2, hosts_per_rack: 2}\nruns: [{mode: sim, policies: [fifo]}]\n", `c.yaml:2: workload generator: unknown generator "nope"`},
+		"unknown generator":      {"name: x\nworkload: {generator: {name: nope}}\ncluster: {racks: 2, hosts_per_rack: 2}\nruns: [{mode: sim, policies: [fifo]}]\n", `c.yaml:2: workload generator: unknown generator "nope"`},
 		"remote without address": {"name: x\nworkload: {file: w.yaml}\ncluster: {racks: 2, hosts_per_rack: 2}\nruns: [{mode: remote, policies: [fifo]}]\n", "needs listen"},
 	}
 	for name, c := range cases {
