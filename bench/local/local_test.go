@@ -168,15 +168,7 @@ func TestWorkerKilledMidJob(t *testing.T) {
 	w, ds := inputs(t, topo, longJobs, 36, 4<<20, 2)
 	opt := options(t, fmt.Sprintf("tk%d", os.Getpid()%10000), shaping.Switched, topo)
 	t.Cleanup(func() { checkGone(t, opt) })
-	e, err := Start(opt)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() {
-		if err := e.Stop(); err != nil {
-			t.Error(err)
-		}
-	}()
+	e := startEmulator(t, opt)
 	const victim = "r1h1"
 	var killedAt time.Time
 	var lostAfter time.Duration
@@ -283,15 +275,7 @@ func TestFlatWorkerReportedCountersMatch(t *testing.T) {
 	w, ds := inputs(t, topo, shuffleJob, 6, 4<<20, 1)
 	opt := options(t, fmt.Sprintf("tw%d", os.Getpid()%10000), shaping.Flat, topo)
 	t.Cleanup(func() { checkGone(t, opt) })
-	e, err := Start(opt)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() {
-		if err := e.Stop(); err != nil {
-			t.Error(err)
-		}
-	}()
+	e := startEmulator(t, opt)
 	var counted bool
 	cfg := live.Config{Topology: topo, Workload: w, Datasets: ds, Policy: "fifo", Seed: 3, OutDir: t.TempDir(),
 		Cluster: opt.Cluster, Listen: e.NATSListen(), Creds: e.Creds, MemberAddr: e.Net.MgmtIP.String(), StopWorkers: true, Logf: t.Logf,
@@ -308,4 +292,20 @@ func TestFlatWorkerReportedCountersMatch(t *testing.T) {
 	if exp < 8<<20 || math.Abs(kern-exp)/exp > 0.03 {
 		t.Errorf("workers' kernel counters %.0f B, engine %.0f B", kern, exp)
 	}
+}
+
+// startEmulator brings up a cluster that the test takes down when it
+// ends, failed or not.
+func startEmulator(t *testing.T, opt Options) *Emulator {
+	t.Helper()
+	e, err := Start(opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := e.Stop(); err != nil {
+			t.Error(err)
+		}
+	})
+	return e
 }

@@ -1,10 +1,13 @@
 package gen
 
 import (
+	"bufio"
 	"fmt"
+	"io"
 	"math"
 	"math/rand/v2"
 	"sort"
+	"strings"
 
 	"github.com/racklab/racklab/coordinator/workload"
 	"github.com/racklab/racklab/datagen/units"
@@ -184,4 +187,44 @@ func Check(w *workload.Workload, ds *workload.Datasets) error {
 		return err
 	}
 	return w.Validate(ds)
+}
+
+// ScanFields reads a line-oriented text format: it cuts comments (from
+// #), splits each line into fields and calls fn with every line that has
+// any, and its number. An error fn returns, or a read error, comes back
+// prefixed with name:line.
+func ScanFields(r io.Reader, name string, fn func(line int, f []string) error) error {
+	sc := bufio.NewScanner(r)
+	line := 0
+	for sc.Scan() {
+		line++
+		text := sc.Text()
+		if i := strings.IndexByte(text, '#'); i >= 0 {
+			text = text[:i]
+		}
+		f := strings.Fields(text)
+		if len(f) == 0 {
+			continue
+		}
+		if err := fn(line, f); err != nil {
+			return fmt.Errorf("%s:%d: %w", name, line, err)
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return fmt.Errorf("%s:%d: %w", name, line+1, err)
+	}
+	return nil
+}
+
+// CheckSizing reports the first bad sizing option shared by the
+// generators: shuffle bytes per reduce task, the cap on reduce tasks
+// (negative: none checked) and CPU time per byte.
+func CheckSizing(reduceBytes int64, maxReducers int, computeNsPerByte float64) error {
+	switch {
+	case reduceBytes <= 0:
+		return fmt.Errorf("reduce bytes must be positive (got %d)", reduceBytes)
+	case maxReducers < 0:
+		return fmt.Errorf("max reducers must not be negative (got %d)", maxReducers)
+	}
+	return units.NonNegative("compute ns per byte", computeNsPerByte)
 }

@@ -1,7 +1,6 @@
 package mix
 
 import (
-	"bufio"
 	"bytes"
 	"embed"
 	"fmt"
@@ -104,38 +103,25 @@ func (m *Mix) Jobs() int {
 // which give the line.
 func ParseMix(r io.Reader, name string) (*Mix, error) {
 	m := &Mix{Sequential: true}
-	sc := bufio.NewScanner(r)
-	lineNo, patternLine, total := 0, 0, 0
-	for sc.Scan() {
-		lineNo++
-		line := sc.Text()
-		if i := strings.IndexByte(line, '#'); i >= 0 {
-			line = line[:i]
-		}
-		f := strings.Fields(line)
-		if len(f) == 0 {
-			continue
-		}
-		errf := func(format string, args ...any) error {
-			return fmt.Errorf("%s:%d: %s", name, lineNo, fmt.Sprintf(format, args...))
-		}
+	patternLine, total := 0, 0
+	err := gen.ScanFields(r, name, func(lineNo int, f []string) error {
 		if f[0] == "pattern" {
 			switch {
 			case patternLine > 0:
-				return nil, errf("the pattern is already given on line %d", patternLine)
+				return fmt.Errorf("the pattern is already given on line %d", patternLine)
 			case len(f) != 2 || f[1] != "sequential" && f[1] != "batch":
-				return nil, errf("want \"pattern sequential\" or \"pattern batch\"")
+				return fmt.Errorf("want \"pattern sequential\" or \"pattern batch\"")
 			}
 			m.Sequential, patternLine = f[1] == "sequential", lineNo
-			continue
+			return nil
 		}
 		if len(f) < 3 || len(f) > 4 {
-			return nil, errf("want \"<count> <app> <input size> [skew=<x>]\", got %d fields", len(f))
+			return fmt.Errorf("want \"<count> <app> <input size> [skew=<x>]\", got %d fields", len(f))
 		}
 		e := Entry{Line: lineNo}
 		n, err := strconv.Atoi(f[0])
 		if err != nil || n < 1 || n > 100000 {
-			return nil, errf("count %q: want a whole number from 1 to 100000", f[0])
+			return fmt.Errorf("count %q: want a whole number from 1 to 100000", f[0])
 		}
 		e.Count = n
 		app, ok := FindApp(f[1])
@@ -145,33 +131,34 @@ func ParseMix(r io.Reader, name string) (*Mix, error) {
 				names[i] = a.Name
 			}
 			sort.Strings(names)
-			return nil, errf("unknown application %q (want one of %s)", f[1], strings.Join(names, ", "))
+			return fmt.Errorf("unknown application %q (want one of %s)", f[1], strings.Join(names, ", "))
 		}
 		e.App = app
 		if e.Bytes, err = units.ParseBytes(f[2]); err != nil {
-			return nil, errf("input size: %v", err)
+			return fmt.Errorf("input size: %v", err)
 		}
 		if e.Bytes <= 0 {
-			return nil, errf("input size %q must be positive", f[2])
+			return fmt.Errorf("input size %q must be positive", f[2])
 		}
 		if len(f) == 4 {
 			v, ok := strings.CutPrefix(f[3], "skew=")
 			x, err := strconv.ParseFloat(v, 64)
 			if !ok || err != nil || !(x >= 0) || math.IsInf(x, 0) {
-				return nil, errf("%q: want skew=<Zipf exponent, 0 or more>", f[3])
+				return fmt.Errorf("%q: want skew=<Zipf exponent, 0 or more>", f[3])
 			}
 			if app.ML != "" || app.Generator {
-				return nil, errf("%s has no single reduce stage to skew", app.Name)
+				return fmt.Errorf("%s has no single reduce stage to skew", app.Name)
 			}
 			e.Skew = x
 		}
 		if total += n; total > 100000 {
-			return nil, errf("the mix has over 100000 applications")
+			return fmt.Errorf("the mix has over 100000 applications")
 		}
 		m.Entries = append(m.Entries, e)
-	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("%s:%d: %w", name, lineNo+1, err)
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	if len(m.Entries) == 0 {
 		return nil, fmt.Errorf("%s: the mix has no applications", name)

@@ -160,16 +160,10 @@ func (o *Options) check() error {
 		return fmt.Errorf("workloads must be at least 1 (got %d)", o.Workloads)
 	case !(o.Duration > 0) || math.IsInf(o.Duration, 0):
 		return fmt.Errorf("duration must be positive (got %g s)", o.Duration)
-	case o.ReduceBytes <= 0:
-		return fmt.Errorf("reduce bytes must be positive (got %d)", o.ReduceBytes)
-	case o.MaxReducers < 0:
-		return fmt.Errorf("max reducers must not be negative (got %d)", o.MaxReducers)
-	case !(o.ComputeNsPerByte >= 0) || math.IsInf(o.ComputeNsPerByte, 0):
-		return fmt.Errorf("compute ns per byte must not be negative (got %g)", o.ComputeNsPerByte)
 	case !(o.Ratio >= 4 && o.Ratio <= 1000):
 		return fmt.Errorf("ratio must be between 4 and 1000 (got %g): below about 4 the templates cannot shrink", o.Ratio)
 	}
-	return nil
+	return gen.CheckSizing(o.ReduceBytes, o.MaxReducers, o.ComputeNsPerByte)
 }
 
 type label struct {

@@ -62,12 +62,8 @@ func (o *Options) check() error {
 		return fmt.Errorf("arrival error must be a fraction of the jobs, in [0, 1] (got %g)", o.ArrivalError)
 	case !(o.ArrivalShift >= 0) || !finite(o.ArrivalShift):
 		return fmt.Errorf("arrival shift must not be negative (got %g s)", o.ArrivalShift)
-	case o.ReduceBytes <= 0:
-		return fmt.Errorf("reduce bytes must be positive (got %d)", o.ReduceBytes)
-	case !(o.ComputeNsPerByte >= 0) || !finite(o.ComputeNsPerByte):
-		return fmt.Errorf("compute ns per byte must not be negative (got %g)", o.ComputeNsPerByte)
 	}
-	return nil
+	return gen.CheckSizing(o.ReduceBytes, 0, o.ComputeNsPerByte)
 }
 
 // spec is a job's predicted shape, scaled bytes.

@@ -1,7 +1,6 @@
 package tpch
 
 import (
-	"bufio"
 	"bytes"
 	_ "embed"
 	"fmt"
@@ -114,27 +113,13 @@ func Plans() []Query {
 func ParsePlans(r io.Reader, name string) ([]Query, error) {
 	var qs []Query
 	index := map[int]int{} // query → index in qs
-	sc := bufio.NewScanner(r)
-	lineNo := 0
-	for sc.Scan() {
-		lineNo++
-		line := sc.Text()
-		if i := strings.IndexByte(line, '#'); i >= 0 {
-			line = line[:i]
-		}
-		f := strings.Fields(line)
-		if len(f) == 0 {
-			continue
-		}
-		errf := func(format string, args ...any) error {
-			return fmt.Errorf("%s:%d: %s", name, lineNo, fmt.Sprintf(format, args...))
-		}
+	err := gen.ScanFields(r, name, func(lineNo int, f []string) error {
 		if len(f) < 4 {
-			return nil, errf("want \"q<query> <job> <op> <input> ... [sel=<x>]\", got %d fields", len(f))
+			return fmt.Errorf("want \"q<query> <job> <op> <input> ... [sel=<x>]\", got %d fields", len(f))
 		}
 		n, err := strconv.Atoi(strings.TrimPrefix(f[0], "q"))
 		if !strings.HasPrefix(f[0], "q") || err != nil || n < 1 || n > 99 {
-			return nil, errf("query %q: want q1 … q99", f[0])
+			return fmt.Errorf("query %q: want q1 … q99", f[0])
 		}
 		qi, ok := index[n]
 		if !ok {
@@ -145,19 +130,19 @@ func ParsePlans(r io.Reader, name string) ([]Query, error) {
 		q := &qs[qi]
 		j := Job{Name: f[1], Sel: 1, Line: lineNo}
 		if strings.ContainsAny(j.Name, "*=@") {
-			return nil, errf("job name %q: want letters and digits", j.Name)
+			return fmt.Errorf("job name %q: want letters and digits", j.Name)
 		}
 		for _, prev := range q.Jobs {
 			if prev.Name == j.Name {
-				return nil, errf("q%d: job %q is defined twice (first on line %d)", n, j.Name, prev.Line)
+				return fmt.Errorf("q%d: job %q is defined twice (first on line %d)", n, j.Name, prev.Line)
 			}
 		}
 		if _, isTable := TableBytes[j.Name]; isTable {
-			return nil, errf("job name %q is a table's", j.Name)
+			return fmt.Errorf("job name %q is a table's", j.Name)
 		}
 		op := slices.Index(opNames[:], f[2])
 		if op < 0 {
-			return nil, errf("op %q: want scan, join, group, order or agg", f[2])
+			return fmt.Errorf("op %q: want scan, join, group, order or agg", f[2])
 		}
 		j.Op = Op(op)
 		seen := map[string]bool{}
@@ -165,10 +150,10 @@ func ParsePlans(r io.Reader, name string) ([]Query, error) {
 			if v, ok := strings.CutPrefix(tok, "sel="); ok {
 				x, err := strconv.ParseFloat(v, 64)
 				if err != nil || !(x >= 0) || math.IsInf(x, 0) {
-					return nil, errf("sel %q: want a number, 0 or more", v)
+					return fmt.Errorf("sel %q: want a number, 0 or more", v)
 				}
 				if j.Op == Scan {
-					return nil, errf("a scan is map-only: it has no sel (give the fraction on its input)")
+					return fmt.Errorf("a scan is map-only: it has no sel (give the fraction on its input)")
 				}
 				j.Sel = x
 				continue
@@ -178,7 +163,7 @@ func ParsePlans(r io.Reader, name string) ([]Query, error) {
 			if hasFrac {
 				x, err := strconv.ParseFloat(frac, 64)
 				if err != nil || !(x > 0 && x <= 1) {
-					return nil, errf("input %q: the fraction must be a number in (0, 1]", tok)
+					return fmt.Errorf("input %q: the fraction must be a number in (0, 1]", tok)
 				}
 				in.Fraction = x
 			}
@@ -187,25 +172,26 @@ func ParsePlans(r io.Reader, name string) ([]Query, error) {
 			} else {
 				in.Job = slices.IndexFunc(q.Jobs, func(p Job) bool { return p.Name == src })
 				if in.Job < 0 {
-					return nil, errf("input %q is neither a table nor an earlier job of q%d", src, n)
+					return fmt.Errorf("input %q is neither a table nor an earlier job of q%d", src, n)
 				}
 				if j.Op == Scan {
-					return nil, errf("a scan is map-only: it reads tables, not job %q", src)
+					return fmt.Errorf("a scan is map-only: it reads tables, not job %q", src)
 				}
 			}
 			if seen[src] {
-				return nil, errf("input %q is listed twice", src)
+				return fmt.Errorf("input %q is listed twice", src)
 			}
 			seen[src] = true
 			j.Inputs = append(j.Inputs, in)
 		}
 		if len(j.Inputs) == 0 {
-			return nil, errf("job %q reads nothing", j.Name)
+			return fmt.Errorf("job %q reads nothing", j.Name)
 		}
 		q.Jobs = append(q.Jobs, j)
-	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("%s:%d: %w", name, lineNo+1, err)
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	if len(qs) == 0 {
 		return nil, fmt.Errorf("%s: no query plans", name)
@@ -334,12 +320,6 @@ func (o *Options) check() error {
 		return fmt.Errorf("rounds must be at least 1 (got %d)", o.Rounds)
 	case !(o.Window > 0) || math.IsInf(o.Window, 0):
 		return fmt.Errorf("window must be positive (got %g s)", o.Window)
-	case o.ReduceBytes <= 0:
-		return fmt.Errorf("reduce bytes must be positive (got %d)", o.ReduceBytes)
-	case o.MaxReducers < 0:
-		return fmt.Errorf("max reducers must not be negative (got %d)", o.MaxReducers)
-	case !(o.ComputeNsPerByte >= 0) || math.IsInf(o.ComputeNsPerByte, 0):
-		return fmt.Errorf("compute ns per byte must not be negative (got %g)", o.ComputeNsPerByte)
 	}
-	return nil
+	return gen.CheckSizing(o.ReduceBytes, o.MaxReducers, o.ComputeNsPerByte)
 }
