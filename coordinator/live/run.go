@@ -127,6 +127,7 @@ type run struct {
 	attempts      *journal
 	res           Result
 	srcBuf        []engine.ShuffleSource
+	phases        map[engine.AttemptID]phases // reported, until the attempt's record is written
 	prom          *promMetrics
 	seenDecisions int
 	counter0      []float64 // kernel counters at the start, up then down
@@ -188,7 +189,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	if err := os.MkdirAll(cfg.OutDir, 0o755); err != nil {
 		return nil, err
 	}
-	r := &run{cfg: cfg, subj: subj, topo: cfg.Topology, byName: map[string]cluster.HostID{},
+	r := &run{cfg: cfg, subj: subj, topo: cfg.Topology, byName: map[string]cluster.HostID{}, phases: map[engine.AttemptID]phases{},
 		rackName: map[string]cluster.RackID{}, shuffles: map[engine.AttemptID]*shuffle{}}
 	r.res.Dir = cfg.OutDir
 	r.res.KernelCrossBytes = -1
@@ -632,7 +633,12 @@ func (r *run) drainReady() {
 		if err := r.rec.Attempt(rec); err != nil {
 			r.logf("record attempt: %v", err)
 		}
-		r.attempts.write(attemptLine(r.topo, rec))
+		line := attemptLine(r.topo, rec)
+		if ph, ok := r.phases[rec.ID]; ok {
+			line.Phases = &ph
+			delete(r.phases, rec.ID)
+		}
+		r.attempts.write(line)
 	}
 	for i := range rd.Jobs {
 		if err := r.rec.Job(&rd.Jobs[i]); err != nil {
@@ -920,12 +926,14 @@ func (r *run) attemptEnded(ev *wire.AttemptEnded) {
 		r.logf("advance: %v", err)
 	}
 	if !ev.OK {
+		r.phases[id] = phases{Read: ev.ReadSeconds, Compute: ev.ComputeSeconds, Write: ev.WriteSeconds, Reason: ev.Reason}
 		if err := r.eng.AttemptFailed(id, ev.Reason); err != nil {
 			r.logf("attempt %d: %v", id, err)
 		}
 		r.event("attempt-failed", ev.Host, "attempt %d: %s", id, ev.Reason)
 		return
 	}
+	r.phases[id] = phases{Read: ev.ReadSeconds, Compute: ev.ComputeSeconds, Write: ev.WriteSeconds}
 	var bc engine.ByteCounts
 	for name, row := range ev.Bytes {
 		for c := engine.Class(0); c < engine.NumClasses; c++ {
@@ -1124,6 +1132,15 @@ type attemptRecord struct {
 	Locality string                             `json:"locality"`
 	Expected map[string][engine.NumLevels]int64 `json:"expected_bytes"`
 	Reported map[string][engine.NumLevels]int64 `json:"reported_bytes,omitempty"`
+	Phases   *phases                            `json:"phases,omitempty"`
+}
+
+// phases are the worker's timing of an attempt, and why it failed.
+type phases struct {
+	Read    float64 `json:"read_s"`
+	Compute float64 `json:"compute_s"`
+	Write   float64 `json:"write_s"`
+	Reason  string  `json:"reason,omitempty"`
 }
 
 func byClass(b *engine.ByteCounts) map[string][engine.NumLevels]int64 {
