@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"github.com/racklab/racklab/coordinator/cluster"
+	"github.com/racklab/racklab/coordinator/wire"
 	"github.com/racklab/racklab/coordinator/workload"
 )
 
@@ -27,11 +28,11 @@ func (o ObjectRef) Key() string {
 
 // DatasetBlockKey is the store key of a dataset's block.
 func DatasetBlockKey(dataset string, block int) string {
-	return fmt.Sprintf("ds/%s/%06d", dataset, block)
+	return fmt.Sprintf("%s/%s/%06d", wire.DatasetObjects, dataset, block)
 }
 
 // OutputKey is the store key of an attempt's output.
-func OutputKey(a AttemptID) string { return fmt.Sprintf("out/a%d", a) }
+func OutputKey(a AttemptID) string { return fmt.Sprintf("%s/a%d", wire.OutputObjects, a) }
 
 // InputObject names the object a map attempt reads; ok is false for
 // attempts without an input block.

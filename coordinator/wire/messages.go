@@ -98,6 +98,13 @@ func (c Counter) Payload() float64 {
 	return float64(c.Bytes) - float64(c.Packets)*HeaderBytes
 }
 
+// The namespaces of the objects racklab stores in a tier directory:
+// dataset blocks and attempt outputs. Nothing else there is racklab's.
+const (
+	DatasetObjects = "ds"
+	OutputObjects  = "out"
+)
+
 // Object is a stored object on some worker.
 type Object struct {
 	Host string `json:"host"`

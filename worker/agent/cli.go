@@ -2,7 +2,9 @@ package agent
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io"
 	"log"
 	"os"
 	"os/signal"
@@ -13,6 +15,7 @@ import (
 	"github.com/racklab/racklab/coordinator/cluster"
 	"github.com/racklab/racklab/coordinator/wire"
 	"github.com/racklab/racklab/datagen/units"
+	"github.com/racklab/racklab/shaping"
 	"github.com/racklab/racklab/worker/store"
 	"github.com/spf13/cobra"
 )
@@ -56,6 +59,7 @@ func Command() *cobra.Command {
 	var cfg Config
 	var tiers []string
 	var credsPath, shape string
+	var cleanup bool
 	cmd := &cobra.Command{
 		Use:   "worker",
 		Short: "Run one racklab worker (one per host)",
@@ -64,6 +68,9 @@ cluster with its rack, serves blocks and partitions on its data address, and
 runs the attempts it is sent. It removes its objects and shaping on exit.`,
 		SilenceUsage: true,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if cleanup {
+				return Cleanup(cmd.OutOrStdout(), cfg.DataDev, tiers)
+			}
 			for _, s := range tiers {
 				t, err := ParseTier(s)
 				if err != nil {
@@ -110,7 +117,47 @@ runs the attempts it is sent. It removes its objects and shaping on exit.`,
 	f.IntVar(&cfg.Fetchers, "fetchers", 5, "parallel fetches per shuffling attempt")
 	f.StringVar(&cfg.MetricsAddr, "metrics-addr", "", "serve Prometheus metrics on this address (e.g. :9465)")
 	f.StringArrayVar(&tiers, "tier", nil, "storage tier KIND:DIR[:READ[:WRITE[:CAPACITY]]], repeatable (default: one unlimited mem tier in the temp dir)")
-	_ = cmd.MarkFlagRequired("host")
-	_ = cmd.MarkFlagRequired("rack")
+	f.BoolVar(&cleanup, "cleanup", false, "remove what a crashed worker left (its qdisc on --data-dev, its objects in the --tier directories) and exit")
+	cmd.PreRunE = func(cmd *cobra.Command, args []string) error {
+		if !cleanup {
+			for _, name := range []string{"host", "rack"} {
+				if !cmd.Flags().Changed(name) {
+					return fmt.Errorf("--%s is required", name)
+				}
+			}
+		}
+		return nil
+	}
 	return cmd
+}
+
+// Cleanup removes what a worker that died without its own cleanup left:
+// the root qdisc racklab made on dev, and every object and temporary file
+// in the tier directories. It is what a service manager runs before a
+// worker starts and after it stops.
+func Cleanup(out io.Writer, dev string, tierFlags []string) error {
+	var errs []error
+	if dev != "" {
+		removed, err := shaping.RemoveHostShaper(dev)
+		if err != nil {
+			errs = append(errs, err)
+		} else if removed {
+			fmt.Fprintf(out, "removed racklab's qdisc from %s\n", dev)
+		}
+	}
+	for _, s := range tierFlags {
+		t, err := ParseTier(s)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		n, err := store.RemoveObjects(t.Dir, wire.DatasetObjects, wire.OutputObjects)
+		if err != nil {
+			errs = append(errs, err)
+		}
+		if n > 0 {
+			fmt.Fprintf(out, "removed %d objects from %s\n", n, t.Dir)
+		}
+	}
+	return errors.Join(errs...)
 }

@@ -384,3 +384,33 @@ func (s *fileSection) WriteTo(w io.Writer) (int64, error) {
 }
 
 func (s *fileSection) Close() error { return s.f.Close() }
+
+// RemoveObjects removes, from a tier directory, the subtrees named by
+// namespaces (racklab's object key prefixes) and the temporary files of
+// writers, and nothing else: a tier directory may hold other data. It is
+// the cleanup after a worker that died before its Wipe, and returns how
+// many files it removed.
+func RemoveObjects(dir string, namespaces ...string) (int, error) {
+	n := 0
+	var errs []error
+	for _, ns := range append(namespaces, tmpDirName) {
+		if ns == "" || strings.ContainsAny(ns, `/\`) || ns == "." || ns == ".." {
+			errs = append(errs, fmt.Errorf("store: %q is not a namespace", ns))
+			continue
+		}
+		root := filepath.Join(dir, ns)
+		err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+			if err == nil && !d.IsDir() {
+				n++
+			}
+			return nil
+		})
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
+			errs = append(errs, err)
+		}
+		if err := os.RemoveAll(root); err != nil {
+			errs = append(errs, fmt.Errorf("store: remove %s: %w", root, err))
+		}
+	}
+	return n, errors.Join(errs...)
+}

@@ -469,3 +469,37 @@ func TestStoredChecksumSeesDamage(t *testing.T) {
 		t.Fatal("a damaged block still has its written checksum")
 	}
 }
+
+// RemoveObjects clears what a dead worker left in a tier directory, and
+// only that: other data in the directory stays.
+func TestRemoveObjectsKeepsOtherData(t *testing.T) {
+	dir := t.TempDir()
+	s := openTest(t, TierConfig{Kind: cluster.SSD, Dir: dir})
+	for _, key := range []string{"ds/logs/000001", "out/a7"} {
+		if _, err := s.Generate(cluster.SSD, key, 1000, 1); err != nil {
+			t.Fatal(err)
+		}
+	}
+	w, err := s.Create(cluster.SSD, "out/a8") // a writer that never finished
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.Write([]byte("partial")); err != nil {
+		t.Fatal(err)
+	}
+	other := filepath.Join(dir, "someone-elses.data")
+	if err := os.WriteFile(other, []byte("keep"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	n, err := RemoveObjects(dir, "ds", "out")
+	if err != nil || n != 3 {
+		t.Fatalf("removed %d files (%v), want the 2 objects and the temporary file", n, err)
+	}
+	left, _ := os.ReadDir(dir)
+	if len(left) != 1 || left[0].Name() != "someone-elses.data" {
+		t.Fatalf("left %v, want only the other data", left)
+	}
+	if _, err := RemoveObjects(dir, "../etc"); err == nil {
+		t.Fatal("a namespace reaching out of the directory was accepted")
+	}
+}
