@@ -32,8 +32,11 @@ type Config struct {
 	// DataAddr is where the data server listens (ip:port; port 0 picks
 	// one). The ip is what peers dial, so it must be the data NIC's.
 	DataAddr string
-	// MemberAddr is the ip memberlist binds, on the management network.
+	// MemberAddr is the ip memberlist binds, on the management network;
+	// MemberPort its port (0 picks one; a lab with a firewall wants a
+	// fixed one, such as memberlist's 7946).
 	MemberAddr string
+	MemberPort int
 	Tiers      []store.TierConfig
 	// DataDev is the data NIC, for counters and host shaping.
 	DataDev string
@@ -110,6 +113,7 @@ func (w *Worker) open() error {
 		Name:     w.cfg.Host,
 		Meta:     members.Meta{Role: members.RoleWorker, Rack: w.cfg.Rack, DataAddr: w.dataLn.Addr().String()},
 		BindAddr: w.cfg.MemberAddr,
+		BindPort: w.cfg.MemberPort,
 	})
 	if err != nil {
 		return fmt.Errorf("worker %s: %w", w.cfg.Host, err)

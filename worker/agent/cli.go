@@ -112,6 +112,7 @@ runs the attempts it is sent. It removes its objects and shaping on exit.`,
 	f.StringVar(&cfg.Cluster, "cluster", "racklab", "cluster name (prefix of every subject)")
 	f.StringVar(&cfg.DataAddr, "data-addr", "127.0.0.1:0", "data server address, on the data NIC")
 	f.StringVar(&cfg.MemberAddr, "member-addr", "127.0.0.1", "memberlist bind address, on the management network")
+	f.IntVar(&cfg.MemberPort, "member-port", 0, "memberlist port (0: any free one)")
 	f.StringVar(&cfg.DataDev, "data-dev", "", "data NIC, for counters and host shaping")
 	f.StringVar(&shape, "shape", "", "shape traffic to each other rack at this rate per second (host shaping), e.g. 12.5MB")
 	f.IntVar(&cfg.Fetchers, "fetchers", 5, "parallel fetches per shuffling attempt")
