@@ -316,11 +316,17 @@ func parseRunSet(d *yamlfile.Decoder, n *yaml.Node, i int) RunSet {
 	for _, p := range policy.Names() {
 		known[p] = true
 	}
+	listed := map[string]bool{}
 	for _, p := range rs.Policies {
 		if !known[p] {
 			m.Fail("policies", "unknown policy %q: known are %v", p, policy.Names())
 			break
 		}
+		if listed[p] {
+			m.Fail("policies", "policy %s is listed twice: use repetitions for more runs", p)
+			break
+		}
+		listed[p] = true
 	}
 	if len(rs.Policies) == 0 {
 		m.Fail("policies", "policies lists none")

@@ -215,6 +215,13 @@ func Execute(ctx context.Context, c *Campaign, opt Options) error {
 	if overall != nil && err != nil {
 		overall.Abort(false)
 	}
+	// every mode's summary holds every finished run, also when the runs
+	// were all done before (a crash between a run's mark and its summary)
+	for _, rs := range c.Runs {
+		if serr := ex.writeSummary(rs.Mode); serr != nil && err == nil {
+			err = serr
+		}
+	}
 	return err
 }
 
@@ -367,18 +374,30 @@ func (ex *executor) finish(r Run, sum metrics.Summary) error {
 	if err := writeAtomic(filepath.Join(r.Dir, doneFile), append(b, '\n')); err != nil {
 		return err
 	}
+	return ex.writeSummary(r.Mode)
+}
+
+// writeSummary rewrites a mode's summary.csv from its finished runs, in
+// matrix order.
+func (ex *executor) writeSummary(mode string) error {
 	ex.mu.Lock()
 	defer ex.mu.Unlock()
 	var rows []metrics.Summary
 	for _, o := range ex.runs {
-		if o.Mode != r.Mode {
+		if o.Mode != mode {
 			continue
 		}
 		if s, ok := Done(o); ok {
 			rows = append(rows, s)
 		}
 	}
-	return metrics.WriteSummaries(filepath.Join(ex.opt.Out, r.Mode, "summary.csv"), rows)
+	if len(rows) == 0 {
+		return nil
+	}
+	if err := os.MkdirAll(filepath.Join(ex.opt.Out, mode), 0o755); err != nil {
+		return err
+	}
+	return metrics.WriteSummaries(filepath.Join(ex.opt.Out, mode, "summary.csv"), rows)
 }
 
 func writeAtomic(path string, data []byte) error {

@@ -213,14 +213,22 @@ func (e *Emulator) Stop() error {
 	for _, w := range e.workers {
 		_ = w.Process.Signal(syscall.SIGTERM)
 	}
-	grace := time.After(5 * time.Second)
+	// one grace period for all: then whoever is left is killed
+	deadline := time.NewTimer(5 * time.Second)
+	defer deadline.Stop()
 	for i, done := range e.exited {
 		select {
 		case <-done:
-		case <-grace:
-			_ = e.workers[i].Process.Kill()
-			<-done
+			continue
+		case <-deadline.C:
 		}
+		for j := i; j < len(e.workers); j++ {
+			_ = e.workers[j].Process.Kill()
+		}
+		for _, d := range e.exited[i:] {
+			<-d
+		}
+		break
 	}
 	if e.mounted {
 		if err := unix.Unmount(e.tierRoot(), unix.MNT_DETACH); err != nil {

@@ -1098,7 +1098,53 @@ func (e *Engine) kill(id AttemptID, why string) error {
 	e.endAttempt(a, AttemptKilled)
 	e.ready.Kills = append(e.ready.Kills, id)
 	_ = why
+	// the task's only attempt: it must run again
+	j, st, t, _ := e.lookup(a.Task)
+	return e.requeue(j, st, t, a)
+}
+
+// requeue makes a running task whose last attempt ended unsuccessfully
+// runnable again, or uses an output held back from an earlier attempt.
+func (e *Engine) requeue(j *Job, st *Stage, t *Task, a *Attempt) error {
+	if t.State == TaskRunning && len(t.running) == 0 && j.State == JobRunning {
+		if len(t.held) > 0 {
+			return e.useHeld(t.held[0].ID)
+		}
+		t.State = TaskBlocked
+		e.makePending(j, st, a.Task.Index)
+	}
 	return nil
+}
+
+// preemptEarly kills the youngest attempts started before their upstream
+// finished until they fit the early-shuffle limit again, as Hadoop
+// preempts reducers when maps starve. It is needed when a host's loss
+// shrinks the slots or sends finished maps back to run: reducers holding
+// every live slot would wait forever for maps that have no slot.
+func (e *Engine) preemptEarly() {
+	limit := e.cfg.EarlyShuffleLimit * float64(e.liveSlots)
+	if float64(e.early) <= limit {
+		return
+	}
+	var early []*Attempt
+	for _, a := range e.attempts {
+		if _, st, _, ok := e.lookup(a.Task); ok && len(st.upstream) > 0 && !st.upDone {
+			early = append(early, a)
+		}
+	}
+	// youngest first; ids break ties, so the choice is deterministic
+	sort.Slice(early, func(i, k int) bool {
+		if early[i].Start != early[k].Start {
+			return early[i].Start > early[k].Start
+		}
+		return early[i].ID > early[k].ID
+	})
+	for _, a := range early {
+		if float64(e.early) <= limit {
+			return
+		}
+		_ = e.kill(a.ID, "preempted: its upstream needs the slot")
+	}
 }
 
 // AttemptSucceeded tells the engine an attempt finished its work. reported
@@ -1109,7 +1155,9 @@ func (e *Engine) AttemptSucceeded(id AttemptID, reported *ByteCounts) error {
 		return fmt.Errorf("attempt %d is not running", id)
 	}
 	j, st, t, _ := e.lookup(a.Task)
-	if st.Spec.Kind != workload.Map && !e.upstreamDone(j, st) {
+	// an attempt whose input was fixed fetched all of it, even if an
+	// upstream output has since been lost and is being recomputed
+	if st.Spec.Kind != workload.Map && !e.upstreamDone(j, st) && a.fetched == nil {
 		return fmt.Errorf("attempt %d of %s/%s cannot finish before its upstream stages", id, j.Spec.ID, st.Spec.Name)
 	}
 	a.Reported = reported
@@ -1225,6 +1273,24 @@ func (e *Engine) FinishShuffle(a *Attempt) {
 	a.InputBytes = in
 	a.OutputBytes = e.reduceOutput(st, a.Task.Index, in)
 	t.InputBytes, t.OutputBytes = a.InputBytes, a.OutputBytes
+	local, inRack, total := e.shuffleLevels(j, st, a)
+	a.fetched = &[NumLevels]int64{local, inRack - local, total - inRack}
+}
+
+// shuffleLevels is a shuffling attempt's input as the upstream outputs
+// lie now: on its host, in its rack (host included), and in all.
+func (e *Engine) shuffleLevels(j *Job, st *Stage, a *Attempt) (local, inRack, total int64) {
+	rack := e.topo.RackOf(a.Host)
+	for _, u := range st.upstream {
+		us := j.Stages[u]
+		if us.outByRack == nil {
+			continue
+		}
+		local += partition(st.cumShares, int(a.Task.Index), us.outByHost[a.Host])
+		inRack += partition(st.cumShares, int(a.Task.Index), us.outByRack[rack])
+		total += partition(st.cumShares, int(a.Task.Index), us.outTotal)
+	}
+	return local, inRack, total
 }
 
 // UpstreamDone reports whether every upstream task of an attempt's stage
@@ -1298,6 +1364,13 @@ func (e *Engine) AttemptFailed(id AttemptID, reason string) error {
 	return e.attemptFailed(id, reason, true)
 }
 
+// AttemptAbandoned ends an attempt that failed through no fault of its
+// task — its worker restarted, or forgot it — so that it does not count
+// toward MaxTaskFailures.
+func (e *Engine) AttemptAbandoned(id AttemptID, reason string) error {
+	return e.attemptFailed(id, reason, false)
+}
+
 // attemptFailed ends an attempt as failed; counted failures (the task's
 // own, not its host's loss) fail the job after MaxTaskFailures, as
 // Hadoop's max attempts do.
@@ -1315,14 +1388,7 @@ func (e *Engine) attemptFailed(id AttemptID, reason string, counted bool) error 
 			return nil
 		}
 	}
-	if t.State == TaskRunning && len(t.running) == 0 && j.State == JobRunning {
-		if len(t.held) > 0 {
-			return e.useHeld(t.held[0].ID)
-		}
-		t.State = TaskBlocked
-		e.makePending(j, st, a.Task.Index)
-	}
-	return nil
+	return e.requeue(j, st, t, a)
 }
 
 // endAttempt frees the attempt's slot and records it.
@@ -1367,18 +1433,12 @@ func (e *Engine) account(j *Job, st *Stage, a *Attempt) {
 		if a.Source.Host >= 0 {
 			a.Bytes[class][levelOf(a.Locality)] += a.InputBytes
 		}
-	} else {
-		rack := e.topo.RackOf(a.Host)
-		var local, inRack, total int64
-		for _, u := range st.upstream {
-			us := j.Stages[u]
-			if us.outByRack == nil {
-				continue
-			}
-			local += partition(st.cumShares, int(a.Task.Index), us.outByHost[a.Host])
-			inRack += partition(st.cumShares, int(a.Task.Index), us.outByRack[rack])
-			total += partition(st.cumShares, int(a.Task.Index), us.outTotal)
+	} else if a.fetched != nil {
+		for l, n := range a.fetched {
+			a.Bytes[class][l] += n
 		}
+	} else {
+		local, inRack, total := e.shuffleLevels(j, st, a)
 		a.Bytes[class][LevelLocal] += local
 		a.Bytes[class][LevelRack] += inRack - local
 		a.Bytes[class][LevelCross] += total - inRack
@@ -1492,6 +1552,7 @@ func (e *Engine) HostLost(h cluster.HostID) error {
 	for _, j := range append([]*Job(nil), e.running...) {
 		e.recoverJob(j, h)
 	}
+	e.preemptEarly()
 	if hl, ok := e.policy.(HostLostHook); ok {
 		hl.HostLost(&e.ctx, h)
 	}

@@ -71,8 +71,10 @@ type ShuffleSource struct {
 }
 
 // ShuffleSources appends to buf the done upstream outputs that a reduce or
-// generic attempt fetches from, with its partition's place in each. Their
-// lengths add up, once the upstream is done, to the attempt's input.
+// generic attempt fetches from, with its partition's place in each. Once
+// the upstream is done their lengths add up to the attempt's input, to
+// within a byte per upstream task: the input is the partition of the
+// upstream's total, the ranges partitions of each task's output.
 func (e *Engine) ShuffleSources(a *Attempt, buf []ShuffleSource) []ShuffleSource {
 	j, st, _, ok := e.lookup(a.Task)
 	if !ok || st.Spec.Kind == workload.Map {

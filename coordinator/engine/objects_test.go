@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/racklab/racklab/coordinator/cluster"
 	"github.com/racklab/racklab/coordinator/workload"
 )
 
@@ -83,5 +84,60 @@ func TestRepeatedTaskFailuresFailTheJob(t *testing.T) {
 	}
 	if j := e.Job(0); j.State != JobFailed || !strings.Contains(j.Reason, "failed 3 times; last: disk full") {
 		t.Fatalf("job %s (%q), want failed after 3 task failures", j.State, j.Reason)
+	}
+}
+
+// When a host's loss shrinks the slots, reducers started early are
+// preempted, youngest first, down to the early-shuffle limit, and their
+// tasks run again: else they could hold every slot while the maps they
+// wait for have none.
+func TestHostLossPreemptsEarlyReducers(t *testing.T) {
+	topo := topo2x2(t, 1)
+	// every block on two hosts, so that losing one loses no input
+	in := blocksOn("in", 100, 0, 1, 2, 3, 0, 1)
+	for b := range in.Blocks {
+		other := cluster.HostID((b + 2) % 4)
+		in.Blocks[b].Replicas = append(in.Blocks[b].Replicas, workload.Replica{Host: other, Tier: cluster.HDD})
+	}
+	ds := &workload.Datasets{Datasets: []workload.Dataset{in}}
+	w := &workload.Workload{Jobs: []workload.Job{mapReduce("j", "in", 2)}}
+	e := newEngine(t, Config{SlowStart: 0.1, EarlyShuffleLimit: 0.5}, topo, w, ds, &scripted{offer: greedy})
+	e.Schedule()
+	maps := e.Ready().Launches // one map per host
+	if len(maps) != 4 {
+		t.Fatalf("%d maps launched, want 4", len(maps))
+	}
+	byHost := map[int]*Attempt{}
+	for _, a := range maps {
+		byHost[int(a.Host)] = a
+	}
+	// maps on hosts 0 and 1 finish; their slots go to the two reducers
+	for _, h := range []int{0, 1} {
+		if err := e.AttemptSucceeded(byHost[h].ID, nil); err != nil {
+			t.Fatal(err)
+		}
+		if err := e.Advance(float64(h + 1)); err != nil {
+			t.Fatal(err)
+		}
+		e.Offer(cluster.HostID(h))
+	}
+	var reducers []*Attempt
+	for _, a := range e.Ready().Launches {
+		if e.Job(0).Stages[a.Task.Stage].Spec.Kind == workload.Reduce {
+			reducers = append(reducers, a)
+		}
+	}
+	if len(reducers) != 2 {
+		t.Fatalf("%d reducers running, want 2", len(reducers))
+	}
+	if err := e.HostLost(byHost[2].Host); err != nil {
+		t.Fatal(err)
+	}
+	rd := e.Ready()
+	if len(rd.Kills) != 1 || rd.Kills[0] != reducers[1].ID {
+		t.Fatalf("kills %v, want the younger reducer %d", rd.Kills, reducers[1].ID)
+	}
+	if task := e.Job(0).Stages[1].Tasks[reducers[1].Task.Index]; task.State != TaskPending {
+		t.Fatalf("the preempted reducer's task is %v, want pending", task.State)
 	}
 }

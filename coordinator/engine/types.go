@@ -148,6 +148,11 @@ type Attempt struct {
 	Bytes ByteCounts
 	// Reported is the driver's own measurement, when it has one.
 	Reported *ByteCounts
+
+	// fetched is where a shuffling attempt's input was, by level, when
+	// FinishShuffle fixed it: what the attempt fetched, even if an
+	// upstream output is lost and recomputed elsewhere afterwards.
+	fetched *[NumLevels]int64
 }
 
 // AttemptRecord is what a run records of a finished attempt.

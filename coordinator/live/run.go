@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 	"time"
 
@@ -26,7 +27,10 @@ type Config struct {
 	Workload *workload.Workload
 	Datasets *workload.Datasets
 	Policy   string
-	Seed     uint64
+	// PolicyImpl, when set, is the policy itself (one not in the
+	// registry); Policy then only names it in the records.
+	PolicyImpl engine.Policy
+	Seed       uint64
 	// SlowStart is the engine's reduce slow-start fraction (0: default).
 	SlowStart float64
 	// Cluster names the run's subjects.
@@ -109,29 +113,34 @@ type shuffle struct {
 }
 
 type run struct {
-	cfg           Config
-	subj          wire.Subjects
-	nc            *nats.Conn
-	inbox         chan *nats.Msg
-	eng           *engine.Engine
-	topo          *cluster.Topology
-	ds            *workload.Datasets
-	hosts         []hostInfo
-	byName        map[string]cluster.HostID
-	rackName      map[string]cluster.RackID
-	shuffles      map[engine.AttemptID]*shuffle
-	member        *members.Agent
-	start         time.Time
-	rec           *metrics.Recorder
-	events        *journal
-	attempts      *journal
-	res           Result
-	srcBuf        []engine.ShuffleSource
-	phases        map[engine.AttemptID]phases // reported, until the attempt's record is written
+	cfg      Config
+	subj     wire.Subjects
+	nc       *nats.Conn
+	inbox    chan *nats.Msg
+	eng      *engine.Engine
+	topo     *cluster.Topology
+	ds       *workload.Datasets
+	hosts    []hostInfo
+	byName   map[string]cluster.HostID
+	rackName map[string]cluster.RackID
+	shuffles map[engine.AttemptID]*shuffle
+	member   *members.Agent
+	start    time.Time
+	rec      *metrics.Recorder
+	events   *journal
+	attempts *journal
+	res      Result
+	srcBuf   []engine.ShuffleSource
+	phases   map[engine.AttemptID]phases // reported, until the attempt's record is written
+	// running maps each dispatched attempt to its host and launch time,
+	// until its record is written: kills must reach the host, and
+	// heartbeats are checked against it.
+	running       map[engine.AttemptID]dispatched
 	prom          *promMetrics
 	seenDecisions int
 	counter0      []float64 // kernel counters at the start, up then down
 	lastNet       time.Time
+	finished      bool // the records are complete and closed
 	// workerCounted says the kernel counts come from the workers'
 	// heartbeats, which lag by up to a heartbeat.
 	workerCounted bool
@@ -190,6 +199,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		return nil, err
 	}
 	r := &run{cfg: cfg, subj: subj, topo: cfg.Topology, byName: map[string]cluster.HostID{}, phases: map[engine.AttemptID]phases{},
+		running:  map[engine.AttemptID]dispatched{},
 		rackName: map[string]cluster.RackID{}, shuffles: map[engine.AttemptID]*shuffle{}}
 	r.res.Dir = cfg.OutDir
 	r.res.KernelCrossBytes = -1
@@ -259,7 +269,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	defer func() {
 		// workers that stay up between runs start the next one clean
 		for _, h := range r.hosts {
-			if h.reg == nil || h.lost {
+			if h.reg == nil {
 				continue
 			}
 			if cfg.StopWorkers {
@@ -270,6 +280,11 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		}
 		r.nc.Flush()
 	}()
+	defer func() {
+		if r.rec != nil && !r.finished {
+			_ = r.rec.Close() // a run that ended early keeps what it wrote
+		}
+	}()
 	if err := r.admit(ctx); err != nil {
 		return &r.res, err
 	}
@@ -277,6 +292,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		return &r.res, err
 	}
 	if cfg.MaterializeOnly {
+		r.finished = true
 		return &r.res, r.rec.Close()
 	}
 	err = r.loop(ctx)
@@ -367,9 +383,12 @@ func (r *run) disagreement(i int) string {
 // prepare builds the engine, which places the datasets, and has every
 // worker write the blocks it holds.
 func (r *run) prepare(ctx context.Context) error {
-	p, err := policy.New(r.cfg.Policy)
-	if err != nil {
-		return err
+	p := r.cfg.PolicyImpl
+	var err error
+	if p == nil {
+		if p, err = policy.New(r.cfg.Policy); err != nil {
+			return err
+		}
 	}
 	r.ds = &workload.Datasets{}
 	if r.cfg.Datasets != nil {
@@ -403,13 +422,24 @@ func (r *run) prepare(ctx context.Context) error {
 		}
 	}
 	written := map[string]int64{}
+	finished := map[string]bool{}
 	sums := map[string]uint64{} // block key → checksum, the same for every replica
 	verified := 0
 	lastReport := time.Now()
+	tick := time.NewTicker(250 * time.Millisecond)
+	defer tick.Stop()
 	for waiting > 0 {
 		select {
 		case <-ctx.Done():
 			return ctx.Err()
+		case <-tick.C:
+			// a host that dies now takes replicas the run needs
+			r.checkHosts()
+			for h, blocks := range perHost {
+				if len(blocks) > 0 && r.hosts[h].lost {
+					return fmt.Errorf("host %s was lost while writing its %d blocks", r.topo.Hosts[h].Name, len(blocks))
+				}
+			}
 		case m := <-r.inbox:
 			typ, err := wire.Peek(m.Data)
 			if err != nil || typ != wire.TypeMaterialized {
@@ -424,8 +454,12 @@ func (r *run) prepare(ctx context.Context) error {
 			if done.Error != "" {
 				return fmt.Errorf("host %s could not write its blocks: %s", done.Host, done.Error)
 			}
+			if _, ok := r.known(done.Host); !ok || finished[done.Host] {
+				continue // not in the run, or a late copy
+			}
 			written[done.Host] = done.Bytes
 			if done.Done {
+				finished[done.Host] = true
 				waiting--
 				for key, sum := range done.Checksums {
 					if prev, ok := sums[key]; ok && prev != sum {
@@ -528,7 +562,13 @@ func (r *run) loop(ctx context.Context) error {
 	r.start = time.Now()
 	r.lastNet = r.start
 	for i := range r.hosts {
-		r.hosts[i].lastSeen = r.start
+		h := &r.hosts[i]
+		h.lastSeen = r.start
+		// workers' counters are cumulative since they started
+		h.prevRx = h.rxBytes
+		for rack, n := range h.crossRx {
+			h.prevCross[rack] = n
+		}
 	}
 	r.event("started", "", "policy %s, seed %d, %d jobs", r.cfg.Policy, r.cfg.Seed, len(r.eng.Jobs()))
 	tick := time.NewTicker(20 * time.Millisecond)
@@ -609,8 +649,9 @@ func (r *run) drainReady() {
 		r.prom.running.Inc()
 	}
 	for _, id := range rd.Kills {
-		if a := r.eng.Attempt(id); a != nil {
-			r.send(r.topo.Hosts[a.Host].Name, wire.TypeKill, &wire.Kill{Attempt: int64(id), Reason: "engine"})
+		// the engine has ended the attempt already: its host is ours
+		if d, ok := r.running[id]; ok {
+			r.send(r.topo.Hosts[d.host].Name, wire.TypeKill, &wire.Kill{Attempt: int64(id), Reason: "engine"})
 		}
 		delete(r.shuffles, id)
 	}
@@ -622,6 +663,7 @@ func (r *run) drainReady() {
 	for i := range rd.Attempts {
 		rec := &rd.Attempts[i]
 		delete(r.shuffles, rec.ID)
+		delete(r.running, rec.ID)
 		r.prom.ended.WithLabelValues(rec.Outcome.String()).Inc()
 		r.prom.running.Dec()
 		if rec.Outcome == engine.AttemptSucceeded {
@@ -700,7 +742,48 @@ func (r *run) launch(a *engine.Attempt) {
 	for _, rep := range a.OutputReplicas {
 		l.Replicas = append(l.Replicas, r.object(rep.Host, rep.Tier, l.OutputKey))
 	}
-	r.send(r.topo.Hosts[a.Host].Name, wire.TypeLaunch, &l)
+	r.running[a.ID] = dispatched{host: a.Host, at: time.Now()}
+	r.sendLaunch(r.topo.Hosts[a.Host].Name, &l)
+}
+
+// dispatched is an attempt sent to a worker.
+type dispatched struct {
+	host cluster.HostID
+	at   time.Time
+}
+
+// maxRanges bounds the ranges of one message, so that a shuffle over
+// thousands of upstream tasks stays far below NATS's payload limit (1 MB
+// on a default external server).
+const maxRanges = 2000
+
+// sendLaunch sends a launch, its sources beyond the first maxRanges
+// following in Sources messages.
+func (r *run) sendLaunch(host string, l *wire.Launch) {
+	rest := l.Sources
+	if len(rest) <= maxRanges {
+		r.send(host, wire.TypeLaunch, l)
+		return
+	}
+	complete := l.Complete
+	l.Sources, l.Complete = rest[:maxRanges], false
+	r.send(host, wire.TypeLaunch, l)
+	r.sendSources(host, &wire.Sources{Attempt: l.Attempt, Sources: rest[maxRanges:], Complete: complete,
+		InputBytes: l.InputBytes, OutputBytes: l.OutputBytes})
+}
+
+// sendSources sends ranges in messages of at most maxRanges; only the
+// last says whether the list is complete.
+func (r *run) sendSources(host string, s *wire.Sources) {
+	all := s.Sources
+	for len(all) > maxRanges {
+		part := *s
+		part.Sources, part.Complete = all[:maxRanges], false
+		r.send(host, wire.TypeSources, &part)
+		all = all[maxRanges:]
+	}
+	s.Sources = all
+	r.send(host, wire.TypeSources, s)
 }
 
 // newSources lists the upstream outputs not yet sent to a shuffling
@@ -741,7 +824,7 @@ func (r *run) updateShuffles() {
 		msg.Complete = sh.complete
 		msg.InputBytes, msg.OutputBytes = a.InputBytes, a.OutputBytes
 		if len(msg.Sources) > 0 || msg.Complete {
-			r.send(r.topo.Hosts[a.Host].Name, wire.TypeSources, &msg)
+			r.sendSources(r.topo.Hosts[a.Host].Name, &msg)
 		}
 	}
 }
@@ -821,6 +904,10 @@ func (r *run) register(m *nats.Msg) bool {
 	}
 	hi := &r.hosts[h]
 	fresh := hi.reg == nil
+	if !fresh && !hi.lost && r.eng != nil && (hi.reg.Pid != reg.Pid || hi.reg.DataAddr != reg.DataAddr) {
+		// a new worker process: what the old one ran and stored is gone
+		r.lose(reg.Host, fmt.Sprintf("restarted: a new worker process (pid %d, data %s) registered", reg.Pid, reg.DataAddr))
+	}
 	if !fresh && hi.lost {
 		reply(wire.Registered{Error: fmt.Sprintf("host %s was declared lost in this run", reg.Host)})
 		return false
@@ -879,6 +966,7 @@ func (r *run) heartbeat(hb *wire.Heartbeat) {
 		return
 	}
 	hi.lastSeen = time.Now()
+	r.reconcile(hi, hb.Running)
 	hi.txBytes, hi.rxBytes = hb.TxBytes, hb.RxBytes
 	hi.crossRx = hb.CrossRxByRack
 	hi.members = hb.Members
@@ -911,6 +999,44 @@ func (r *run) workerCounters() (up, down []float64, ok bool) {
 	}
 	return up, down, ok
 }
+
+// reconcile abandons the attempts a worker does not know although they
+// were sent to it a while ago: a launch or a report lost in transit (core
+// NATS delivers at most once) must not leave a task running forever.
+func (r *run) reconcile(hi *hostInfo, running []int64) {
+	if r.eng == nil || r.start.IsZero() {
+		return
+	}
+	known := make(map[engine.AttemptID]bool, len(running))
+	for _, id := range running {
+		known[engine.AttemptID(id)] = true
+	}
+	grace := time.Now().Add(-reconcileGrace)
+	var lost []engine.AttemptID
+	for id, d := range r.running {
+		if d.host == hi.id && !known[id] && d.at.Before(grace) && r.eng.Attempt(id) != nil {
+			lost = append(lost, id)
+		}
+	}
+	if len(lost) == 0 {
+		return
+	}
+	sort.Slice(lost, func(i, j int) bool { return lost[i] < lost[j] })
+	if err := r.eng.Advance(r.now()); err != nil {
+		r.logf("advance: %v", err)
+	}
+	for _, id := range lost {
+		r.event("attempt-unknown", hi.reg.Host, "attempt %d is not running on its worker; its task runs again", id)
+		if err := r.eng.AttemptAbandoned(id, "its worker does not know it"); err != nil {
+			r.logf("attempt %d: %v", id, err)
+		}
+	}
+}
+
+// reconcileGrace is how old a dispatched attempt must be before a
+// heartbeat without it counts: a heartbeat can leave before the launch
+// arrives, but a report always arrives before the next heartbeat.
+const reconcileGrace = 3 * heartbeatInterval
 
 func (r *run) attemptEnded(ev *wire.AttemptEnded) {
 	if _, ok := r.known(ev.Host); !ok {
@@ -945,7 +1071,11 @@ func (r *run) attemptEnded(ev *wire.AttemptEnded) {
 		}
 	}
 	if err := r.eng.AttemptSucceeded(id, &bc); err != nil {
-		r.event("report-refused", ev.Host, "attempt %d: %v", id, err)
+		// the worker is done with it either way: rerun the task
+		r.event("report-refused", ev.Host, "attempt %d: %v; its task runs again", id, err)
+		if err := r.eng.AttemptAbandoned(id, "its success was refused: "+err.Error()); err != nil {
+			r.logf("attempt %d: %v", id, err)
+		}
 	}
 }
 
@@ -988,7 +1118,7 @@ func (r *run) checkHosts() {
 
 func (r *run) lose(name, why string) {
 	hi, ok := r.known(name)
-	if !ok {
+	if !ok || r.eng == nil {
 		return
 	}
 	hi.lost = true
@@ -1001,6 +1131,8 @@ func (r *run) lose(name, why string) {
 		r.logf("host lost: %v", err)
 	}
 	r.event("host-lost", name, "%s; %d finished tasks to recompute", why, r.eng.Stats.Recomputed-before)
+	// it may be alive but slow: its attempts and objects are of no use
+	r.send(name, wire.TypeReset, &wire.Reset{Reason: "declared lost: " + why})
 }
 
 // sampleNetwork feeds the engine the network status from the workers'
@@ -1078,6 +1210,7 @@ func (r *run) finish() {
 	if r.rec == nil {
 		return
 	}
+	r.finished = true
 	if r.workerCounted {
 		// the heartbeats that carry the last bytes' counts
 		for deadline := time.After(2 * heartbeatInterval); ; {

@@ -66,8 +66,11 @@ type Worker struct {
 
 	mu       sync.Mutex
 	attempts map[int64]*task.Attempt
-	crossRx  map[string]uint64
-	seq      uint64
+	// the materialization under way, if any
+	matCancel context.CancelFunc
+	matDone   chan struct{}
+	crossRx   map[string]uint64
+	seq       uint64
 }
 
 // Run runs a worker until ctx ends or the coordinator says stop. It
@@ -145,6 +148,7 @@ func (w *Worker) open() error {
 }
 
 func (w *Worker) close() {
+	w.stopMaterialize()
 	w.mu.Lock()
 	for _, a := range w.attempts {
 		a.Kill()
@@ -316,9 +320,10 @@ func (w *Worker) handle(ctx context.Context, data []byte, ended chan<- wire.Atte
 		}
 	case wire.TypeMaterialize:
 		if m, ok := decodeCommand[wire.Materialize](w, data, typ); ok {
-			go w.materialize(*m)
+			w.startMaterialize(*m)
 		}
 	case wire.TypeReset:
+		w.stopMaterialize()
 		w.mu.Lock()
 		for _, a := range w.attempts {
 			a.Kill()
@@ -377,7 +382,34 @@ func (w *Worker) launch(ctx context.Context, l wire.Launch, ended chan<- wire.At
 	go func() { ended <- <-a.Done() }()
 }
 
-func (w *Worker) materialize(m wire.Materialize) {
+// startMaterialize writes blocks in the background, cancelled by a reset
+// or by shutdown.
+func (w *Worker) startMaterialize(m wire.Materialize) {
+	w.stopMaterialize()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	w.mu.Lock()
+	w.matCancel, w.matDone = cancel, done
+	w.mu.Unlock()
+	go func() {
+		defer close(done)
+		w.materialize(ctx, m)
+	}()
+}
+
+// stopMaterialize cancels a materialization under way and waits for it.
+func (w *Worker) stopMaterialize() {
+	w.mu.Lock()
+	cancel, done := w.matCancel, w.matDone
+	w.matCancel, w.matDone = nil, nil
+	w.mu.Unlock()
+	if cancel != nil {
+		cancel()
+		<-done
+	}
+}
+
+func (w *Worker) materialize(ctx context.Context, m wire.Materialize) {
 	start := time.Now()
 	var mu sync.Mutex
 	rep := wire.Materialized{Host: w.cfg.Host}
@@ -386,7 +418,9 @@ func (w *Worker) materialize(m wire.Materialize) {
 	var wg sync.WaitGroup
 	sem := make(chan struct{}, 4)
 	stop := make(chan struct{})
+	progressDone := make(chan struct{})
 	go func() { // progress, about once a second
+		defer close(progressDone)
 		t := time.NewTicker(time.Second)
 		defer t.Stop()
 		for {
@@ -411,10 +445,18 @@ func (w *Worker) materialize(m wire.Materialize) {
 			continue
 		}
 		wg.Add(1)
-		sem <- struct{}{}
+		select {
+		case sem <- struct{}{}:
+		case <-ctx.Done():
+			wg.Done()
+			continue
+		}
 		go func() {
 			defer wg.Done()
 			defer func() { <-sem }()
+			if ctx.Err() != nil {
+				return
+			}
 			sum, err := w.st.Generate(tier, b.Key, b.Size, m.Seed)
 			if err == nil {
 				// read back what landed on the tier
@@ -436,6 +478,10 @@ func (w *Worker) materialize(m wire.Materialize) {
 	}
 	wg.Wait()
 	close(stop)
+	<-progressDone
+	if ctx.Err() != nil {
+		return // reset or shut down: nobody waits for the report
+	}
 	rep.Seconds = time.Since(start).Seconds()
 	rep.Done = true
 	rep.Checksums = sums

@@ -115,7 +115,9 @@ func (a *Attempt) addSources(rs []wire.Range, complete bool, in, out int64) {
 			}
 		}
 	}
-	if complete {
+	if complete && !a.complete {
+		// the first complete list fixes the sizes; a later one (resent
+		// after a host loss) changes nothing the attempt has fetched
 		a.complete = true
 		a.l.InputBytes, a.l.OutputBytes = in, out
 	}
@@ -248,10 +250,14 @@ func (a *Attempt) computeAndWrite(rep *wire.AttemptEnded) error {
 	rep.ComputeSeconds = time.Since(t1).Seconds()
 	t2 := time.Now()
 	tier := a.outputTier()
-	if _, err := a.env.Store.Generate(tier, a.l.OutputKey, a.l.OutputBytes, uint64(a.l.Attempt)); err != nil {
+	// a late Sources message may still set the sizes: read them once
+	a.mu.Lock()
+	outBytes := a.l.OutputBytes
+	a.mu.Unlock()
+	if _, err := a.env.Store.Generate(tier, a.l.OutputKey, outBytes, uint64(a.l.Attempt)); err != nil {
 		return fmt.Errorf("write output: %w", err)
 	}
-	rep.BytesWritten = a.l.OutputBytes
+	rep.BytesWritten = outBytes
 	if err := a.replicate(tier); err != nil {
 		return err
 	}
