@@ -159,6 +159,10 @@ func (cc *cconn) alive() bool {
 	return err == nil && ok
 }
 
+// ReadIdleTimeout is how long a fetch waits for the next bytes before it
+// fails.
+var ReadIdleTimeout = 30 * time.Second
+
 // Client fetches from and pushes to data-plane servers, keeping a few idle
 // connections per server for reuse. It is safe for concurrent use.
 type Client struct {
@@ -324,8 +328,13 @@ func (c *Client) fetchOn(cc *cconn, g *Group, req *request, dst io.Writer) (got 
 	bp := bufPool.Get().(*[]byte)
 	defer bufPool.Put(bp)
 	buf := *bp
+	// a server whose host vanished without a reset sends nothing more:
+	// give up after a silence no paced tier comes near, rather than after
+	// TCP's minutes
+	defer cc.c.SetReadDeadline(time.Time{})
 	for got < resp.Len {
 		k := min(int64(len(buf)), resp.Len-got)
+		_ = cc.c.SetReadDeadline(time.Now().Add(ReadIdleTimeout))
 		m, rerr := cc.br.Read(buf[:k])
 		if m > 0 {
 			w, werr := dst.Write(buf[:m])
