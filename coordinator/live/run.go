@@ -241,11 +241,12 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	defer r.nc.Close()
 	r.inbox = make(chan *nats.Msg, 1<<16)
 	for _, s := range []string{subj.Register(), subj.Heartbeat(), subj.Events()} {
-		sub, err := r.nc.ChanSubscribe(s, r.inbox)
-		if err != nil {
+		// the inbox channel is the only buffer (a channel subscription has
+		// no pending limits); a message dropped when it is full is caught by
+		// the reconciliation of attempts with heartbeats
+		if _, err := r.nc.ChanSubscribe(s, r.inbox); err != nil {
 			return nil, err
 		}
-		sub.SetPendingLimits(-1, -1)
 	}
 	if cfg.MemberAddr != "" {
 		r.member, err = members.Start(members.Config{Name: "coordinator", Meta: members.Meta{Role: members.RoleCoordinator}, BindAddr: cfg.MemberAddr})
