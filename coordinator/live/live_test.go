@@ -64,15 +64,7 @@ const smallJob = `jobs:
 
 func smallInputs(t testing.TB, topo *cluster.Topology) (*workload.Workload, *workload.Datasets) {
 	t.Helper()
-	ds, err := workload.ParseDatasets("ds", []byte("block_size_bytes: 1048576\nreplication: 2\ndatasets:\n  - {name: in, size_bytes: 4194304}\n"), topo)
-	if err != nil {
-		t.Fatal(err)
-	}
-	w, err := workload.ParseWorkloadFor("wl", []byte(smallJob), ds)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return w, ds
+	return parseInputs(t, topo, smallJob)
 }
 
 // Malformed and unknown messages are rejected, logged and counted, and
