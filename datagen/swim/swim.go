@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"errors"
 	"fmt"
+	"github.com/racklab/racklab/datagen/gen"
 	"github.com/racklab/racklab/datagen/units"
 	"io"
 	"math"
@@ -43,7 +44,7 @@ func (o *Options) check() error {
 	if err := units.Positive("scale", o.Scale); err != nil {
 		return err
 	}
-	if err := units.NonNegative("compute ns per byte", o.ComputeNsPerByte); err != nil {
+	if err := gen.CheckSizing(o.ReduceBytes, o.MaxReducers, o.ComputeNsPerByte); err != nil {
 		return err
 	}
 	switch {
@@ -51,10 +52,6 @@ func (o *Options) check() error {
 		return fmt.Errorf("block size must be positive (got %d)", o.BlockSize)
 	case o.Replication < 1:
 		return fmt.Errorf("replication must be at least 1 (got %d)", o.Replication)
-	case o.MaxReducers < 0:
-		return fmt.Errorf("max reducers must not be negative (got %d)", o.MaxReducers)
-	case o.ReduceBytes <= 0:
-		return fmt.Errorf("reduce bytes must be positive (got %d)", o.ReduceBytes)
 	case o.MaxJobs < 0:
 		return fmt.Errorf("max jobs must not be negative (got %d)", o.MaxJobs)
 	}
