@@ -91,17 +91,26 @@ func (p *dupfifo) OfferHost(ctx *engine.Context, h cluster.HostID) {
 // killed on their workers too.
 func TestEngineKillsReachWorkers(t *testing.T) {
 	topo := memTopology(t, 2, 2)
-	w, ds := parseInputs(t, topo, `jobs:
+	// three maps on hosts of two slots: the host that gets the third has a
+	// slot left for a duplicate in the same offer, whatever the order
+	// (the engine stops offering once nothing is pending)
+	ds, err := workload.ParseDatasets("ds", []byte("block_size_bytes: 1048576\nreplication: 2\ndatasets:\n  - {name: in, size_bytes: 3145728}\n"), topo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := workload.ParseWorkloadFor("wl", []byte(`jobs:
   - id: j
     stages:
       - {name: map, kind: map, input: in, selectivity: 1, compute_ns_per_byte: 1500}
       - {name: reduce, kind: reduce, tasks: 1, after: [map], selectivity: 1}
-`)
+`), ds)
+	if err != nil {
+		t.Fatal(err)
+	}
 	creds, _ := wire.NewCredentials()
 	subj, _ := wire.NewSubjects("kill")
 	var mu sync.Mutex
 	kills := map[int64]bool{}
-	reports := map[int64]wire.AttemptEnded{}
 	out := t.TempDir()
 	cfg := Config{Topology: topo, Workload: w, Datasets: ds, Policy: "dupfifo", PolicyImpl: &dupfifo{}, Seed: 1, Cluster: "kill",
 		Listen: "127.0.0.1:0", Creds: creds, OutDir: out, StopWorkers: true, Logf: t.Logf}
@@ -117,14 +126,6 @@ func TestEngineKillsReachWorkers(t *testing.T) {
 			if wire.Decode(m.Data, wire.TypeKill, &k) == nil {
 				mu.Lock()
 				kills[k.Attempt] = true
-				mu.Unlock()
-			}
-		})
-		_, _ = admin.Subscribe(subj.Events(), func(m *nats.Msg) {
-			var ev wire.AttemptEnded
-			if wire.Decode(m.Data, wire.TypeAttemptEnded, &ev) == nil {
-				mu.Lock()
-				reports[ev.Attempt] = ev
 				mu.Unlock()
 			}
 		})
@@ -156,9 +157,8 @@ func TestEngineKillsReachWorkers(t *testing.T) {
 		if !kills[a.ID] {
 			t.Errorf("attempt %d was killed by the engine, but no kill reached its worker", a.ID)
 		}
-		if rep, ok := reports[a.ID]; ok && rep.OK {
-			t.Errorf("attempt %d, killed, ran on to success on its worker", a.ID)
-		}
+		// (its worker may still report success: a loser can finish just
+		// before the kill reaches it)
 	}
 	if killed == 0 {
 		t.Fatal("the engine killed nothing: the test tests nothing")
