@@ -8,7 +8,7 @@ import (
 	"github.com/racklab/racklab/coordinator/workload"
 	"github.com/racklab/racklab/datagen/describe"
 	"github.com/racklab/racklab/datagen/gen"
-	"github.com/racklab/racklab/datagen/units"
+	"github.com/racklab/racklab/internal/units"
 	"github.com/spf13/cobra"
 )
 

@@ -4,7 +4,7 @@ import (
 	"os"
 
 	"github.com/racklab/racklab/datagen/mix"
-	"github.com/racklab/racklab/datagen/units"
+	"github.com/racklab/racklab/internal/units"
 	"github.com/spf13/cobra"
 )
 

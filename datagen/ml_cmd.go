@@ -4,7 +4,7 @@ import (
 	"time"
 
 	"github.com/racklab/racklab/datagen/ml"
-	"github.com/racklab/racklab/datagen/units"
+	"github.com/racklab/racklab/internal/units"
 	"github.com/spf13/cobra"
 )
 

@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/racklab/racklab/datagen/recurring"
-	"github.com/racklab/racklab/datagen/units"
+	"github.com/racklab/racklab/internal/units"
 	"github.com/spf13/cobra"
 )
 

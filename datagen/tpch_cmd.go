@@ -5,7 +5,7 @@ import (
 	"time"
 
 	"github.com/racklab/racklab/datagen/tpch"
-	"github.com/racklab/racklab/datagen/units"
+	"github.com/racklab/racklab/internal/units"
 	"github.com/spf13/cobra"
 )
 

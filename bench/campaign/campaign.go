@@ -8,9 +8,9 @@ import (
 	"time"
 
 	"github.com/racklab/racklab/coordinator/cluster"
-	"github.com/racklab/racklab/coordinator/cluster/yamlfile"
 	"github.com/racklab/racklab/coordinator/policy"
-	"github.com/racklab/racklab/datagen/units"
+	"github.com/racklab/racklab/internal/units"
+	"github.com/racklab/racklab/internal/yamlfile"
 	"gopkg.in/yaml.v3"
 )
 

@@ -12,8 +12,8 @@ import (
 
 	"github.com/racklab/racklab/coordinator/cluster"
 	"github.com/racklab/racklab/coordinator/engine"
+	"github.com/racklab/racklab/coordinator/placement/hdfs"
 	"github.com/racklab/racklab/coordinator/policy"
-	"github.com/racklab/racklab/coordinator/policy/hdfs"
 	"github.com/racklab/racklab/coordinator/workload"
 )
 

@@ -40,7 +40,7 @@ import (
 	"os"
 	"strconv"
 
-	"github.com/racklab/racklab/coordinator/cluster/yamlfile"
+	"github.com/racklab/racklab/internal/yamlfile"
 	"gopkg.in/yaml.v3"
 )
 

@@ -45,7 +45,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/racklab/racklab/coordinator/cluster/yamlfile"
+	"github.com/racklab/racklab/internal/yamlfile"
 	"gopkg.in/yaml.v3"
 )
 

@@ -8,7 +8,7 @@ import (
 	"strings"
 
 	"github.com/racklab/racklab/coordinator/cluster"
-	"github.com/racklab/racklab/coordinator/cluster/yamlfile"
+	"github.com/racklab/racklab/internal/yamlfile"
 	"gopkg.in/yaml.v3"
 )
 

@@ -8,7 +8,7 @@ import (
 	"strings"
 
 	"github.com/racklab/racklab/coordinator/workload"
-	"github.com/racklab/racklab/datagen/units"
+	"github.com/racklab/racklab/internal/units"
 )
 
 // Dist is a distribution of per-job sizes in bytes. Percentiles are

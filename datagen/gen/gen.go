@@ -10,7 +10,7 @@ import (
 	"strings"
 
 	"github.com/racklab/racklab/coordinator/workload"
-	"github.com/racklab/racklab/datagen/units"
+	"github.com/racklab/racklab/internal/units"
 )
 
 // Process is an arrival process.

@@ -8,7 +8,7 @@ import (
 	"strings"
 
 	"github.com/racklab/racklab/coordinator/cluster"
-	"github.com/racklab/racklab/coordinator/policy/hdfs"
+	"github.com/racklab/racklab/coordinator/placement/hdfs"
 	"github.com/racklab/racklab/coordinator/workload"
 )
 

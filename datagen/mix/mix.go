@@ -14,7 +14,7 @@ import (
 	"github.com/racklab/racklab/coordinator/workload"
 	"github.com/racklab/racklab/datagen/gen"
 	"github.com/racklab/racklab/datagen/ml"
-	"github.com/racklab/racklab/datagen/units"
+	"github.com/racklab/racklab/internal/units"
 )
 
 // Class is how the suites characterise an application.

@@ -6,8 +6,8 @@ import (
 	"os"
 	"strconv"
 
-	"github.com/racklab/racklab/coordinator/cluster/yamlfile"
 	"github.com/racklab/racklab/coordinator/workload"
+	"github.com/racklab/racklab/internal/yamlfile"
 )
 
 // The predicted-jobs file format, one job a line:

@@ -5,7 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/racklab/racklab/datagen/gen"
-	"github.com/racklab/racklab/datagen/units"
+	"github.com/racklab/racklab/internal/units"
 	"io"
 	"math"
 	"strconv"

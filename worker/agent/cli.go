@@ -14,7 +14,7 @@ import (
 
 	"github.com/racklab/racklab/coordinator/cluster"
 	"github.com/racklab/racklab/coordinator/wire"
-	"github.com/racklab/racklab/datagen/units"
+	"github.com/racklab/racklab/internal/units"
 	"github.com/racklab/racklab/shaping"
 	"github.com/racklab/racklab/worker/store"
 	"github.com/spf13/cobra"

@@ -1,5 +1,6 @@
 // Package yamlfile is the small toolkit behind racklab's YAML file formats
-// (topologies, workloads, datasets). It reads a document into a yaml.Node
+// (topologies, workloads, datasets, campaigns, predictions), on neutral
+// ground that coordinator, worker, datagen and bench may all import. It reads a document into a yaml.Node
 // tree and walks it with accessors that check types, reject unknown
 // fields and report every problem as an *Error naming the file, the line
 // and the field, as in

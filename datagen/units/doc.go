@@ -1,6 +1,0 @@
-// Package units reads and writes byte sizes with human units, such as
-// 128MiB, 1GiB, 1.5GB or 4096, for datagen's command-line flags and
-// summaries. Binary units (KiB, MiB, GiB, TiB, PiB, EiB) are powers of 1024;
-// decimal ones (kB, MB, GB, TB, PB, EB, and the bare K, M, G, T, P, E)
-// are powers of 1000.
-package units
