@@ -1,0 +1,270 @@
+package engine
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"sort"
+
+	"github.com/racklab/racklab/coordinator/cluster"
+	"github.com/racklab/racklab/coordinator/workload"
+)
+
+// Config sets the mechanisms a run uses.
+type Config struct {
+	Seed uint64
+	// SlowStart is the fraction of a stage's upstream tasks that must be
+	// done before its tasks become runnable (Hadoop's
+	// reduce.slowstart.completedmaps). Default 0.05; 1 waits for all.
+	SlowStart float64
+	// Queues configures named queues; jobs naming another queue get one
+	// with weight 1 and an equal share.
+	Queues []Queue
+	// EarlyShuffleLimit is the share of the live slots that reduce and
+	// generic attempts started before their upstream finished may hold in
+	// all (Hadoop's reduce ramp-up limit). It keeps slow-started reducers
+	// from taking every slot while the maps they wait for cannot run.
+	// Default 0.5.
+	EarlyShuffleLimit float64
+	// IntermediateTiers is the tier preference for map outputs, OutputTiers
+	// for job outputs: the first kind a host has is used.
+	IntermediateTiers []cluster.TierKind
+	OutputTiers       []cluster.TierKind
+	// Placer places unplaced datasets; a policy that is a DatasetPlacer
+	// takes precedence.
+	Placer DatasetPlacer
+	// MaxTaskFailures is how many failed attempts of one task (not counting
+	// attempts lost with their host) fail its job, as Hadoop's
+	// maxattempts. Default 4.
+	MaxTaskFailures uint16
+	// Stopwatch, when set, returns a monotonic time in nanoseconds; the
+	// engine uses it only to measure how long policy decisions take.
+	Stopwatch func() int64
+}
+
+// Queue is a scheduling queue.
+type Queue struct {
+	Name   string
+	Weight float64
+	// Capacity is the guaranteed share of the cluster's slots, MaxCapacity
+	// the most the queue may use (0: no limit).
+	Capacity    float64
+	MaxCapacity float64
+	// Running is the number of slots the queue's jobs hold now.
+	Running int
+}
+
+// New builds an engine for a workload on a topology. Unplaced datasets
+// are placed now, by the policy if it is a DatasetPlacer, else by
+// cfg.Placer. The engine takes ownership of the workload and datasets.
+func New(cfg Config, topo *cluster.Topology, w *workload.Workload, ds *workload.Datasets, p Policy) (*Engine, error) {
+	if err := topo.Validate(); err != nil {
+		return nil, fmt.Errorf("topology: %w", err)
+	}
+	if ds == nil {
+		ds = &workload.Datasets{}
+	}
+	if err := ds.Validate(topo); err != nil {
+		return nil, fmt.Errorf("datasets: %w", err)
+	}
+	if err := w.Validate(ds); err != nil {
+		return nil, fmt.Errorf("workload: %w", err)
+	}
+	if _, ok := p.(HostScheduler); !ok {
+		if _, ok := p.(RoundScheduler); !ok {
+			return nil, fmt.Errorf("policy %s schedules nothing: it is neither a HostScheduler nor a RoundScheduler", p.Name())
+		}
+	}
+	if cfg.SlowStart == 0 {
+		cfg.SlowStart = 0.05
+	}
+	if cfg.SlowStart < 0 || cfg.SlowStart > 1 {
+		return nil, fmt.Errorf("slow-start fraction %g is outside [0,1]", cfg.SlowStart)
+	}
+	if cfg.EarlyShuffleLimit == 0 {
+		cfg.EarlyShuffleLimit = 0.5
+	}
+	if cfg.MaxTaskFailures == 0 {
+		cfg.MaxTaskFailures = 4
+	}
+	if len(cfg.IntermediateTiers) == 0 {
+		cfg.IntermediateTiers = []cluster.TierKind{cluster.SSD, cluster.HDD, cluster.Mem}
+	}
+	if len(cfg.OutputTiers) == 0 {
+		cfg.OutputTiers = []cluster.TierKind{cluster.HDD, cluster.SSD, cluster.Mem}
+	}
+	e := &Engine{
+		cfg:      cfg,
+		topo:     topo,
+		policy:   p,
+		rng:      rand.New(rand.NewPCG(cfg.Seed, cfg.Seed^0x9e3779b97f4a7c15)),
+		offerRng: rand.New(rand.NewPCG(cfg.Seed^0x5851f42d4c957f2d, 11)),
+		byName:   make(map[string]JobID, len(w.Jobs)),
+		attempts: map[AttemptID]*Attempt{},
+		held:     map[AttemptID]*Attempt{},
+		Stats:    Stats{RejectedByReason: map[string]int64{}},
+	}
+	e.ctx.e = e
+	e.network.SaturationThreshold = 0.8
+	e.network.UplinkLoad = make([]float64, len(topo.Racks))
+	e.network.DownlinkLoad = make([]float64, len(topo.Racks))
+	e.network.HostRxBps = make([]float64, len(topo.Hosts))
+	e.hosts = make([]hostState, len(topo.Hosts))
+	for i := range topo.Hosts {
+		e.hosts[i] = hostState{alive: true, free: topo.Hosts[i].Slots, freePos: -1}
+		e.liveSlots += topo.Hosts[i].Slots
+		e.addFree(cluster.HostID(i))
+	}
+	if err := e.placeDatasets(ds); err != nil {
+		return nil, err
+	}
+	e.queues = append(e.queues, cfg.Queues...)
+	if err := e.buildJobs(w, ds); err != nil {
+		return nil, err
+	}
+	if pl, ok := p.(Planner); ok {
+		pl.Plan(&e.ctx, &Foreknowledge{Workload: w, Datasets: ds})
+	}
+	return e, nil
+}
+
+func (e *Engine) placeDatasets(ds *workload.Datasets) error {
+	placer := e.cfg.Placer
+	if pp, ok := e.policy.(DatasetPlacer); ok {
+		placer = pp
+	}
+	for i := range ds.Datasets {
+		d := &ds.Datasets[i]
+		if d.Placed() {
+			continue
+		}
+		sizes := d.BlockSizes()
+		if len(sizes) == 0 {
+			continue
+		}
+		if placer == nil {
+			return fmt.Errorf("dataset %q is unplaced and no placement policy is configured", d.Name)
+		}
+		reps, err := placer.PlaceDataset(e.topo, e.rng, d, sizes)
+		if err != nil {
+			return fmt.Errorf("placing dataset %q: %w", d.Name, err)
+		}
+		if len(reps) != len(sizes) {
+			return fmt.Errorf("placing dataset %q: placer returned %d replica lists for %d blocks", d.Name, len(reps), len(sizes))
+		}
+		d.Blocks = make([]workload.Block, len(sizes))
+		for b := range sizes {
+			if len(reps[b]) == 0 {
+				return fmt.Errorf("placing dataset %q: block %d got no replica", d.Name, b)
+			}
+			d.Blocks[b] = workload.Block{Size: sizes[b], Replicas: reps[b]}
+		}
+	}
+	return ds.Validate(e.topo)
+}
+
+func (e *Engine) queueIndex(name string) int {
+	if name == "" {
+		name = "default"
+	}
+	for i := range e.queues {
+		if e.queues[i].Name == name {
+			return i
+		}
+	}
+	e.queues = append(e.queues, Queue{Name: name, Weight: 1})
+	return len(e.queues) - 1
+}
+
+func (e *Engine) buildJobs(w *workload.Workload, ds *workload.Datasets) error {
+	blocks := map[string][]workload.Block{}
+	for i := range ds.Datasets {
+		blocks[ds.Datasets[i].Name] = ds.Datasets[i].Blocks
+	}
+	for i := range w.Jobs {
+		e.byName[w.Jobs[i].ID] = JobID(i)
+	}
+	for i := range w.Jobs {
+		spec := &w.Jobs[i]
+		j := &Job{ID: JobID(i), Spec: spec, Arrival: spec.Arrival, Queue: e.queueIndex(spec.Queue), parentsLeft: len(spec.Parents)}
+		stageIdx := map[string]int{}
+		for si := range spec.Stages {
+			ss := &spec.Stages[si]
+			st := &Stage{Spec: ss, Index: si, Final: true}
+			stageIdx[ss.Name] = si
+			for _, a := range ss.After {
+				up := stageIdx[a]
+				st.upstream = append(st.upstream, up)
+				j.Stages[up].consumers = append(j.Stages[up].consumers, si)
+				j.Stages[up].Final = false
+			}
+			switch ss.Kind {
+			case workload.Map:
+				st.InputClass = ClassInput
+				if len(ss.Input) > 1 && ss.Input[:1] == workload.ParentOutputPrefix {
+					st.InputClass = ClassDependent
+					// tasks are made when the parent's output exists
+				} else {
+					st.blocks = blocks[ss.Input]
+					n := len(st.blocks)
+					if n == 0 {
+						n = max(ss.Tasks, 1)
+					}
+					st.Tasks = make([]Task, n)
+				}
+			default:
+				st.InputClass = ClassShuffle
+				st.Tasks = make([]Task, ss.Tasks)
+				st.cumShares = zipfCumulative(ss.Tasks, ss.Skew)
+			}
+			j.Stages = append(j.Stages, st)
+		}
+		e.jobs = append(e.jobs, j)
+	}
+	for _, j := range e.jobs {
+		for _, p := range j.Spec.Parents {
+			pj := e.jobs[e.byName[p]]
+			pj.children = append(pj.children, j.ID)
+		}
+		for _, st := range j.Stages {
+			j.Tasks += len(st.Tasks)
+		}
+	}
+	e.arrivals = make([]JobID, 0, len(e.jobs))
+	for _, j := range e.jobs {
+		e.arrivals = append(e.arrivals, j.ID)
+	}
+	sort.SliceStable(e.arrivals, func(a, b int) bool { return e.jobs[e.arrivals[a]].Arrival < e.jobs[e.arrivals[b]].Arrival })
+	return nil
+}
+
+// zipfCumulative returns n+1 cumulative shares of n partitions whose sizes
+// follow a Zipf law with exponent s (s = 0: equal).
+func zipfCumulative(n int, s float64) []float64 {
+	c := make([]float64, n+1)
+	var sum float64
+	for i := 0; i < n; i++ {
+		sum += 1 / math.Pow(float64(i+1), s)
+	}
+	var acc float64
+	for i := 0; i < n; i++ {
+		acc += 1 / math.Pow(float64(i+1), s) / sum
+		c[i+1] = acc
+	}
+	c[n] = 1
+	return c
+}
+
+// partition is partition i's part of an aggregate of bytes: the parts of
+// all partitions add up to the aggregate exactly.
+func partition(cum []float64, i int, total int64) int64 {
+	if total <= 0 {
+		return 0
+	}
+	hi := int64(math.Floor(float64(total) * cum[i+1]))
+	lo := int64(math.Floor(float64(total) * cum[i]))
+	if i+1 == len(cum)-1 {
+		hi = total
+	}
+	return hi - lo
+}

@@ -1,0 +1,87 @@
+package engine
+
+import (
+	"fmt"
+
+	"github.com/racklab/racklab/coordinator/cluster"
+	"github.com/racklab/racklab/coordinator/workload"
+)
+
+// HostLost tells the engine a host died: its running attempts fail, the
+// map outputs on it that unfinished consumers still need are recomputed,
+// and its replicas are no longer read. A job whose input block has no live
+// replica left fails.
+func (e *Engine) HostLost(h cluster.HostID) error {
+	if h < 0 || int(h) >= len(e.hosts) {
+		return fmt.Errorf("unknown host %d", h)
+	}
+	hs := &e.hosts[h]
+	if !hs.alive {
+		return nil
+	}
+	e.Stats.HostsLost++
+	hs.alive = false
+	e.dropFree(h)
+	e.liveSlots -= e.topo.Hosts[h].Slots
+	for len(hs.running) > 0 {
+		if err := e.attemptFailed(hs.running[0], "host lost", false); err != nil {
+			return err
+		}
+	}
+	hs.free = 0
+	for _, j := range append([]*Job(nil), e.running...) {
+		e.recoverJob(j, h)
+	}
+	e.preemptEarly()
+	if hl, ok := e.policy.(HostLostHook); ok {
+		hl.HostLost(&e.ctx, h)
+	}
+	return nil
+}
+
+func (e *Engine) recoverJob(j *Job, h cluster.HostID) {
+	if j.State != JobRunning {
+		return
+	}
+	for _, st := range j.Stages {
+		// outputs on the dead host that a consumer has yet to read in full
+		needed := !st.Final && !e.consumersDone(j, st)
+		for ti := range st.Tasks {
+			t := &st.Tasks[ti]
+			if st.Spec.Kind == workload.Map && st.Released && t.State != TaskDone && len(e.liveReplicas(st, int32(ti))) == 0 {
+				e.finishJob(j, JobFailed, fmt.Sprintf("every replica of input block %d of stage %s is lost", t.Block, st.Spec.Name))
+				return
+			}
+			if t.State != TaskDone {
+				continue
+			}
+			if (needed && t.OutHost == h) || (st.Final && allOn(t.OutReplicas, h)) {
+				e.removeOutput(st, t)
+				st.Done--
+				j.TasksDone--
+				e.Stats.Recomputed++
+				t.State = TaskBlocked
+				e.makePending(j, st, int32(ti))
+			}
+		}
+	}
+	e.refreshUpstream(j)
+}
+
+func allOn(reps []workload.Replica, h cluster.HostID) bool {
+	for _, r := range reps {
+		if r.Host != h {
+			return false
+		}
+	}
+	return true
+}
+
+func (e *Engine) consumersDone(j *Job, st *Stage) bool {
+	for _, c := range st.consumers {
+		if j.Stages[c].Done < len(j.Stages[c].Tasks) {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,167 @@
+package engine
+
+import (
+	"github.com/racklab/racklab/coordinator/cluster"
+	"github.com/racklab/racklab/coordinator/workload"
+)
+
+func (e *Engine) makePending(j *Job, st *Stage, i int32) {
+	t := &st.Tasks[i]
+	t.State = TaskPending
+	st.Pending++
+	j.Pending++
+	e.pending++
+	st.queue.push(i)
+	if st.Spec.Kind != workload.Map || t.Block < 0 {
+		return
+	}
+	var lastRack cluster.RackID = -1
+	for _, r := range st.blocks[t.Block].Replicas {
+		q := st.byHost[r.Host]
+		if q == nil {
+			q = &taskQueue{}
+			st.byHost[r.Host] = q
+		}
+		q.push(i)
+		rack := e.topo.RackOf(r.Host)
+		if rack != lastRack {
+			rq := st.byRack[rack]
+			if rq == nil {
+				rq = &taskQueue{}
+				st.byRack[rack] = rq
+			}
+			if n := len(rq.items); n == 0 || rq.items[n-1] != i {
+				rq.push(i)
+			}
+			lastRack = rack
+		}
+	}
+}
+
+func (e *Engine) unPend(j *Job, st *Stage) {
+	st.Pending--
+	j.Pending--
+	e.pending--
+}
+
+// taskQueue is a FIFO of task indexes with lazy deletion: entries whose
+// task is no longer pending are skipped when met.
+type taskQueue struct {
+	items []int32
+	head  int
+}
+
+func (q *taskQueue) push(i int32) { q.items = append(q.items, i) }
+
+func (q *taskQueue) first(st *Stage) (int32, bool) {
+	for q.head < len(q.items) {
+		i := q.items[q.head]
+		if st.Tasks[i].State == TaskPending {
+			return i, true
+		}
+		q.head++
+	}
+	if q.head > 0 {
+		q.items, q.head = q.items[:0], 0
+	}
+	return 0, false
+}
+
+func (e *Engine) nextLocal(j *Job, h cluster.HostID) (TaskRef, bool) {
+	for _, st := range j.Stages {
+		if st.Pending == 0 || st.Spec.Kind != workload.Map {
+			continue
+		}
+		if q := st.byHost[h]; q != nil {
+			if i, ok := q.first(st); ok {
+				return TaskRef{j.ID, int16(st.Index), i}, true
+			}
+		}
+	}
+	return TaskRef{}, false
+}
+
+func (e *Engine) nextRackLocal(j *Job, r cluster.RackID) (TaskRef, bool) {
+	for _, st := range j.Stages {
+		if st.Pending == 0 || st.Spec.Kind != workload.Map {
+			continue
+		}
+		if q := st.byRack[r]; q != nil {
+			if i, ok := q.first(st); ok {
+				return TaskRef{j.ID, int16(st.Index), i}, true
+			}
+		}
+	}
+	return TaskRef{}, false
+}
+
+func (e *Engine) nextPending(j *Job, maps bool) (TaskRef, bool) {
+	for _, st := range j.Stages {
+		if st.Pending == 0 || (st.Spec.Kind == workload.Map) != maps {
+			continue
+		}
+		if !maps && !st.upDone && !e.earlyAllowed() {
+			continue
+		}
+		if i, ok := st.queue.first(st); ok {
+			return TaskRef{j.ID, int16(st.Index), i}, true
+		}
+	}
+	return TaskRef{}, false
+}
+
+func (e *Engine) pendingOfKind(j *Job, maps bool) int {
+	n := 0
+	for _, st := range j.Stages {
+		if (st.Spec.Kind == workload.Map) == maps {
+			n += st.Pending
+		}
+	}
+	return n
+}
+
+// earlyAllowed reports whether one more shuffle attempt may start before
+// its upstream is done.
+func (e *Engine) earlyAllowed() bool {
+	return float64(e.early+1) <= e.cfg.EarlyShuffleLimit*float64(e.liveSlots)
+}
+
+// refreshUpstream keeps each stage's upDone flag, and the count of early
+// shuffle attempts, in step with its upstream.
+func (e *Engine) refreshUpstream(j *Job) {
+	for _, st := range j.Stages {
+		if len(st.upstream) == 0 {
+			continue
+		}
+		done := e.upstreamDone(j, st)
+		if done == st.upDone {
+			continue
+		}
+		st.upDone = done
+		if done {
+			e.early -= st.running
+		} else {
+			e.early += st.running
+		}
+	}
+}
+
+func (e *Engine) liveReplicas(st *Stage, i int32) []workload.Replica {
+	t := &st.Tasks[i]
+	if t.Block < 0 {
+		return nil
+	}
+	reps := st.blocks[t.Block].Replicas
+	for _, r := range reps {
+		if !e.hosts[r.Host].alive {
+			live := make([]workload.Replica, 0, len(reps))
+			for _, r := range reps {
+				if e.hosts[r.Host].alive {
+					live = append(live, r)
+				}
+			}
+			return live
+		}
+	}
+	return reps
+}

@@ -1,0 +1,150 @@
+package engine
+
+import (
+	"math/rand/v2"
+
+	"github.com/racklab/racklab/coordinator/cluster"
+	"github.com/racklab/racklab/coordinator/workload"
+)
+
+// Job is the engine's state of one job. Policies read it; only the engine
+// writes it.
+type Job struct {
+	ID        JobID
+	Spec      *workload.Job
+	Queue     int
+	State     JobState
+	Arrival   Time
+	Submitted Time
+	Started   Time
+	Finished  Time
+	Stages    []*Stage
+	// Running is the number of slots the job holds; Pending its runnable
+	// tasks without an attempt.
+	Running   int
+	Pending   int
+	Tasks     int
+	TasksDone int
+	Attempts  int
+	Reason    string
+
+	parentsLeft int
+	children    []JobID
+	launched    bool
+}
+
+// Stage is the engine's state of one stage of a job.
+type Stage struct {
+	Spec     *workload.Stage
+	Index    int
+	Tasks    []Task
+	Released bool
+	Done     int
+	Pending  int
+	Final    bool // no stage of the job consumes it: its output is the job's
+	// InputClass is the traffic class of the stage's reads.
+	InputClass Class
+
+	upstream  []int
+	consumers []int
+	blocks    []workload.Block // map input
+	cumShares []float64        // reduce: cumulative partition shares, len Tasks+1
+
+	// outputs of done tasks, for consumers to fetch
+	outByHost map[cluster.HostID]int64
+	outByRack []int64
+	outTotal  int64
+	outVer    uint64 // bumped whenever the outputs change
+
+	running int  // attempts running
+	upDone  bool // every upstream task done (stages with upstream only)
+
+	queue  taskQueue
+	byHost map[cluster.HostID]*taskQueue
+	byRack map[cluster.RackID]*taskQueue
+}
+
+// Task is the engine's state of one task.
+type Task struct {
+	State       TaskState
+	Block       int32 // map: index of its input block
+	Attempts    uint16
+	Failures    uint16 // attempts that failed by themselves
+	InputBytes  int64
+	OutputBytes int64
+	// Output is the attempt whose output consumers read, once done.
+	OutHost     cluster.HostID
+	OutTier     cluster.TierKind
+	OutReplicas []workload.Replica // final stages: where the job output lives
+	// OutAttempt is the attempt whose output is in use, once done.
+	OutAttempt AttemptID
+	running    []AttemptID
+	held       []*Attempt
+}
+
+// Running lists the task's running attempts.
+func (t *Task) Running() []AttemptID { return t.running }
+
+type hostState struct {
+	alive   bool
+	free    int
+	running []AttemptID
+	freePos int // position in Engine.freeHosts, -1 if absent
+}
+
+// Ready is what the driver must act on after a call into the engine.
+type Ready struct {
+	Launches   []*Attempt
+	Kills      []AttemptID
+	Priorities []AttemptID // attempts whose Priority changed
+	Attempts   []AttemptRecord
+	Jobs       []JobRecord
+}
+
+// Engine is the deterministic scheduling core. It is not safe for
+// concurrent use; a driver calls it from one goroutine.
+type Engine struct {
+	cfg      Config
+	topo     *cluster.Topology
+	policy   Policy
+	rng      *rand.Rand
+	offerRng *rand.Rand
+	now      Time
+	ctx      Context
+	network  NetworkStatus
+
+	jobs      []*Job
+	byName    map[string]JobID
+	arrivals  []JobID // not yet arrived, by arrival time
+	nextArr   int
+	running   []*Job
+	queues    []Queue
+	hosts     []hostState
+	freeHosts []cluster.HostID
+	offerBuf  []cluster.HostID
+	liveSlots int
+	attempts  map[AttemptID]*Attempt
+	held      map[AttemptID]*Attempt
+	nextID    AttemptID
+	pending   int
+	finished  int
+	early     int // running attempts of stages whose upstream is unfinished
+
+	ready Ready
+
+	// Stats counts what happened, for the run's records.
+	Stats Stats
+}
+
+// Stats are the engine's counters.
+type Stats struct {
+	Decisions        int64 // policy hook calls that offered slots
+	DecisionNanos    []int64
+	Launches         int64
+	Duplicates       int64
+	DuplicatesUsed   int64
+	Rejected         int64
+	RejectedByReason map[string]int64
+	HostsLost        int
+	Recomputed       int64 // tasks rerun because their output was lost
+}
