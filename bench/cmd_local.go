@@ -149,13 +149,17 @@ func runLocal(cmd *cobra.Command, f *localFlags) error {
 		dir := filepath.Join(f.out, fmt.Sprintf("%s-seed%d", p, f.seed))
 		fmt.Fprintf(cmd.ErrOrStderr(), "local: %s on %d racks × %d hosts (%s)…\n", p, len(topo.Racks), len(topo.Hosts)/len(topo.Racks), mode)
 		t0 := time.Now()
+		sink, err := metrics.NewRunSink(dir, w, p, f.seed)
+		if err != nil {
+			return err
+		}
 		res, err := local.Run(ctx, opt, live.Config{Workload: w, Datasets: ds, Policy: p, Seed: f.seed, OutDir: dir,
-			MaxRunTime: f.maxRunTime, Logf: logf})
+			MaxRunTime: f.maxRunTime, Logf: logf, Sink: sink})
 		if err != nil {
 			return fmt.Errorf("%s: %w", p, err)
 		}
 		fmt.Fprintf(cmd.ErrOrStderr(), "local: %s done in %.1f s; records in %s\n", p, time.Since(t0).Seconds(), dir)
-		rows = append(rows, res.Summary)
+		rows = append(rows, sink.Summary)
 		results = append(results, res)
 	}
 	if err := metrics.WriteSummaries(filepath.Join(f.out, "summary.csv"), rows); err != nil {

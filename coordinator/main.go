@@ -13,6 +13,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/racklab/racklab/bench/metrics"
 	"github.com/racklab/racklab/coordinator/cluster"
 	"github.com/racklab/racklab/coordinator/live"
 	"github.com/racklab/racklab/coordinator/policy"
@@ -59,10 +60,15 @@ happen. With an embedded server and no credentials file, it generates one.`,
 			cfg.Logf = logger.Printf
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
+			sink, err := metrics.NewRunSink(cfg.OutDir, cfg.Workload, cfg.Policy, cfg.Seed)
+			if err != nil {
+				return err
+			}
+			cfg.Sink = sink
 			res, err := live.Run(ctx, cfg)
-			if res != nil && res.Summary.Jobs > 0 {
+			if res != nil && sink.Summary.Jobs > 0 {
 				fmt.Printf("jobs %d (failed %d), makespan %.2f s, mean JCT %.2f s; cross-rack bytes: engine %d, workers %d, kernel %.0f; records in %s\n",
-					res.Summary.Jobs, res.Summary.FailedJobs, res.Summary.MakespanS, res.Summary.JCTMeanS,
+					sink.Summary.Jobs, sink.Summary.FailedJobs, sink.Summary.MakespanS, sink.Summary.JCTMeanS,
 					res.ExpectedCrossBytes, res.ReportedCrossBytes, res.KernelCrossBytes, res.Dir)
 			}
 			return err

@@ -326,7 +326,11 @@ func (ex *executor) sim(ctx context.Context, r Run, jobsDone func(int)) (metrics
 
 func (ex *executor) live(ctx context.Context, r Run, jobsDone func(int)) (metrics.Summary, error) {
 	done := 0
-	cfg := live.Config{Topology: ex.in.topo, Workload: ex.in.w, Datasets: ex.in.ds, Policy: r.Policy, Seed: r.Seed,
+	sink, err := metrics.NewRunSink(r.Dir, ex.in.w, r.Policy, r.Seed)
+	if err != nil {
+		return metrics.Summary{}, err
+	}
+	cfg := live.Config{Sink: sink, Background: ex.c.Background, Topology: ex.in.topo, Workload: ex.in.w, Datasets: ex.in.ds, Policy: r.Policy, Seed: r.Seed,
 		SlowStart: ex.c.SlowStart, OutDir: r.Dir, MaxRunTime: ex.c.Limits.MaxRunTime, Logf: func(string, ...any) {}, // events.jsonl has them
 		OnEvent: func(ev live.Event) {
 			if strings.HasPrefix(ev.Kind, "job-") {
@@ -334,8 +338,6 @@ func (ex *executor) live(ctx context.Context, r Run, jobsDone func(int)) (metric
 				jobsDone(done)
 			}
 		}}
-	var res *live.Result
-	var err error
 	switch r.Mode {
 	case ModeLocal:
 		mode, perr := shaping.ParseMode(r.Set.Network)
@@ -348,7 +350,7 @@ func (ex *executor) live(ctx context.Context, r Run, jobsDone func(int)) (metric
 		}
 		lopt := local.Options{Prefix: ex.opt.Prefix, Mode: mode, Topology: ex.in.topo, WorkerCommand: ex.opt.WorkerCommand,
 			Dir: dir, Cluster: "racklab", Background: ex.c.Background}
-		res, err = local.Run(ctx, lopt, cfg)
+		_, err = local.Run(ctx, lopt, cfg)
 	case ModeRemote:
 		cfg.NATSURL, cfg.Listen, cfg.MemberAddr, cfg.StopWorkers = r.Set.NATS, r.Set.Listen, r.Set.MemberAddr, false
 		if r.Set.Credentials != "" {
@@ -356,12 +358,12 @@ func (ex *executor) live(ctx context.Context, r Run, jobsDone func(int)) (metric
 				return metrics.Summary{}, fmt.Errorf("credentials: %w", err)
 			}
 		}
-		res, err = live.Run(ctx, cfg)
+		_, err = live.Run(ctx, cfg)
 	}
 	if err != nil {
 		return metrics.Summary{}, err
 	}
-	return res.Summary, nil
+	return sink.Summary, nil
 }
 
 // finish marks a run done and rewrites its mode's summary.csv from every

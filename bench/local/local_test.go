@@ -122,8 +122,8 @@ func crossRackMatchesKernel(t *testing.T, mode shaping.Mode, prefix string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Summary.Jobs != 1 || res.Summary.FailedJobs != 0 {
-		t.Fatalf("jobs %d, failed %d", res.Summary.Jobs, res.Summary.FailedJobs)
+	if res.Jobs != 1 || res.FailedJobs != 0 {
+		t.Fatalf("jobs %d, failed %d", res.Jobs, res.FailedJobs)
 	}
 	exp, rep, kern := float64(res.ExpectedCrossBytes), float64(res.ReportedCrossBytes), res.KernelCrossBytes
 	t.Logf("%s: cross-rack payload: engine %.0f B, workers %.0f B, kernel %.0f B (kernel/engine %.4f)", mode, exp, rep, kern, kern/exp)
@@ -196,8 +196,8 @@ func TestWorkerKilledMidJob(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Summary.FailedJobs != 0 || res.Summary.Jobs != 1 {
-		t.Fatalf("jobs %d, failed %d", res.Summary.Jobs, res.Summary.FailedJobs)
+	if res.FailedJobs != 0 || res.Jobs != 1 {
+		t.Fatalf("jobs %d, failed %d", res.Jobs, res.FailedJobs)
 	}
 	if len(res.HostsLost) != 1 || res.HostsLost[0] != victim {
 		t.Fatalf("hosts lost %v, want [%s]", res.HostsLost, victim)

@@ -425,3 +425,33 @@ func Table(rows []Summary) string {
 	}
 	return string(out)
 }
+
+// RunSink records one run in a directory: the Recorder's files as the run
+// goes, and summary.csv when it finishes. It is the sink a live run
+// (coordinator/live.Sink) writes through.
+type RunSink struct {
+	*Recorder
+	Dir    string
+	Policy string // the label the summary names the run by
+	Seed   uint64
+	// Summary is the run's summary, once Finish has been called.
+	Summary Summary
+}
+
+// NewRunSink opens a run's records in dir.
+func NewRunSink(dir string, w *workload.Workload, policy string, seed uint64) (*RunSink, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	rec, err := NewRecorder(dir, w)
+	if err != nil {
+		return nil, err
+	}
+	return &RunSink{Recorder: rec, Dir: dir, Policy: policy, Seed: seed}, nil
+}
+
+// Finish completes the summary and writes summary.csv.
+func (s *RunSink) Finish(st *engine.Stats, up, down []float64) error {
+	s.Summary = s.Recorder.Finish(s.Policy, s.Seed, st, up, down)
+	return WriteSummaries(filepath.Join(s.Dir, "summary.csv"), []Summary{s.Summary})
+}

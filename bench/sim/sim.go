@@ -33,6 +33,14 @@ type Options struct {
 	// rounded up to a multiple of it, so that the events of one step share
 	// one rate computation. Default 0.01; smaller is slower and finer.
 	Resolution float64
+	// NetworkWindow is how often, and over how long, the network status
+	// handed to the engine is averaged (seconds); default
+	// engine.NetworkWindow, the live driver's period.
+	NetworkWindow float64
+	// Background is the share of every rack link's nominal capacity that
+	// background traffic holds; the topology's rack links are the rest.
+	// The network status counts it, as the live cluster's counters do.
+	Background float64
 	// MaxSimTime stops a run that has not finished by then (seconds);
 	// 0: no limit.
 	MaxSimTime float64
@@ -92,9 +100,9 @@ type run struct {
 	busyRack  []bool  // source racks being fetched from now
 	fetchers  int     // fetch flows running
 	cursor    int     // next source rack to serve
-	avail     []int64 // upstream bytes for this reducer per rack, as of availVer
+	avail     []int64 // upstream bytes for this reducer per rack
 	availLo   int64   // the part on its own host
-	availVer  uint64
+	stale     bool    // the engine said the upstream outputs changed
 	waiting   bool    // idle reducer with a poll timer set
 	compute   float64 // ns per byte
 }
@@ -156,6 +164,13 @@ type Sim struct {
 	lastUp, lastDown []float64
 	lastSample       float64
 	lastFull         float64
+
+	// network status: bytes carried at the start of the current window,
+	// per rack link and host NIC, and the status handed to the engine
+	netT0            float64
+	netUp0, netDown0 []float64
+	netRx0           []float64
+	netStatus        engine.NetworkStatus
 }
 
 // New prepares a simulation of an engine's workload on its topology.
@@ -177,6 +192,9 @@ func New(eng *engine.Engine, opt Options) *Sim {
 	}
 	if opt.Sample <= 0 {
 		opt.Sample = 10
+	}
+	if opt.NetworkWindow <= 0 {
+		opt.NetworkWindow = engine.NetworkWindow
 	}
 	t := eng.Topology()
 	s := &Sim{opt: opt, eng: eng, topo: t, runs: map[engine.AttemptID]*run{}, core: -1}
@@ -215,6 +233,10 @@ func New(eng *engine.Engine, opt Options) *Sim {
 	s.net = newNetwork(caps)
 	s.lastUp = make([]float64, len(t.Racks))
 	s.lastDown = make([]float64, len(t.Racks))
+	s.netUp0, s.netDown0 = make([]float64, len(t.Racks)), make([]float64, len(t.Racks))
+	s.netRx0 = make([]float64, len(t.Hosts))
+	s.netStatus = engine.NetworkStatus{UplinkLoad: make([]float64, len(t.Racks)), DownlinkLoad: make([]float64, len(t.Racks)),
+		HostRxBps: make([]float64, len(t.Hosts)), Window: opt.NetworkWindow}
 	return s
 }
 
@@ -384,19 +406,49 @@ func (s *Sim) step() error {
 	return nil
 }
 
+// updateNetworkStatus hands the engine the network as the live driver
+// measures it: once a window has passed, every rack link's load averaged
+// over it as a fraction of the link's nominal capacity (background
+// traffic included), and every host's receive rate.
 func (s *Sim) updateNetworkStatus() {
-	ns := s.eng.Network()
+	dt := s.now - s.netT0
+	if dt < s.opt.NetworkWindow {
+		return
+	}
+	bg := s.opt.Background
 	for r := range s.topo.Racks {
 		up, down := &s.net.res[s.uplink[r]], &s.net.res[s.downlink[r]]
-		ns.UplinkLoad[r] = up.load / up.capacity
-		ns.DownlinkLoad[r] = down.load / down.capacity
+		u, d := carried(s.now, up), carried(s.now, down)
+		// the simulated link is what background traffic leaves of it
+		s.netStatus.UplinkLoad[r] = bg + (1-bg)*(u-s.netUp0[r])/dt/up.capacity
+		s.netStatus.DownlinkLoad[r] = bg + (1-bg)*(d-s.netDown0[r])/dt/down.capacity
+		s.netUp0[r], s.netDown0[r] = u, d
 	}
+	for h := range s.topo.Hosts {
+		rx := carried(s.now, &s.net.res[s.nicIn[h]])
+		s.netStatus.HostRxBps[h] = (rx - s.netRx0[h]) / dt
+		s.netRx0[h] = rx
+	}
+	s.netT0 = s.now
+	s.eng.SetNetwork(s.netStatus)
 }
+
+// carried is the bytes a resource has carried by now, without settling it
+// (settling would change the floating-point sums behind the samples).
+func carried(now float64, r *resource) float64 { return r.bytes + r.load*(now-r.lastT) }
 
 func (s *Sim) apply(rd *engine.Ready) error {
 	for _, id := range rd.Kills {
 		if r := s.runs[id]; r != nil {
 			s.cancel(r)
+		}
+	}
+	for _, u := range rd.Shuffles {
+		// a reducer polls for new outputs (FetchPoll), as Hadoop's
+		// reducers poll for map completion events: it sees the change
+		// at its next fetch
+		if r := s.runs[u.Attempt]; r != nil {
+			r.stale = true
 		}
 	}
 	for _, id := range rd.Priorities {
@@ -505,14 +557,14 @@ func (s *Sim) flow(r *run, res []int32, bytes int64) *flow {
 // starting after the last one served.
 func (s *Sim) fetch(r *run) error {
 	a := r.a
-	// what the upstream holds for this reducer changes only when its
-	// outputs do
-	if v := s.eng.UpstreamVersion(a); v != r.availVer || r.avail == nil {
+	// what the upstream holds for this reducer changes only when the
+	// engine says so (Ready.Shuffles)
+	if r.stale || r.avail == nil {
 		if r.avail == nil {
 			r.avail = make([]int64, len(s.topo.Racks))
 		}
 		r.availLo = s.eng.ShuffleAvailable(a, r.avail)
-		r.availVer = v
+		r.stale = false
 	}
 	onHost := r.availLo
 	own := s.topo.RackOf(a.Host)
@@ -559,8 +611,7 @@ func (s *Sim) fetch(r *run) error {
 	if r.active > 0 {
 		return nil
 	}
-	if s.eng.UpstreamDone(a) {
-		s.eng.FinishShuffle(a)
+	if a.InputFixed {
 		return s.compute(r)
 	}
 	if !r.waiting {
@@ -628,10 +679,6 @@ func (s *Sim) sample() error {
 		s.lastUp[r], s.lastDown[r] = up.bytes, down.bytes
 	}
 	s.lastSample = s.now
-	ns := s.eng.Network()
-	for h := range s.topo.Hosts {
-		ns.HostRxBps[h] = s.net.res[s.nicIn[h]].load
-	}
 	if s.opt.Sink != nil {
 		return s.opt.Sink.LinkSample(s.now, smpUp, smpDown)
 	}

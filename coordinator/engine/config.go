@@ -106,6 +106,7 @@ func New(cfg Config, topo *cluster.Topology, w *workload.Workload, ds *workload.
 	}
 	e.ctx.e = e
 	e.network.SaturationThreshold = 0.8
+	e.network.Window = NetworkWindow
 	e.network.UplinkLoad = make([]float64, len(topo.Racks))
 	e.network.DownlinkLoad = make([]float64, len(topo.Racks))
 	e.network.HostRxBps = make([]float64, len(topo.Hosts))
@@ -190,7 +191,7 @@ func (e *Engine) buildJobs(w *workload.Workload, ds *workload.Datasets) error {
 		stageIdx := map[string]int{}
 		for si := range spec.Stages {
 			ss := &spec.Stages[si]
-			st := &Stage{Spec: ss, Index: si, Final: true}
+			st := &Stage{Spec: ss, Index: si, Final: true, job: j}
 			stageIdx[ss.Name] = si
 			for _, a := range ss.After {
 				up := stageIdx[a]

@@ -20,7 +20,7 @@ func (e *Engine) AttemptSucceeded(id AttemptID, reported *ByteCounts) error {
 		return fmt.Errorf("attempt %d of %s/%s cannot finish before its upstream stages", id, j.Spec.ID, st.Spec.Name)
 	}
 	a.Reported = reported
-	e.FinishShuffle(a)
+	e.fixShuffle(a)
 	if t.State == TaskDone {
 		// lost the race but finished at the same moment
 		e.endAttempt(a, AttemptSucceeded)

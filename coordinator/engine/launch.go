@@ -47,10 +47,12 @@ func (e *Engine) launch(ref TaskRef, h cluster.HostID, opt LaunchOptions, dup bo
 			a.Locality = e.localityOf(src.Host, h)
 		}
 		a.InputBytes = t.InputBytes
+		a.InputFixed = true
 	} else {
 		a.InputBytes = e.shuffleInput(j, st, ref.Index)
 		t.InputBytes = a.InputBytes
 		t.OutputBytes = e.reduceOutput(st, ref.Index, a.InputBytes)
+		e.fixShuffle(a)
 	}
 	a.OutputBytes = t.OutputBytes
 	a.OutputReplicas = e.placeOutput(st, a)

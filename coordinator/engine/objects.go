@@ -1,38 +1,21 @@
 package engine
 
 import (
-	"fmt"
 	"math"
 
 	"github.com/racklab/racklab/coordinator/cluster"
-	"github.com/racklab/racklab/coordinator/wire"
 	"github.com/racklab/racklab/coordinator/workload"
 )
 
 // ObjectRef names a stored object that a live attempt reads or writes: a
 // block of a dataset, or the output of an attempt. The simulator never
-// needs it; the live testbed turns it into a file on a worker's tier.
+// needs it; the live driver turns it into a file on a worker's tier (the
+// names of those files are the live driver's business, not the engine's).
 type ObjectRef struct {
 	Dataset string // a dataset's name; empty for an attempt's output
 	Block   int
 	Attempt AttemptID
 }
-
-// Key is the object's name in a worker's store.
-func (o ObjectRef) Key() string {
-	if o.Dataset != "" {
-		return DatasetBlockKey(o.Dataset, o.Block)
-	}
-	return OutputKey(o.Attempt)
-}
-
-// DatasetBlockKey is the store key of a dataset's block.
-func DatasetBlockKey(dataset string, block int) string {
-	return fmt.Sprintf("%s/%s/%06d", wire.DatasetObjects, dataset, block)
-}
-
-// OutputKey is the store key of an attempt's output.
-func OutputKey(a AttemptID) string { return fmt.Sprintf("%s/a%d", wire.OutputObjects, a) }
 
 // InputObject names the object a map attempt reads; ok is false for
 // attempts without an input block.

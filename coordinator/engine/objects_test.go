@@ -21,7 +21,7 @@ func TestShuffleSourcesTileMapOutputs(t *testing.T) {
 	rd := e.Ready()
 	for _, a := range rd.Launches {
 		ref, ok := e.InputObject(a)
-		if !ok || ref.Key() != DatasetBlockKey("in", int(a.Task.Index)) {
+		if !ok || ref != (ObjectRef{Dataset: "in", Block: int(a.Task.Index)}) {
 			t.Fatalf("map %d reads %+v (%v)", a.Task.Index, ref, ok)
 		}
 	}
@@ -37,7 +37,7 @@ func TestShuffleSourcesTileMapOutputs(t *testing.T) {
 		var sum int64
 		for _, s := range e.ShuffleSources(a, nil) {
 			if s.Offset != next[s.Attempt] {
-				t.Fatalf("reducer %d starts at %d of %s, want %d", a.Task.Index, s.Offset, OutputKey(s.Attempt), next[s.Attempt])
+				t.Fatalf("reducer %d starts at %d of attempt %d's output, want %d", a.Task.Index, s.Offset, s.Attempt, next[s.Attempt])
 			}
 			next[s.Attempt] = s.Offset + s.Length
 			covered[s.Attempt] += s.Length

@@ -140,6 +140,11 @@ func (e *Engine) refreshUpstream(j *Job) {
 		st.upDone = done
 		if done {
 			e.early -= st.running
+			for ti := range st.Tasks {
+				for _, id := range st.Tasks[ti].running {
+					e.fixShuffle(e.attempts[id])
+				}
+			}
 		} else {
 			e.early += st.running
 		}

@@ -67,6 +67,7 @@ func (e *Engine) NextArrival() (Time, bool) {
 
 // Ready returns what the driver must act on and clears it.
 func (e *Engine) Ready() Ready {
+	e.ready.Shuffles = e.shuffleUpdates(e.ready.Shuffles)
 	r := e.ready
 	e.ready = Ready{}
 	return r
@@ -81,6 +82,9 @@ func (e *Engine) SetNetwork(n NetworkStatus) {
 	if n.SaturationThreshold > 0 {
 		e.network.SaturationThreshold = n.SaturationThreshold
 	}
+	if n.Window > 0 {
+		e.network.Window = n.Window
+	}
 }
 
 func copyInto(dst, src []float64) {
@@ -88,7 +92,3 @@ func copyInto(dst, src []float64) {
 		copy(dst, src)
 	}
 }
-
-// Network returns the engine's network status, for drivers that update it
-// in place (the slices are the engine's).
-func (e *Engine) Network() *NetworkStatus { return &e.network }

@@ -13,14 +13,45 @@ func (e *Engine) addOutput(st *Stage, t *Task) {
 	st.outByHost[t.OutHost] += t.OutputBytes
 	st.outByRack[e.topo.RackOf(t.OutHost)] += t.OutputBytes
 	st.outTotal += t.OutputBytes
-	st.outVer++
+	e.outputsChanged(st)
 }
 
 func (e *Engine) removeOutput(st *Stage, t *Task) {
 	st.outByHost[t.OutHost] -= t.OutputBytes
 	st.outByRack[e.topo.RackOf(t.OutHost)] -= t.OutputBytes
 	st.outTotal -= t.OutputBytes
-	st.outVer++
+	e.outputsChanged(st)
+}
+
+// outputsChanged notes that the consumers of a stage have new (or fewer)
+// upstream outputs to fetch; Ready tells the drivers, once per attempt.
+func (e *Engine) outputsChanged(st *Stage) {
+	for _, c := range st.consumers {
+		cs := st.job.Stages[c]
+		if !cs.shuffleDirty {
+			cs.shuffleDirty = true
+			e.dirtyStages = append(e.dirtyStages, cs)
+		}
+	}
+}
+
+// shuffleUpdates lists, for Ready, the running attempts of every stage
+// whose upstream outputs changed since the last Ready.
+func (e *Engine) shuffleUpdates(buf []ShuffleUpdate) []ShuffleUpdate {
+	for _, st := range e.dirtyStages {
+		st.shuffleDirty = false
+		if st.running == 0 {
+			continue
+		}
+		for ti := range st.Tasks {
+			for _, id := range st.Tasks[ti].running {
+				a := e.attempts[id]
+				buf = append(buf, ShuffleUpdate{Attempt: id, Complete: a.InputFixed})
+			}
+		}
+	}
+	e.dirtyStages = e.dirtyStages[:0]
+	return buf
 }
 
 func (e *Engine) upstreamDone(j *Job, st *Stage) bool {
@@ -32,10 +63,15 @@ func (e *Engine) upstreamDone(j *Job, st *Stage) bool {
 	return true
 }
 
-// FinishShuffle fixes a reduce or generic attempt's input and output sizes
-// from its upstream's actual outputs, once they are all done; the driver
-// calls it before the attempt writes its output.
-func (e *Engine) FinishShuffle(a *Attempt) {
+// fixShuffle fixes a reduce or generic attempt's input and output sizes
+// from its upstream's actual outputs, once they are all done, and notes
+// where that input lies: what the attempt fetches, even if an upstream
+// output is lost and recomputed elsewhere afterwards. The engine calls it
+// at launch and when the upstream completes; it is idempotent.
+func (e *Engine) fixShuffle(a *Attempt) {
+	if a.InputFixed {
+		return
+	}
 	j, st, t, ok := e.lookup(a.Task)
 	if !ok || st.Spec.Kind == workload.Map || !e.upstreamDone(j, st) {
 		return
@@ -49,6 +85,7 @@ func (e *Engine) FinishShuffle(a *Attempt) {
 	t.InputBytes, t.OutputBytes = a.InputBytes, a.OutputBytes
 	local, inRack, total := e.shuffleLevels(j, st, a)
 	a.fetched = &[NumLevels]int64{local, inRack - local, total - inRack}
+	a.InputFixed = true
 }
 
 // shuffleLevels is a shuffling attempt's input as the upstream outputs
@@ -65,27 +102,6 @@ func (e *Engine) shuffleLevels(j *Job, st *Stage, a *Attempt) (local, inRack, to
 		total += partition(st.cumShares, int(a.Task.Index), us.outTotal)
 	}
 	return local, inRack, total
-}
-
-// UpstreamDone reports whether every upstream task of an attempt's stage
-// has its output in place, so that a reduce can finish its fetch.
-func (e *Engine) UpstreamDone(a *Attempt) bool {
-	j, st, _, ok := e.lookup(a.Task)
-	return ok && e.upstreamDone(j, st)
-}
-
-// UpstreamVersion changes whenever the outputs an attempt's stage shuffles
-// from change, so that a driver can skip asking ShuffleAvailable again.
-func (e *Engine) UpstreamVersion(a *Attempt) uint64 {
-	j, st, _, ok := e.lookup(a.Task)
-	if !ok {
-		return 0
-	}
-	var v uint64
-	for _, u := range st.upstream {
-		v += j.Stages[u].outVer
-	}
-	return v
 }
 
 // ShuffleAvailable fills byRack with the bytes of the attempt's partition

@@ -54,10 +54,11 @@ type Stage struct {
 	outByHost map[cluster.HostID]int64
 	outByRack []int64
 	outTotal  int64
-	outVer    uint64 // bumped whenever the outputs change
 
-	running int  // attempts running
-	upDone  bool // every upstream task done (stages with upstream only)
+	job          *Job
+	shuffleDirty bool // its upstream outputs changed since the last Ready
+	running      int  // attempts running
+	upDone       bool // every upstream task done (stages with upstream only)
 
 	queue  taskQueue
 	byHost map[cluster.HostID]*taskQueue
@@ -99,6 +100,18 @@ type Ready struct {
 	Priorities []AttemptID // attempts whose Priority changed
 	Attempts   []AttemptRecord
 	Jobs       []JobRecord
+	// Shuffles lists running reduce and generic attempts whose upstream
+	// outputs changed: more are done, or some were lost. The driver
+	// tells the attempt where to fetch from (ShuffleSources).
+	Shuffles []ShuffleUpdate
+}
+
+// ShuffleUpdate says that the upstream outputs a running reduce or generic
+// attempt fetches from have changed. Complete says they are all in place:
+// the attempt's input and output sizes are final (Attempt.InputFixed).
+type ShuffleUpdate struct {
+	Attempt  AttemptID
+	Complete bool
 }
 
 // Engine is the deterministic scheduling core. It is not safe for
@@ -130,7 +143,8 @@ type Engine struct {
 	finished  int
 	early     int // running attempts of stages whose upstream is unfinished
 
-	ready Ready
+	ready       Ready
+	dirtyStages []*Stage // stages whose upstream outputs changed
 
 	// Stats counts what happened, for the run's records.
 	Stats Stats

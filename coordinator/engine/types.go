@@ -149,8 +149,13 @@ type Attempt struct {
 	// Reported is the driver's own measurement, when it has one.
 	Reported *ByteCounts
 
+	// InputFixed says the attempt's input is final: a map's always; a
+	// reduce or generic attempt's once every upstream output is in place,
+	// when InputBytes and OutputBytes take their actual values.
+	InputFixed bool
+
 	// fetched is where a shuffling attempt's input was, by level, when
-	// FinishShuffle fixed it: what the attempt fetched, even if an
+	// the engine fixed it: what the attempt fetched, even if an
 	// upstream output is lost and recomputed elsewhere afterwards.
 	fetched *[NumLevels]int64
 }

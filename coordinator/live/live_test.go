@@ -159,8 +159,8 @@ func TestBadMessagesAndCredentials(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Summary.FailedJobs != 0 || res.Summary.Jobs != 1 {
-		t.Fatalf("jobs %d failed %d", res.Summary.Jobs, res.Summary.FailedJobs)
+	if res.FailedJobs != 0 || res.Jobs != 1 {
+		t.Fatalf("jobs %d failed %d", res.Jobs, res.FailedJobs)
 	}
 	if launchesSeen != 0 {
 		t.Fatal("a launch published with worker credentials reached a worker's subject")

@@ -233,8 +233,8 @@ func TestReducerFinishesWhileUpstreamRecomputed(t *testing.T) {
 	if err != nil {
 		t.Fatalf("run: %v (hosts lost %v)", err, res.HostsLost)
 	}
-	if res.Summary.FailedJobs != 0 {
-		t.Fatalf("%d jobs failed", res.Summary.FailedJobs)
+	if res.FailedJobs != 0 {
+		t.Fatalf("%d jobs failed", res.FailedJobs)
 	}
 	mu.Lock()
 	defer mu.Unlock()

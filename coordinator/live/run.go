@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/nats-io/nats.go"
-	"github.com/racklab/racklab/bench/metrics"
 	"github.com/racklab/racklab/coordinator/cluster"
 	"github.com/racklab/racklab/coordinator/engine"
 	"github.com/racklab/racklab/coordinator/placement/hdfs"
@@ -56,6 +55,12 @@ type Config struct {
 	Counters func() (up, down []float64, err error)
 	// StopWorkers tells the workers to exit at the end.
 	StopWorkers bool
+	// Background is the share of every rack link that background traffic
+	// holds; the network status handed to the engine counts it.
+	Background float64
+	// Sink receives the run's records as they happen (nil drops them).
+	// Run finishes and closes it.
+	Sink Sink
 	// MaterializeOnly ends the run once the input blocks are written.
 	MaterializeOnly bool
 	// MetricsAddr, when set, serves Prometheus metrics on /metrics there
@@ -70,7 +75,10 @@ type Config struct {
 
 // Result is what a run measured.
 type Result struct {
-	Summary metrics.Summary `json:"summary"`
+	// Jobs and FailedJobs count the jobs that ended, and those that
+	// failed.
+	Jobs       int `json:"jobs"`
+	FailedJobs int `json:"failed_jobs"`
 	// ExpectedCrossBytes is the engine's accounting of cross-rack payload
 	// over successful attempts; ReportedCrossBytes the workers' own;
 	// KernelCrossBytes the kernel counters' (payload, headers removed by
@@ -107,7 +115,6 @@ type hostInfo struct {
 const heartbeatInterval = 500 * time.Millisecond
 
 type shuffle struct {
-	version  uint64
 	complete bool
 	sent     map[string]string // task → key sent
 }
@@ -126,7 +133,7 @@ type run struct {
 	shuffles map[engine.AttemptID]*shuffle
 	member   *members.Agent
 	start    time.Time
-	rec      *metrics.Recorder
+	sink     Sink
 	events   *journal
 	attempts *journal
 	res      Result
@@ -282,8 +289,8 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		r.nc.Flush()
 	}()
 	defer func() {
-		if r.rec != nil && !r.finished {
-			_ = r.rec.Close() // a run that ended early keeps what it wrote
+		if r.sink != nil && !r.finished {
+			_ = r.sink.Close() // a run that ended early keeps what it wrote
 		}
 	}()
 	if err := r.admit(ctx); err != nil {
@@ -294,7 +301,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	}
 	if cfg.MaterializeOnly {
 		r.finished = true
-		return &r.res, r.rec.Close()
+		return &r.res, r.sink.Close()
 	}
 	err = r.loop(ctx)
 	return &r.res, err
@@ -401,15 +408,16 @@ func (r *run) prepare(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if r.rec, err = metrics.NewRecorder(r.cfg.OutDir, r.cfg.Workload); err != nil {
-		return err
+	r.sink = r.cfg.Sink
+	if r.sink == nil {
+		r.sink = discard{}
 	}
 	perHost := make([][]wire.Block, len(r.hosts))
 	var total int64
 	for _, d := range r.ds.Datasets {
 		for b, blk := range d.Blocks {
 			for _, rep := range blk.Replicas {
-				perHost[rep.Host] = append(perHost[rep.Host], wire.Block{Key: engine.DatasetBlockKey(d.Name, b), Tier: rep.Tier.String(), Size: blk.Size})
+				perHost[rep.Host] = append(perHost[rep.Host], wire.Block{Key: DatasetBlockKey(d.Name, b), Tier: rep.Tier.String(), Size: blk.Size})
 				total += blk.Size
 			}
 		}
@@ -618,10 +626,8 @@ func (r *run) step() error {
 	}
 	r.eng.Schedule()
 	r.drainReady()
-	r.updateShuffles()
-	r.drainReady()
 	r.observe()
-	return r.rec.Flush()
+	return r.sink.Flush()
 }
 
 // observe updates the gauges that summarise the run so far.
@@ -656,6 +662,9 @@ func (r *run) drainReady() {
 		}
 		delete(r.shuffles, id)
 	}
+	for _, u := range rd.Shuffles {
+		r.updateShuffle(u)
+	}
 	for _, id := range rd.Priorities {
 		if a := r.eng.Attempt(id); a != nil {
 			r.send(r.topo.Hosts[a.Host].Name, wire.TypePriority, &wire.Priority{Attempt: int64(id), DSCP: PriorityDSCP(a.Priority)})
@@ -673,7 +682,7 @@ func (r *run) drainReady() {
 				r.res.ReportedCrossBytes += rec.Reported.Cross()
 			}
 		}
-		if err := r.rec.Attempt(rec); err != nil {
+		if err := r.sink.Attempt(rec); err != nil {
 			r.logf("record attempt: %v", err)
 		}
 		line := attemptLine(r.topo, rec)
@@ -684,10 +693,14 @@ func (r *run) drainReady() {
 		r.attempts.write(line)
 	}
 	for i := range rd.Jobs {
-		if err := r.rec.Job(&rd.Jobs[i]); err != nil {
+		if err := r.sink.Job(&rd.Jobs[i]); err != nil {
 			r.logf("record job: %v", err)
 		}
 		j := &rd.Jobs[i]
+		r.res.Jobs++
+		if j.State == engine.JobFailed {
+			r.res.FailedJobs++
+		}
 		r.prom.jobs.WithLabelValues(j.State.String()).Inc()
 		r.event("job-"+j.State.String(), "", "%s in %.2f s%s", j.Name, j.Finished-j.Submitted, reasonSuffix(j.Reason))
 	}
@@ -718,22 +731,21 @@ func (r *run) launch(a *engine.Attempt) {
 	}
 	l := wire.Launch{Attempt: int64(a.ID), Job: job.Spec.ID, Stage: st.Spec.Name, Index: int(a.Task.Index),
 		Class: class.String(), ComputeNsPerByte: st.Spec.ComputeNsPerByte, InputBytes: a.InputBytes,
-		OutputKey: engine.OutputKey(a.ID)}
+		OutputKey: OutputKey(a.ID)}
 	if st.Spec.Kind == workload.Map {
 		l.Kind = wire.KindMap
 		if ref, ok := r.eng.InputObject(a); ok && a.Source.Host >= 0 {
-			l.Input = &wire.Range{Object: r.object(a.Source.Host, a.Source.Tier, ref.Key()), Task: "input", Length: a.InputBytes}
+			l.Input = &wire.Range{Object: r.object(a.Source.Host, a.Source.Tier, objectKey(ref)), Task: "input", Length: a.InputBytes}
 		}
 	} else {
 		l.Kind = wire.KindReduce
 		if st.Spec.Kind == workload.Generic {
 			l.Kind = wire.KindGeneric
 		}
-		sh := &shuffle{sent: map[string]string{}, version: r.eng.UpstreamVersion(a)}
+		sh := &shuffle{sent: map[string]string{}}
 		r.shuffles[a.ID] = sh
 		l.Sources = r.newSources(a, sh)
-		if r.eng.UpstreamDone(a) {
-			r.eng.FinishShuffle(a)
+		if a.InputFixed {
 			sh.complete, l.Complete = true, true
 			l.InputBytes = a.InputBytes
 		}
@@ -794,7 +806,7 @@ func (r *run) newSources(a *engine.Attempt, sh *shuffle) []wire.Range {
 	var out []wire.Range
 	for _, s := range r.srcBuf {
 		task := fmt.Sprintf("s%d.t%d", s.Task.Stage, s.Task.Index)
-		key := engine.OutputKey(s.Attempt)
+		key := OutputKey(s.Attempt)
 		if sh.sent[task] == key {
 			continue
 		}
@@ -804,29 +816,19 @@ func (r *run) newSources(a *engine.Attempt, sh *shuffle) []wire.Range {
 	return out
 }
 
-func (r *run) updateShuffles() {
-	for id, sh := range r.shuffles {
-		a := r.eng.Attempt(id)
-		if a == nil {
-			delete(r.shuffles, id)
-			continue
-		}
-		v := r.eng.UpstreamVersion(a)
-		done := r.eng.UpstreamDone(a)
-		if v == sh.version && done == sh.complete {
-			continue
-		}
-		sh.version = v
-		msg := wire.Sources{Attempt: int64(id), Sources: r.newSources(a, sh)}
-		if done && !sh.complete {
-			r.eng.FinishShuffle(a)
-			sh.complete = true
-		}
-		msg.Complete = sh.complete
-		msg.InputBytes, msg.OutputBytes = a.InputBytes, a.OutputBytes
-		if len(msg.Sources) > 0 || msg.Complete {
-			r.sendSources(r.topo.Hosts[a.Host].Name, &msg)
-		}
+// updateShuffle tells a shuffling attempt of the upstream outputs the
+// engine says are new, and whether the list is complete.
+func (r *run) updateShuffle(u engine.ShuffleUpdate) {
+	sh, a := r.shuffles[u.Attempt], r.eng.Attempt(u.Attempt)
+	if sh == nil || a == nil {
+		return
+	}
+	msg := wire.Sources{Attempt: int64(u.Attempt), Sources: r.newSources(a, sh)}
+	sh.complete = sh.complete || u.Complete
+	msg.Complete = sh.complete
+	msg.InputBytes, msg.OutputBytes = a.InputBytes, a.OutputBytes
+	if len(msg.Sources) > 0 || msg.Complete {
+		r.sendSources(r.topo.Hosts[a.Host].Name, &msg)
 	}
 }
 
@@ -1138,16 +1140,22 @@ func (r *run) lose(name, why string) {
 
 // sampleNetwork feeds the engine the network status from the workers'
 // reports, and records rack-link utilisation from the kernel counters.
+// sampleNetwork hands the engine the network status every
+// engine.NetworkWindow: each rack link's load over the window as a share
+// of its nominal capacity, background traffic included, from the kernel's
+// counters where the cluster has them (the emulator's), else from the
+// workers' own counts; and each host's receive rate. It also records the
+// kernel-counted link utilisation.
 func (r *run) sampleNetwork() {
 	now := time.Now()
 	dt := now.Sub(r.lastNet).Seconds()
-	if dt < networkSample {
+	if dt < engine.NetworkWindow {
 		return
 	}
 	r.lastNet = now
 	nr := len(r.topo.Racks)
 	st := engine.NetworkStatus{UplinkLoad: make([]float64, nr), DownlinkLoad: make([]float64, nr),
-		HostRxBps: make([]float64, len(r.hosts)), SaturationThreshold: r.eng.Network().SaturationThreshold}
+		HostRxBps: make([]float64, len(r.hosts)), Window: dt}
 	upB, downB := make([]float64, nr), make([]float64, nr)
 	for i := range r.hosts {
 		h := &r.hosts[i]
@@ -1168,27 +1176,51 @@ func (r *run) sampleNetwork() {
 			downB[dst] += d
 		}
 	}
+	util, kernel := r.kernelUtilisation(dt)
+	bg := r.cfg.Background
 	for k, rk := range r.topo.Racks {
-		if rk.UplinkBps > 0 {
-			st.UplinkLoad[k] = upB[k] / dt / rk.UplinkBps
-		}
-		if rk.DownlinkBps > 0 {
-			st.DownlinkLoad[k] = downB[k] / dt / rk.DownlinkBps
+		switch {
+		case kernel:
+			st.UplinkLoad[k], st.DownlinkLoad[k] = bg+util[k], bg+util[nr+k]
+		default:
+			if rk.UplinkBps > 0 {
+				st.UplinkLoad[k] = bg + upB[k]/dt/rk.UplinkBps
+			}
+			if rk.DownlinkBps > 0 {
+				st.DownlinkLoad[k] = bg + downB[k]/dt/rk.DownlinkBps
+			}
 		}
 	}
 	r.eng.SetNetwork(st)
-	if r.cfg.Counters == nil {
+	if !kernel {
 		return
 	}
+	for k, rk := range r.topo.Racks {
+		r.prom.linkUtil.WithLabelValues(rk.Name, "up").Set(util[k])
+		r.prom.linkUtil.WithLabelValues(rk.Name, "down").Set(util[nr+k])
+	}
+	if err := r.sink.LinkSample(r.now(), util[:nr], util[nr:]); err != nil {
+		r.logf("link sample: %v", err)
+	}
+}
+
+// kernelUtilisation is each rack link's workload payload over the last dt
+// seconds from the kernel's counters, as a share of its capacity: uplinks
+// then downlinks. ok is false where the cluster has no such counters.
+func (r *run) kernelUtilisation(dt float64) (util []float64, ok bool) {
+	if r.cfg.Counters == nil {
+		return nil, false
+	}
+	nr := len(r.topo.Racks)
 	u, d, err := r.cfg.Counters()
 	if err != nil || len(u) < nr || len(d) < nr {
-		return
+		return nil, false
 	}
 	cur := append(append([]float64(nil), u[:nr]...), d[:nr]...)
 	if r.lastCounters == nil {
 		r.lastCounters = r.counter0
 	}
-	util := make([]float64, 2*nr)
+	util = make([]float64, 2*nr)
 	for k, rk := range r.topo.Racks {
 		if rk.UplinkBps > 0 {
 			util[k] = (cur[k] - r.lastCounters[k]) / dt / rk.UplinkBps
@@ -1198,17 +1230,11 @@ func (r *run) sampleNetwork() {
 		}
 	}
 	r.lastCounters = cur
-	for k, rk := range r.topo.Racks {
-		r.prom.linkUtil.WithLabelValues(rk.Name, "up").Set(util[k])
-		r.prom.linkUtil.WithLabelValues(rk.Name, "down").Set(util[nr+k])
-	}
-	if err := r.rec.LinkSample(r.now(), util[:nr], util[nr:]); err != nil {
-		r.logf("link sample: %v", err)
-	}
+	return util, true
 }
 
 func (r *run) finish() {
-	if r.rec == nil {
+	if r.sink == nil {
 		return
 	}
 	r.finished = true
@@ -1240,12 +1266,11 @@ func (r *run) finish() {
 			}
 		}
 	}
-	r.res.Summary = r.rec.Finish(r.cfg.Policy, r.cfg.Seed, &r.eng.Stats, up, down)
-	if err := r.rec.Close(); err != nil {
+	if err := r.sink.Finish(&r.eng.Stats, up, down); err != nil {
 		r.logf("records: %v", err)
 	}
-	if err := metrics.WriteSummaries(filepath.Join(r.cfg.OutDir, "summary.csv"), []metrics.Summary{r.res.Summary}); err != nil {
-		r.logf("summary: %v", err)
+	if err := r.sink.Close(); err != nil {
+		r.logf("records: %v", err)
 	}
 	if err := writeJSON(filepath.Join(r.cfg.OutDir, "result.json"), &r.res); err != nil {
 		r.logf("result: %v", err)
@@ -1304,7 +1329,3 @@ func writeJSON(path string, v any) error {
 	}
 	return os.WriteFile(path, append(b, '\n'), 0o644)
 }
-
-// networkSample is the period, in seconds, of the network status fed to
-// the engine and of the rack-link utilisation records.
-const networkSample = 0.5
