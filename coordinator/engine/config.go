@@ -7,6 +7,7 @@ import (
 	"sort"
 
 	"github.com/racklab/racklab/coordinator/cluster"
+	"github.com/racklab/racklab/coordinator/placement/hdfs"
 	"github.com/racklab/racklab/coordinator/workload"
 )
 
@@ -31,8 +32,17 @@ type Config struct {
 	IntermediateTiers []cluster.TierKind
 	OutputTiers       []cluster.TierKind
 	// Placer places unplaced datasets; a policy that is a DatasetPlacer
-	// takes precedence.
+	// takes precedence. Default: HDFS's rack-aware placement.
 	Placer DatasetPlacer
+	// OutputPlacer places the replicas of job outputs, as a file system
+	// would (hdfs.Placer places them HDFS-style); a policy that is an
+	// OutputPlacer takes precedence. Default: the writer, then other
+	// hosts of its rack.
+	OutputPlacer ReplicaPlacer
+	// Predicted is what an offline planner is told of the workload ahead
+	// of time (Foreknowledge.Predicted): predicted arrivals and sizes,
+	// with their errors. Nil tells it nothing beyond the workload.
+	Predicted *workload.Predicted
 	// MaxTaskFailures is how many failed attempts of one task (not counting
 	// attempts lost with their host) fail its job, as Hadoop's
 	// maxattempts. Default 4.
@@ -50,13 +60,95 @@ type Queue struct {
 	// the most the queue may use (0: no limit).
 	Capacity    float64
 	MaxCapacity float64
+	// Ordering is how the queue orders its own jobs: the policy's own
+	// order by default, or FIFO (submission order) or Fair (fewest
+	// running slots first).
+	Ordering Ordering
 	// Running is the number of slots the queue's jobs hold now.
 	Running int
 }
 
-// New builds an engine for a workload on a topology. Unplaced datasets
-// are placed now, by the policy if it is a DatasetPlacer, else by
-// cfg.Placer. The engine takes ownership of the workload and datasets.
+// Ordering is a queue's order of its jobs.
+type Ordering uint8
+
+const (
+	// OrderDefault leaves the order to the policy (Fair's is fair,
+	// Capacity's FIFO, as in YARN).
+	OrderDefault Ordering = iota
+	// OrderFIFO serves a queue's jobs in submission order.
+	OrderFIFO
+	// OrderFair serves first the job that holds the fewest slots, then
+	// in submission order.
+	OrderFair
+)
+
+var orderingNames = [...]string{"default", "fifo", "fair"}
+
+func (o Ordering) String() string {
+	if int(o) < len(orderingNames) {
+		return orderingNames[o]
+	}
+	return fmt.Sprintf("ordering(%d)", uint8(o))
+}
+
+// ParseOrdering reads "default", "fifo" or "fair".
+func ParseOrdering(s string) (Ordering, error) {
+	for i, n := range orderingNames {
+		if n == s {
+			return Ordering(i), nil
+		}
+	}
+	return 0, fmt.Errorf("unknown queue ordering %q (default, fifo or fair)", s)
+}
+
+// Resolve is the ordering a queue uses under a policy whose own ordering
+// is def.
+func (o Ordering) Resolve(def Ordering) Ordering {
+	if o == OrderDefault {
+		return def
+	}
+	return o
+}
+
+// Less orders two jobs of one queue: by submission (FIFO), or by the
+// slots they hold, then submission (Fair). Job ids break ties.
+func (o Ordering) Less(a, b *Job) bool {
+	if o == OrderFair && a.Running != b.Running {
+		return a.Running < b.Running
+	}
+	if a.Submitted != b.Submitted {
+		return a.Submitted < b.Submitted
+	}
+	return a.ID < b.ID
+}
+
+func (q Queue) check() error {
+	switch {
+	case q.Name == "":
+		return fmt.Errorf("a queue needs a name")
+	case q.Weight < 0:
+		return fmt.Errorf("queue %s: weight %g is negative", q.Name, q.Weight)
+	case q.Capacity < 0 || q.Capacity > 1:
+		return fmt.Errorf("queue %s: capacity %g is outside [0,1]", q.Name, q.Capacity)
+	case q.MaxCapacity < 0 || q.MaxCapacity > 1:
+		return fmt.Errorf("queue %s: max capacity %g is outside [0,1]", q.Name, q.MaxCapacity)
+	case q.MaxCapacity > 0 && q.MaxCapacity < q.Capacity:
+		return fmt.Errorf("queue %s: max capacity %g is below its capacity %g", q.Name, q.MaxCapacity, q.Capacity)
+	case int(q.Ordering) >= len(orderingNames):
+		return fmt.Errorf("queue %s: unknown ordering %d", q.Name, q.Ordering)
+	}
+	return nil
+}
+
+// New builds an engine for a workload on a topology. It does not modify
+// its inputs: the datasets it places and the queues it adds are its own
+// (Datasets returns them). In order, it
+//
+//   - asks a Configurer policy for its defaults;
+//   - calls a Planner policy's Plan with the workload's foreknowledge,
+//     before any data is placed, so that a planner can place it;
+//   - places unplaced datasets, by the policy if it is a DatasetPlacer,
+//     else by cfg.Placer (HDFS's placement by default).
 func New(cfg Config, topo *cluster.Topology, w *workload.Workload, ds *workload.Datasets, p Policy) (*Engine, error) {
 	if err := topo.Validate(); err != nil {
 		return nil, fmt.Errorf("topology: %w", err)
@@ -70,28 +162,22 @@ func New(cfg Config, topo *cluster.Topology, w *workload.Workload, ds *workload.
 	if err := w.Validate(ds); err != nil {
 		return nil, fmt.Errorf("workload: %w", err)
 	}
+	if cfg.Predicted != nil {
+		if err := cfg.Predicted.CheckAgainst(w); err != nil {
+			return nil, fmt.Errorf("predictions: %w", err)
+		}
+	}
 	if _, ok := p.(HostScheduler); !ok {
 		if _, ok := p.(RoundScheduler); !ok {
 			return nil, fmt.Errorf("policy %s schedules nothing: it is neither a HostScheduler nor a RoundScheduler", p.Name())
 		}
 	}
-	if cfg.SlowStart == 0 {
-		cfg.SlowStart = 0.05
+	if c, ok := p.(Configurer); ok {
+		cfg = withPolicyDefaults(cfg, c)
 	}
-	if cfg.SlowStart < 0 || cfg.SlowStart > 1 {
-		return nil, fmt.Errorf("slow-start fraction %g is outside [0,1]", cfg.SlowStart)
-	}
-	if cfg.EarlyShuffleLimit == 0 {
-		cfg.EarlyShuffleLimit = 0.5
-	}
-	if cfg.MaxTaskFailures == 0 {
-		cfg.MaxTaskFailures = 4
-	}
-	if len(cfg.IntermediateTiers) == 0 {
-		cfg.IntermediateTiers = []cluster.TierKind{cluster.SSD, cluster.HDD, cluster.Mem}
-	}
-	if len(cfg.OutputTiers) == 0 {
-		cfg.OutputTiers = []cluster.TierKind{cluster.HDD, cluster.SSD, cluster.Mem}
+	cfg, err := withDefaults(cfg)
+	if err != nil {
+		return nil, err
 	}
 	e := &Engine{
 		cfg:      cfg,
@@ -116,17 +202,95 @@ func New(cfg Config, topo *cluster.Topology, w *workload.Workload, ds *workload.
 		e.liveSlots += topo.Hosts[i].Slots
 		e.addFree(cluster.HostID(i))
 	}
-	if err := e.placeDatasets(ds); err != nil {
-		return nil, err
-	}
 	e.queues = append(e.queues, cfg.Queues...)
-	if err := e.buildJobs(w, ds); err != nil {
+	if pl, ok := p.(Planner); ok {
+		t0 := e.stopwatch()
+		pl.Plan(&e.ctx, &Foreknowledge{Workload: w, Datasets: ds, Predicted: cfg.Predicted})
+		e.Stats.PlanNanos = e.stopwatch() - t0
+	}
+	// the engine's own copy: placing a dataset must not change the caller's
+	e.datasets = &workload.Datasets{Datasets: append([]workload.Dataset(nil), ds.Datasets...)}
+	if err := e.placeDatasets(e.datasets); err != nil {
 		return nil, err
 	}
-	if pl, ok := p.(Planner); ok {
-		pl.Plan(&e.ctx, &Foreknowledge{Workload: w, Datasets: ds})
+	if err := e.buildJobs(w, e.datasets); err != nil {
+		return nil, err
 	}
 	return e, nil
+}
+
+// withPolicyDefaults lets a policy fill the fields of the run's config
+// that the caller left unset; a value the caller set stays.
+func withPolicyDefaults(cfg Config, c Configurer) Config {
+	def := cfg
+	c.Configure(&def)
+	if cfg.SlowStart == 0 {
+		cfg.SlowStart = def.SlowStart
+	}
+	if cfg.EarlyShuffleLimit == 0 {
+		cfg.EarlyShuffleLimit = def.EarlyShuffleLimit
+	}
+	if cfg.MaxTaskFailures == 0 {
+		cfg.MaxTaskFailures = def.MaxTaskFailures
+	}
+	if len(cfg.IntermediateTiers) == 0 {
+		cfg.IntermediateTiers = def.IntermediateTiers
+	}
+	if len(cfg.OutputTiers) == 0 {
+		cfg.OutputTiers = def.OutputTiers
+	}
+	if len(cfg.Queues) == 0 {
+		cfg.Queues = def.Queues
+	}
+	if cfg.Placer == nil {
+		cfg.Placer = def.Placer
+	}
+	if cfg.OutputPlacer == nil {
+		cfg.OutputPlacer = def.OutputPlacer
+	}
+	return cfg
+}
+
+// withDefaults fills the engine's own defaults and checks the ranges.
+func withDefaults(cfg Config) (Config, error) {
+	if cfg.SlowStart == 0 {
+		cfg.SlowStart = 0.05
+	}
+	if cfg.SlowStart < 0 || cfg.SlowStart > 1 {
+		return cfg, fmt.Errorf("slow-start fraction %g is outside [0,1]", cfg.SlowStart)
+	}
+	if cfg.EarlyShuffleLimit == 0 {
+		cfg.EarlyShuffleLimit = 0.5
+	}
+	if cfg.EarlyShuffleLimit < 0 || cfg.EarlyShuffleLimit > 1 {
+		return cfg, fmt.Errorf("early shuffle limit %g is outside [0,1]", cfg.EarlyShuffleLimit)
+	}
+	if cfg.MaxTaskFailures == 0 {
+		cfg.MaxTaskFailures = 4
+	}
+	if len(cfg.IntermediateTiers) == 0 {
+		cfg.IntermediateTiers = []cluster.TierKind{cluster.SSD, cluster.HDD, cluster.Mem}
+	}
+	if len(cfg.OutputTiers) == 0 {
+		cfg.OutputTiers = []cluster.TierKind{cluster.HDD, cluster.SSD, cluster.Mem}
+	}
+	if cfg.Placer == nil {
+		cfg.Placer = &hdfs.Placer{}
+	}
+	for i, q := range cfg.Queues {
+		if err := q.check(); err != nil {
+			return cfg, fmt.Errorf("queue %d: %w", i, err)
+		}
+	}
+	return cfg, nil
+}
+
+// stopwatch reads Config.Stopwatch, or 0 without one.
+func (e *Engine) stopwatch() int64 {
+	if e.cfg.Stopwatch == nil {
+		return 0
+	}
+	return e.cfg.Stopwatch()
 }
 
 func (e *Engine) placeDatasets(ds *workload.Datasets) error {
@@ -139,6 +303,8 @@ func (e *Engine) placeDatasets(ds *workload.Datasets) error {
 		if d.Placed() {
 			continue
 		}
+		// d is the engine's copy of the caller's dataset: its Blocks are
+		// set anew below, never written through
 		sizes := d.BlockSizes()
 		if len(sizes) == 0 {
 			continue
@@ -207,6 +373,10 @@ func (e *Engine) buildJobs(w *workload.Workload, ds *workload.Datasets) error {
 					// tasks are made when the parent's output exists
 				} else {
 					st.blocks = blocks[ss.Input]
+					if e.readers == nil {
+						e.readers = map[string][]*Stage{}
+					}
+					e.readers[ss.Input] = append(e.readers[ss.Input], st)
 					n := len(st.blocks)
 					if n == 0 {
 						n = max(ss.Tasks, 1)

@@ -136,6 +136,73 @@ func (c *Context) PickMap(j JobID, h cluster.HostID, maxLevel Locality) (TaskRef
 	return TaskRef{}, 0, false
 }
 
+// Pending appends to buf the job's runnable tasks that have no running
+// attempt, stage by stage in task order.
+func (c *Context) Pending(j JobID, buf []TaskRef) []TaskRef {
+	job := c.e.jobs[j]
+	if job.Pending == 0 {
+		return buf
+	}
+	for _, st := range job.Stages {
+		if st.Pending == 0 {
+			continue
+		}
+		for i := range st.Tasks {
+			if st.Tasks[i].State == TaskPending {
+				buf = append(buf, TaskRef{Job: j, Stage: int16(st.Index), Index: int32(i)})
+			}
+		}
+	}
+	return buf
+}
+
+// CanRun reports whether a task may be launched now somewhere: it is
+// pending, its job runs, and a reduce or generic task whose upstream is
+// unfinished fits the early-shuffle limit. (Whether a host has a slot is
+// FreeSlots' business.)
+func (c *Context) CanRun(t TaskRef) bool {
+	j, st, task, ok := c.e.lookup(t)
+	if !ok || j.State != JobRunning || task.State != TaskPending {
+		return false
+	}
+	return len(st.upstream) == 0 || st.upDone || c.e.earlyAllowed()
+}
+
+// StageOutputByRack appends to buf, per rack, the bytes of a stage's done
+// outputs there: the intermediate data its consumers will fetch (a final
+// stage's: its job's output, by first replica).
+func (c *Context) StageOutputByRack(j JobID, stage int, buf []int64) []int64 {
+	st := c.e.jobs[j].Stages[stage]
+	if st.outByRack == nil {
+		for range c.e.topo.Racks {
+			buf = append(buf, 0)
+		}
+		return buf
+	}
+	return append(buf, st.outByRack...)
+}
+
+// ShuffleAvailable fills byRack (one entry per rack) with the bytes of a
+// running reduce or generic attempt's partition that sit now in its
+// upstream's done outputs, and returns the part on its own host.
+func (c *Context) ShuffleAvailable(id AttemptID, byRack []int64) (onHost int64) {
+	a := c.e.attempts[id]
+	if a == nil {
+		clear(byRack)
+		return 0
+	}
+	return c.e.ShuffleAvailable(a, byRack)
+}
+
+// SetReplicaTier moves the replica of a dataset's block on a host to
+// another of that host's tiers (Trident's memory tier demotes a replica
+// to HDD, or promotes one into memory). The driver moves the bytes
+// (Ready.TierMoves); map attempts launched after the call read from the
+// new tier.
+func (c *Context) SetReplicaTier(dataset string, block int, h cluster.HostID, to cluster.TierKind) error {
+	return c.e.setReplicaTier(dataset, block, h, to)
+}
+
 // PendingMaps and PendingShuffles count a job's runnable tasks by kind.
 func (c *Context) PendingMaps(j JobID) int { return c.e.pendingOfKind(c.e.jobs[j], true) }
 

@@ -28,16 +28,37 @@ type RoundScheduler interface {
 	ScheduleRound(ctx *Context, free []cluster.HostID)
 }
 
-// Planner is the offline-plan hook: called once before any job arrives,
-// with the whole workload (predicted sizes and arrivals) in hand.
+// Configurer states a policy's defaults for the run's mechanisms (Dawn and
+// ShuffleWatcher want slow-start 1, for example). Configure may set any
+// field; the engine takes only those the run's own config left unset.
+type Configurer interface {
+	Configure(cfg *Config)
+}
+
+// Planner is the offline-plan hook: called once in New, before any data is
+// placed and before any job arrives, with the whole workload (predicted
+// sizes and arrivals) in hand. A planner that places data is also a
+// DatasetPlacer: PlaceDataset is called after Plan. Context's actions do
+// nothing yet (there are no jobs); its Topology and Rand are there.
 type Planner interface {
 	Plan(ctx *Context, fk *Foreknowledge)
 }
 
-// Foreknowledge is what an offline planner may know of the future.
+// Foreknowledge is what an offline planner may know of the future: the
+// workload and its datasets as they will run (the datasets unplaced where
+// the planner may place them), and the predictions it is told, which may
+// differ from what will run.
 type Foreknowledge struct {
-	Workload *workload.Workload
-	Datasets *workload.Datasets
+	Workload  *workload.Workload
+	Datasets  *workload.Datasets
+	Predicted *workload.Predicted // nil: nothing beyond the workload
+}
+
+// ReplicaPlacer places the replicas of a file written on a host, as a
+// distributed file system would (hdfs.Placer). usable says which hosts may
+// hold one (the live ones); fewer replicas come back if too few are.
+type ReplicaPlacer interface {
+	PlaceReplicas(t *cluster.Topology, rng *rand.Rand, writer cluster.HostID, n int, usable func(cluster.HostID) bool) []workload.Replica
 }
 
 // DatasetPlacer places an unplaced dataset at upload time, before the run.
@@ -67,6 +88,12 @@ type JobFinishedHook interface {
 // after the engine has applied it.
 type AttemptEndedHook interface {
 	AttemptEnded(ctx *Context, a *Attempt)
+}
+
+// InputDoneHook is told when a running attempt has its whole input, before
+// it computes and writes (Engine.InputDone).
+type InputDoneHook interface {
+	InputDone(ctx *Context, a *Attempt)
 }
 
 // StageReleasedHook is told when a stage's tasks become runnable.

@@ -23,6 +23,9 @@ func (e *Engine) HostLost(h cluster.HostID) error {
 	hs.alive = false
 	e.dropFree(h)
 	e.liveSlots -= e.topo.Hosts[h].Slots
+	// before the running attempts fail: a failed task falls back on a
+	// held output, which must not be one that died with the host
+	e.pruneHeld(h)
 	for len(hs.running) > 0 {
 		if err := e.attemptFailed(hs.running[0], "host lost", false); err != nil {
 			return err
@@ -66,6 +69,40 @@ func (e *Engine) recoverJob(j *Job, h cluster.HostID) {
 		}
 	}
 	e.refreshUpstream(j)
+}
+
+// pruneHeld forgets the held outputs (of duplicate attempts awaiting the
+// policy's choice) that were on a lost host.
+func (e *Engine) pruneHeld(h cluster.HostID) {
+	for _, j := range e.running {
+		for _, st := range j.Stages {
+			for ti := range st.Tasks {
+				t := &st.Tasks[ti]
+				if len(t.held) == 0 {
+					continue
+				}
+				kept := t.held[:0]
+				for _, a := range t.held {
+					if outputOn(st, a.OutputReplicas, h) {
+						delete(e.held, a.ID)
+						continue
+					}
+					kept = append(kept, a)
+				}
+				t.held = kept
+			}
+		}
+	}
+}
+
+// outputOn reports whether a stage's output written to reps is lost with
+// host h: an intermediate output lives on its first replica, a job output
+// on all of them.
+func outputOn(st *Stage, reps []workload.Replica, h cluster.HostID) bool {
+	if st.Final {
+		return allOn(reps, h)
+	}
+	return reps[0].Host == h
 }
 
 func allOn(reps []workload.Replica, h cluster.HostID) bool {

@@ -163,6 +163,13 @@ func (e *Engine) placeOutput(st *Stage, a *Attempt) []workload.Replica {
 		}
 		e.reject("bad output placement")
 	}
+	if e.cfg.OutputPlacer != nil {
+		alive := func(h cluster.HostID) bool { return e.hosts[h].alive }
+		if reps := e.cfg.OutputPlacer.PlaceReplicas(e.topo, e.rng, a.Host, n, alive); e.validReplicas(reps) && reps[0].Host == a.Host {
+			return reps
+		}
+		e.reject("bad output placement")
+	}
 	return e.defaultOutput(a.Host, n)
 }
 

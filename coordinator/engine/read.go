@@ -5,6 +5,10 @@ import (
 	"github.com/racklab/racklab/coordinator/workload"
 )
 
+// Datasets are the run's datasets as placed: the engine's own copy, to
+// be read, not modified.
+func (e *Engine) Datasets() *workload.Datasets { return e.datasets }
+
 // Now is the engine's current time.
 func (e *Engine) Now() Time { return e.now }
 

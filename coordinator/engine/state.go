@@ -104,6 +104,18 @@ type Ready struct {
 	// outputs changed: more are done, or some were lost. The driver
 	// tells the attempt where to fetch from (ShuffleSources).
 	Shuffles []ShuffleUpdate
+	// TierMoves are replicas the policy moved between tiers of a host:
+	// the driver moves the bytes.
+	TierMoves []TierMove
+}
+
+// TierMove is a replica of a dataset's block moved from one tier of its
+// host to another (Context.SetReplicaTier).
+type TierMove struct {
+	Dataset  string
+	Block    int
+	Host     cluster.HostID
+	From, To cluster.TierKind
 }
 
 // ShuffleUpdate says that the upstream outputs a running reduce or generic
@@ -126,6 +138,12 @@ type Engine struct {
 	ctx      Context
 	network  NetworkStatus
 
+	datasets  *workload.Datasets // placed: the engine's own copy
+	// readers lists, per dataset, the map stages that read it, and
+	// ownBlocks the datasets whose blocks the engine has copied to
+	// change them (copy on write: the caller's stay as they were)
+	readers   map[string][]*Stage
+	ownBlocks map[string]bool
 	jobs      []*Job
 	byName    map[string]JobID
 	arrivals  []JobID // not yet arrived, by arrival time
@@ -161,4 +179,7 @@ type Stats struct {
 	RejectedByReason map[string]int64
 	HostsLost        int
 	Recomputed       int64 // tasks rerun because their output was lost
+	// PlanNanos is how long the policy's offline plan took, by the
+	// Stopwatch (wall time: it measures the machine, not the run).
+	PlanNanos int64
 }

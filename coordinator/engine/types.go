@@ -149,6 +149,12 @@ type Attempt struct {
 	// Reported is the driver's own measurement, when it has one.
 	Reported *ByteCounts
 
+	// Received is the input bytes the attempt has read or fetched so far,
+	// as the driver last reported (Engine.Progress); InputDone says it
+	// has all of it, since InputDoneAt (Engine.InputDone).
+	Received    int64
+	InputDone   bool
+	InputDoneAt Time
 	// InputFixed says the attempt's input is final: a map's always; a
 	// reduce or generic attempt's once every upstream output is in place,
 	// when InputBytes and OutputBytes take their actual values.

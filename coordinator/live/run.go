@@ -13,7 +13,6 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/racklab/racklab/coordinator/cluster"
 	"github.com/racklab/racklab/coordinator/engine"
-	"github.com/racklab/racklab/coordinator/placement/hdfs"
 	"github.com/racklab/racklab/coordinator/policy"
 	"github.com/racklab/racklab/coordinator/wire"
 	"github.com/racklab/racklab/coordinator/workload"
@@ -126,7 +125,6 @@ type run struct {
 	inbox    chan *nats.Msg
 	eng      *engine.Engine
 	topo     *cluster.Topology
-	ds       *workload.Datasets
 	hosts    []hostInfo
 	byName   map[string]cluster.HostID
 	rackName map[string]cluster.RackID
@@ -398,13 +396,9 @@ func (r *run) prepare(ctx context.Context) error {
 			return err
 		}
 	}
-	r.ds = &workload.Datasets{}
-	if r.cfg.Datasets != nil {
-		r.ds.Datasets = append([]workload.Dataset(nil), r.cfg.Datasets.Datasets...)
-	}
 	clock := time.Now()
-	r.eng, err = engine.New(engine.Config{Seed: r.cfg.Seed, SlowStart: r.cfg.SlowStart, Placer: &hdfs.Placer{},
-		Stopwatch: func() int64 { return int64(time.Since(clock)) }}, r.topo, r.cfg.Workload, r.ds, p)
+	r.eng, err = engine.New(engine.Config{Seed: r.cfg.Seed, SlowStart: r.cfg.SlowStart,
+		Stopwatch: func() int64 { return int64(time.Since(clock)) }}, r.topo, r.cfg.Workload, r.cfg.Datasets, p)
 	if err != nil {
 		return err
 	}
@@ -414,7 +408,7 @@ func (r *run) prepare(ctx context.Context) error {
 	}
 	perHost := make([][]wire.Block, len(r.hosts))
 	var total int64
-	for _, d := range r.ds.Datasets {
+	for _, d := range r.eng.Datasets().Datasets {
 		for b, blk := range d.Blocks {
 			for _, rep := range blk.Replicas {
 				perHost[rep.Host] = append(perHost[rep.Host], wire.Block{Key: DatasetBlockKey(d.Name, b), Tier: rep.Tier.String(), Size: blk.Size})

@@ -1,7 +1,6 @@
 package recurring
 
 import (
-	"fmt"
 	"io"
 	"os"
 	"strconv"
@@ -19,19 +18,12 @@ import (
 // Every field but recurring is required. Unknown fields are errors, and
 // errors give the file and the line.
 
-// Prediction is what a planner knows of a recurring job ahead of time.
-type Prediction struct {
-	ID                                    string
-	Recurring                             string
-	Arrival                               float64
-	InputBytes, ShuffleBytes, OutputBytes int64
-	MapTasks, ReduceTasks                 int
-}
-
-// Predicted is the predictions of a workload's recurring jobs.
-type Predicted struct {
-	Jobs []Prediction
-}
+// Prediction and Predicted live in the workload package, so that the
+// engine can hand them to an offline planner.
+type (
+	Prediction = workload.Prediction
+	Predicted  = workload.Predicted
+)
 
 // WritePredicted writes p in the format ParsePredicted reads.
 func WritePredicted(w io.Writer, p *Predicted) error {
@@ -132,18 +124,4 @@ func ParsePredicted(name string, data []byte) (*Predicted, error) {
 		return nil, err
 	}
 	return p, nil
-}
-
-// CheckAgainst reports a prediction for a job the workload does not have.
-func (p *Predicted) CheckAgainst(w *workload.Workload) error {
-	ids := make(map[string]bool, len(w.Jobs))
-	for _, j := range w.Jobs {
-		ids[j.ID] = true
-	}
-	for _, j := range p.Jobs {
-		if !ids[j.ID] {
-			return fmt.Errorf("prediction for job %q, which the workload does not have", j.ID)
-		}
-	}
-	return nil
 }

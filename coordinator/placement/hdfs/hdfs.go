@@ -44,8 +44,17 @@ func (p *Placer) PlaceDataset(t *cluster.Topology, rng *rand.Rand, d *workload.D
 }
 
 func placeBlock(t *cluster.Topology, rng *rand.Rand, n int) []cluster.HostID {
+	return placeFrom(t, rng, cluster.HostID(rng.IntN(len(t.Hosts))), n, nil)
+}
+
+// placeFrom places n replicas, the first on the writer, the others by
+// HDFS's rule on hosts that usable accepts (nil: every host).
+func placeFrom(t *cluster.Topology, rng *rand.Rand, first cluster.HostID, n int, usable func(cluster.HostID) bool) []cluster.HostID {
 	hosts := make([]cluster.HostID, 0, n)
 	used := func(h cluster.HostID) bool {
+		if usable != nil && !usable(h) {
+			return true
+		}
 		for _, x := range hosts {
 			if x == h {
 				return true
@@ -53,7 +62,6 @@ func placeBlock(t *cluster.Topology, rng *rand.Rand, n int) []cluster.HostID {
 		}
 		return false
 	}
-	first := cluster.HostID(rng.IntN(len(t.Hosts)))
 	hosts = append(hosts, first)
 	firstRack := t.RackOf(first)
 	if n >= 2 {
@@ -63,7 +71,11 @@ func placeBlock(t *cluster.Topology, rng *rand.Rand, n int) []cluster.HostID {
 				r++
 			}
 			rack := t.Racks[r]
-			hosts = append(hosts, rack.Hosts[rng.IntN(len(rack.Hosts))])
+			if usable == nil {
+				hosts = append(hosts, rack.Hosts[rng.IntN(len(rack.Hosts))])
+			} else if h := pickOther(rack.Hosts, rng, used); h >= 0 {
+				hosts = append(hosts, h)
+			}
 		} else {
 			hosts = append(hosts, pickOther(t.Racks[firstRack].Hosts, rng, used))
 		}
@@ -79,9 +91,28 @@ func placeBlock(t *cluster.Topology, rng *rand.Rand, n int) []cluster.HostID {
 		for i := range all {
 			all[i] = cluster.HostID(i)
 		}
-		hosts = append(hosts, pickOther(all, rng, used))
+		h := pickOther(all, rng, used)
+		if h < 0 {
+			break // fewer usable hosts than replicas
+		}
+		hosts = append(hosts, h)
 	}
 	return hosts
+}
+
+// PlaceReplicas places the n replicas of a file written on a host, as
+// HDFS's write pipeline does: the first on the writer, the second on a
+// host of another rack, the third on another host of the second's rack,
+// the rest anywhere; only on hosts usable accepts (live ones), and fewer
+// if too few are. It is the engine's output placer for baselines that
+// write job outputs HDFS-style.
+func (p *Placer) PlaceReplicas(t *cluster.Topology, rng *rand.Rand, writer cluster.HostID, n int, usable func(cluster.HostID) bool) []workload.Replica {
+	hosts := placeFrom(t, rng, writer, min(n, len(t.Hosts)), usable)
+	reps := make([]workload.Replica, len(hosts))
+	for i, h := range hosts {
+		reps[i] = workload.Replica{Host: h, Tier: p.tier(t, rng, h)}
+	}
+	return reps
 }
 
 // pickOther draws a host of the list not yet used, or -1.

@@ -20,6 +20,7 @@ type Policy struct {
 	cfg    Config
 	missed []int // per job
 	queues []int
+	jobs   []*engine.Job
 }
 
 // New returns a Capacity Scheduler.
@@ -82,10 +83,17 @@ func (p *Policy) assign(ctx *engine.Context, h cluster.HostID) bool {
 	}
 	nodes := len(ctx.Topology().Hosts)
 	for _, q := range p.queues {
+		p.jobs = p.jobs[:0]
 		for _, j := range ctx.Running() {
-			if j.Queue != q || j.Pending == 0 {
-				continue
+			if j.Queue == q && j.Pending > 0 {
+				p.jobs = append(p.jobs, j)
 			}
+		}
+		// YARN's capacity queues are FIFO unless told otherwise
+		if o := qs[q].Ordering.Resolve(engine.OrderFIFO); o != engine.OrderFIFO {
+			sort.SliceStable(p.jobs, func(a, b int) bool { return o.Less(p.jobs[a], p.jobs[b]) })
+		}
+		for _, j := range p.jobs {
 			if t, ok := ctx.NextPendingShuffle(j.ID); ok {
 				_, err := ctx.Launch(t, h, engine.LaunchOptions{})
 				return err == nil

@@ -63,7 +63,8 @@ func (p *Policy) OfferHost(ctx *engine.Context, h cluster.HostID) {
 }
 
 // Order sorts the jobs with pending work in fair-share order: queues by
-// running/weight, then jobs by running containers, then submission.
+// running/weight, then jobs in their queue's ordering (by default fair:
+// fewest running containers first, then submission).
 func Order(ctx *engine.Context, buf []*engine.Job) []*engine.Job {
 	buf = buf[:0]
 	for _, j := range ctx.Running() {
@@ -85,13 +86,13 @@ func Order(ctx *engine.Context, buf []*engine.Job) []*engine.Job {
 		if sa, sb := share(ja), share(jb); sa != sb {
 			return sa < sb
 		}
-		if ja.Running != jb.Running {
-			return ja.Running < jb.Running
+		// within a queue, its ordering (Fair's own: fewest running first);
+		// across queues of equal share, fair unless both queues are FIFO
+		oa, ob := qs[ja.Queue].Ordering.Resolve(engine.OrderFair), qs[jb.Queue].Ordering.Resolve(engine.OrderFair)
+		if oa == engine.OrderFIFO && ob == engine.OrderFIFO {
+			return engine.OrderFIFO.Less(ja, jb)
 		}
-		if ja.Submitted != jb.Submitted {
-			return ja.Submitted < jb.Submitted
-		}
-		return ja.ID < jb.ID
+		return engine.OrderFair.Less(ja, jb)
 	})
 	return buf
 }
