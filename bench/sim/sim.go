@@ -104,6 +104,7 @@ type run struct {
 	availLo   int64   // the part on its own host
 	stale     bool    // the engine said the upstream outputs changed
 	waiting   bool    // idle reducer with a poll timer set
+	received  int64   // input bytes fetched by flows that have ended
 	compute   float64 // ns per byte
 }
 
@@ -342,6 +343,10 @@ func (s *Sim) fireDue() error {
 				r.busyRack[f.srcRack] = false
 				r.fetchers--
 			}
+			r.received += int64(f.size)
+			if err := s.eng.Progress(r.a.ID, r.received); err != nil {
+				return err
+			}
 			if err := s.fetch(r); err != nil {
 				return err
 			}
@@ -451,6 +456,8 @@ func (s *Sim) apply(rd *engine.Ready) error {
 			r.stale = true
 		}
 	}
+	// rd.TierMoves need nothing here: the engine has moved the replica,
+	// and the simulator does not model the copy's use of the tiers
 	for _, id := range rd.Priorities {
 		if r := s.runs[id]; r != nil {
 			for _, f := range r.flows {
@@ -612,6 +619,9 @@ func (s *Sim) fetch(r *run) error {
 		return nil
 	}
 	if a.InputFixed {
+		if err := s.eng.InputDone(a.ID); err != nil {
+			return err
+		}
 		return s.compute(r)
 	}
 	if !r.waiting {
@@ -627,6 +637,9 @@ func (s *Sim) advance(r *run) error {
 	case phaseFetch:
 		return s.fetch(r)
 	case phaseRead:
+		if err := s.eng.InputDone(r.a.ID); err != nil {
+			return err
+		}
 		return s.compute(r)
 	case phaseCompute:
 		return s.write(r)
