@@ -31,7 +31,8 @@ demo: build
 # FIFO, Fair and Capacity on the FB-2009 trace, 20 racks × 30 hosts, simulated.
 demo-sim: build
 	$(BIN)/bench sim --swim $(TRACES)/swim/FB-2009_samples_24_times_1hr_0.tsv \
-		--racks 20 --hosts-per-rack 30 --policies fifo,fair,capacity --out results/fb2009
+		--racks 20 --hosts-per-rack 30 --slots 8 --oversubscription 5 \
+		--policies fifo,fair,capacity --out results/fb2009
 
 # Simulator benchmarks of docs/benchmarks.md.
 bench-sim: build

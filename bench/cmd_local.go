@@ -52,7 +52,7 @@ network. Everything made is removed on exit, on a signal, and by
 
 func addClusterFlags(c *cobra.Command, f *localFlags) {
 	fl := c.Flags()
-	f.clusterFlags.add(fl, cluster.UniformSpec{Racks: 3, HostsPerRack: 3, Slots: 2, NICBps: 1e9 / 8, Oversubscription: 3})
+	f.clusterFlags.add(fl, 3, 3)
 	fl.StringVar(&f.mode, "mode", "switched", "switched (shaped rack links) or flat (workers shape their own NIC)")
 	fl.StringVar(&f.prefix, "prefix", "rl", "name prefix of every namespace and link (1-6 of [a-z0-9])")
 	fl.IntVar(&f.natsPort, "nats-port", 4222, "port of the coordinator's NATS server on the management network")

@@ -74,12 +74,13 @@ Either give a workload (--workload, --datasets) or a SWIM trace (--swim),
 and either a topology file (--topology) or a uniform cluster (--racks,
 --hosts-per-rack, ...).`,
 		Example: `  bench sim --swim ../shared/traces/swim/FB-2009_samples_24_times_1hr_0.tsv \
-      --racks 20 --hosts-per-rack 30 --policies fifo,fair,capacity --out results/fb2009`,
+      --racks 20 --hosts-per-rack 30 --slots 8 --oversubscription 5 \
+      --policies fifo,fair,capacity --out results/fb2009`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runSim(cmd, &f) },
 	}
 	fl := c.Flags()
-	f.clusterFlags.add(fl, cluster.UniformSpec{Racks: 20, HostsPerRack: 30, Slots: 8, NICBps: 1e9 / 8, Oversubscription: 5})
+	f.clusterFlags.add(fl, 20, 30)
 	fl.StringVar(&f.workload, "workload", "", "workload YAML file")
 	fl.StringVar(&f.datasets, "datasets", "", "datasets YAML file")
 	fl.StringVar(&f.swim, "swim", "", "SWIM trace to import instead of --workload")

@@ -268,7 +268,7 @@ func shapeLinkTc(t *tc.Tc, ifindex uint32, rateBps float64, prios bool) error {
 	}
 	// The default class must be a leaf; a root filter sends everything to
 	// the group, whose filters pick the leaf.
-	if err := installRoot(t, ifindex, leafMinor(m, PrioNormal)); err != nil {
+	if err := installRoot(t, ifindex, leafMinor(m, catchAll)); err != nil {
 		return err
 	}
 	if err := setGroup(t, ifindex, m, rateBps, true, true); err != nil {

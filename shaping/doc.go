@@ -45,7 +45,10 @@
 // With [ClusterSpec.Priorities] (rack links) or [HostShaper.SetPriorities]
 // (host classes), every shaped group gets one HTB leaf per [Priority], chosen
 // by the DSCP of the packet ([SetPriority] marks a socket, and may be called
-// while it carries data). The leaves share the group's rate and a higher
+// while it carries data). The priorities, their codepoints and their order
+// are the priority table of internal/traffic, which the coordinator's
+// priority pushes follow too; unmarked packets and unknown codepoints go to
+// its best-effort leaf. The leaves share the group's rate and a higher
 // priority borrows it first; each leaf is guaranteed 1% so none starves.
 //
 // # Counters

@@ -5,51 +5,33 @@ import (
 	"syscall"
 
 	tc "github.com/florianl/go-tc"
+	"github.com/racklab/racklab/internal/traffic"
 	"golang.org/x/sys/unix"
 )
 
-// Priority of data traffic on a shaped link or rack class; 0 is the
-// highest. A shaped group with priorities has one HTB leaf per Priority
-// (HTB prio = Priority), chosen by the packet's DSCP: the leaves share the
-// group's rate, and a higher priority borrows it first. Each leaf is
-// guaranteed leafShare of the group's rate, so no priority starves.
-type Priority int
+// Priority is a band of data traffic on a shaped link or rack class, from
+// the priority table of internal/traffic; 0 is the highest. A shaped group
+// with priorities has one HTB leaf per band (HTB prio = Priority), chosen
+// by the packet's DSCP: the leaves share the group's rate, and a higher
+// priority borrows it first. Each leaf is guaranteed leafShare of the
+// group's rate, so no priority starves. Unmarked packets, and packets
+// whose DSCP is not in the table, go to the best-effort leaf.
+type Priority = traffic.Band
 
-const (
-	PrioHighest Priority = iota // DSCP CS4
-	PrioHigh                    // DSCP CS3
-	PrioNormal                  // DSCP CS0 (unmarked), and any DSCP not listed here
-	PrioLow                     // DSCP CS1
-)
+// NumPriorities is the number of priorities (leaves of a group).
+const NumPriorities = traffic.NumBands
 
-// NumPriorities is the number of priorities.
-const NumPriorities = 4
+// catchAll is the leaf of packets no DSCP filter matches.
+const catchAll = traffic.BandBestEffort
 
 const (
 	leafShare      = 0.01  // of the group's rate, guaranteed to each leaf
-	priorityFilter = 1     // filter preference of PrioHighest's DSCP filter
+	priorityFilter = 1     // filter preference of the highest leaf's DSCP filter
 	catchAllPref   = 0x100 // filter preference of the catch-all filter
 )
 
-var prioDSCP = [NumPriorities]uint8{32, 24, 0, 8}
-
-// DSCP returns the codepoint that selects p.
-func (p Priority) DSCP() uint8 {
-	if p < 0 || p >= NumPriorities {
-		return prioDSCP[PrioNormal]
-	}
-	return prioDSCP[p]
-}
-
 // PriorityOfDSCP returns the priority a DSCP codepoint selects.
-func PriorityOfDSCP(dscp uint8) Priority {
-	for p, d := range prioDSCP {
-		if d == dscp {
-			return Priority(p)
-		}
-	}
-	return PrioNormal
-}
+func PriorityOfDSCP(dscp uint8) Priority { return traffic.BandOfDSCP(dscp) }
 
 // SetPriority marks an IPv4 socket's traffic with p's DSCP. It may be called
 // while the connection carries data: the next packets are classified anew.
@@ -94,14 +76,14 @@ func setGroup(t *tc.Tc, ifindex, m uint32, rateBps float64, prios, fresh bool) e
 		return nil
 	}
 	for p := range Priority(NumPriorities) {
-		if p == PrioNormal {
+		if p == catchAll {
 			continue // the catch-all below
 		}
 		if err := addU32(t, ifindex, m, priorityFilter+uint16(p), ethPIP, dscpKey(p.DSCP()), leafMinor(m, p)); err != nil {
 			return err
 		}
 	}
-	return addU32(t, ifindex, m, catchAllPref, ethPAll, anyKey, leafMinor(m, PrioNormal))
+	return addU32(t, ifindex, m, catchAllPref, ethPAll, anyKey, leafMinor(m, catchAll))
 }
 
 // deleteGroup removes a group's filters and classes.

@@ -3,6 +3,8 @@ package shaping
 import (
 	"testing"
 	"time"
+
+	"github.com/racklab/racklab/internal/traffic"
 )
 
 func TestPriorityDSCP(t *testing.T) {
@@ -11,8 +13,8 @@ func TestPriorityDSCP(t *testing.T) {
 			t.Errorf("PriorityOfDSCP(%d.DSCP()) = %d", p, got)
 		}
 	}
-	if PriorityOfDSCP(46) != PrioNormal || Priority(9).DSCP() != 0 {
-		t.Error("unknown DSCP or priority is not normal")
+	if PriorityOfDSCP(46) != catchAll || Priority(9).DSCP() != 0 {
+		t.Error("unknown DSCP or priority is not best effort")
 	}
 }
 
@@ -36,10 +38,10 @@ func TestPriorityClassification(t *testing.T) {
 		t.Error("SetPriorities(false) after SetRack succeeded")
 	}
 	const n = 1 << 20
-	for _, p := range []Priority{PrioHighest, PrioHigh, PrioNormal, PrioLow, -1} {
+	for p := Priority(-1); p < NumPriorities; p++ {
 		leaf := p
 		if p < 0 {
-			leaf = PrioNormal // unmarked
+			leaf = catchAll // unmarked
 		}
 		before, err := s.PriorityCounters(1)
 		if err != nil {
@@ -77,8 +79,8 @@ func TestPriorityPreemption(t *testing.T) {
 	spec := ClusterSpec{Prefix: testPrefix("sq"), Mode: Switched, Racks: racks(2, 2, rate, rate), Priorities: true}
 	c := upCluster(t, spec)
 	r0, r1 := c.RackHosts(0), c.RackHosts(1)
-	hi := startStream(t, r0[0], r1[0], PrioHigh, "")
-	lo := startStream(t, r0[1], r1[1], PrioLow, "")
+	hi := startStream(t, r0[0], r1[0], traffic.BandJob1, "")
+	lo := startStream(t, r0[1], r1[1], traffic.BandReserved, "")
 	time.Sleep(200 * time.Millisecond)
 	up0, _, err := c.PriorityCounters(0)
 	if err != nil {
@@ -93,7 +95,7 @@ func TestPriorityPreemption(t *testing.T) {
 	gh, gl := hi.sink.bytes.Load()-g0h, lo.sink.bytes.Load()-g0l
 	hi.Stop()
 	lo.Stop()
-	bh, bl := up1[PrioHigh].Bytes-up0[PrioHigh].Bytes, up1[PrioLow].Bytes-up0[PrioLow].Bytes
+	bh, bl := up1[traffic.BandJob1].Bytes-up0[traffic.BandJob1].Bytes, up1[traffic.BandReserved].Bytes-up0[traffic.BandReserved].Bytes
 	t.Logf("high: %d bytes received, %d in its leaf; low: %d received, %d in its leaf", gh, bh, gl, bl)
 	if bh < 5*bl || gh < 5*gl {
 		t.Errorf("high priority did not dominate: leaf bytes %d vs %d, goodput %d vs %d", bh, bl, gh, gl)
@@ -101,7 +103,10 @@ func TestPriorityPreemption(t *testing.T) {
 	if gl == 0 {
 		t.Error("low priority starved")
 	}
-	for _, q := range []Priority{PrioHighest, PrioNormal} {
+	for q := range NumPriorities {
+		if q == traffic.BandJob1 || q == traffic.BandReserved {
+			continue
+		}
 		if b := up1[q].Bytes - up0[q].Bytes; b > intraRackSlack {
 			t.Errorf("idle leaf %d moved by %d bytes", q, b)
 		}

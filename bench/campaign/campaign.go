@@ -170,7 +170,7 @@ func Parse(name string, data []byte) (*Campaign, error) {
 	case m.Has("topology"):
 		c.TopologyFile = m.Str("topology")
 	case m.Has("cluster"):
-		c.Uniform = parseCluster(d, m.Node("cluster"))
+		c.Uniform = cluster.ParseUniform(d, m.Node("cluster"), "cluster")
 	default:
 		m.Fail("", "no topology: give topology (a file) or cluster (a uniform cluster)")
 	}
@@ -197,30 +197,6 @@ func Parse(name string, data []byte) (*Campaign, error) {
 		return nil, err
 	}
 	return c, nil
-}
-
-func parseCluster(d *yamlfile.Decoder, n *yaml.Node) *cluster.UniformSpec {
-	m := d.Map(n, "cluster")
-	m.Known("racks", "hosts_per_rack", "slots", "nic_gbps", "oversubscription")
-	m.Require("racks", "hosts_per_rack")
-	u := &cluster.UniformSpec{Racks: int(m.Int("racks")), HostsPerRack: int(m.Int("hosts_per_rack")), Slots: 2, NICBps: 1e9 / 8, Oversubscription: 3}
-	if m.Has("slots") {
-		u.Slots = int(m.Int("slots"))
-	}
-	if m.Has("nic_gbps") {
-		u.NICBps = m.Float("nic_gbps") * 1e9 / 8
-	}
-	if m.Has("oversubscription") {
-		u.Oversubscription = m.Float("oversubscription")
-	}
-	if d.Err() == nil {
-		if _, err := cluster.Uniform(*u); err != nil {
-			m.Fail("", "%v", err)
-		} else if u.Slots <= 0 {
-			m.Fail("slots", "slots must be positive")
-		}
-	}
-	return u
 }
 
 func parseWorkload(d *yamlfile.Decoder, n *yaml.Node) WorkloadSpec {

@@ -175,6 +175,16 @@ type UniformSpec struct {
 	Oversubscription float64
 }
 
+// DefaultUniform is the one set of defaults of a uniform cluster, for the
+// fields a topology file's uniform, a campaign's cluster or bench's cluster
+// flags leave out: 2 slots per host, 1 Gbit/s NICs, 3:1 rack
+// oversubscription and DefaultTiers. Its 3 racks × 3 hosts are the local
+// emulator's cluster; files must give their size, and each command may
+// default to its own.
+func DefaultUniform() UniformSpec {
+	return UniformSpec{Racks: 3, HostsPerRack: 3, Slots: 2, NICBps: 1e9 / 8, Tiers: DefaultTiers(), Oversubscription: 3}
+}
+
 // DefaultTiers is a commodity host: a little memory tier, an SSD and two HDDs.
 func DefaultTiers() []Tier {
 	const gib = 1 << 30

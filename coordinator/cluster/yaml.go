@@ -24,11 +24,13 @@ package cluster
 //	      - {name: r0h1, nic_gbps: 25}
 //	  - {name: r1, host_count: 30}   # hosts r1h0 … r1h29, all with the defaults
 //
-// Instead of racks, a regular cluster can be generated (see Uniform):
+// Instead of racks, a regular cluster can be generated (see Uniform and
+// ParseUniform):
 //
 //	uniform: {racks: 20, hosts_per_rack: 30, slots: 8, nic_gbps: 10, oversubscription: 5}
 //
-// with an optional tiers list inside uniform. Host IDs and rack IDs are
+// with an optional tiers list inside uniform. Only racks and hosts_per_rack
+// are required; the rest default to DefaultUniform. Host IDs and rack IDs are
 // numbered in file order. Unknown fields are errors, and every error names
 // the file, the line and the field.
 
@@ -113,8 +115,14 @@ func parseTopology(d *yamlfile.Decoder, top *yaml.Node) *Topology {
 				return t
 			}
 		}
-		u := parseUniform(d, m.Node("uniform"))
-		if d.Err() != nil || u == nil {
+		n := m.Node("uniform")
+		spec := ParseUniform(d, n, "uniform")
+		if d.Err() != nil {
+			return t
+		}
+		u, err := Uniform(*spec)
+		if err != nil {
+			d.Fail(n.Line, "uniform", "%v", err)
 			return t
 		}
 		u.CoreBps = t.CoreBps
@@ -424,10 +432,16 @@ func addHost(d *yamlfile.Decoder, t *Topology, r *Rack, h Host, name string, lin
 	r.Hosts = append(r.Hosts, h.ID)
 }
 
-func parseUniform(d *yamlfile.Decoder, n *yaml.Node) *Topology {
-	m := d.Map(n, "uniform")
+// ParseUniform reads a uniform cluster's fields (racks, hosts_per_rack,
+// slots, nic_gbps, oversubscription, tiers) from mapping n: a topology
+// file's uniform, a campaign's cluster. racks and hosts_per_rack are
+// required; the other fields default to DefaultUniform's. where names the
+// mapping in error messages. Problems are recorded in d, and the result is
+// then nil.
+func ParseUniform(d *yamlfile.Decoder, n *yaml.Node, where string) *UniformSpec {
+	m := d.Map(n, where)
 	m.Known("racks", "hosts_per_rack", "slots", "nic_gbps", "oversubscription", "tiers")
-	m.Require("racks", "hosts_per_rack", "slots", "nic_gbps", "oversubscription")
+	m.Require("racks", "hosts_per_rack")
 	racks, per := m.Int("racks"), m.Int("hosts_per_rack")
 	if d.Err() != nil {
 		return nil
@@ -444,23 +458,29 @@ func parseUniform(d *yamlfile.Decoder, n *yaml.Node) *Topology {
 		m.Fail("racks", "racks × hosts_per_rack must be at most %d (got %d × %d)", maxHosts, racks, per)
 		return nil
 	}
+	spec := DefaultUniform()
+	spec.Racks, spec.HostsPerRack = int(racks), int(per)
 	var p hostProfile
 	parseHostFields(d, m, &p)
-	over := m.Float("oversubscription")
+	if m.Has("oversubscription") {
+		spec.Oversubscription = m.Float("oversubscription")
+		if d.Err() == nil && !(spec.Oversubscription > 0) {
+			m.Fail("oversubscription", "oversubscription must be positive")
+		}
+	}
 	if d.Err() != nil {
 		return nil
 	}
-	if !(over > 0) {
-		m.Fail("oversubscription", "oversubscription must be positive")
-		return nil
+	if p.hasSlots {
+		spec.Slots = p.slots
 	}
-	spec := UniformSpec{Racks: int(racks), HostsPerRack: int(per), Slots: p.slots, NICBps: p.nic, Tiers: p.tiers, Oversubscription: over}
-	t, err := Uniform(spec)
-	if err != nil {
-		m.Fail("", "%v", err)
-		return nil
+	if p.hasNIC {
+		spec.NICBps = p.nic
 	}
-	return t
+	if p.hasTiers {
+		spec.Tiers = p.tiers
+	}
+	return &spec
 }
 
 // WriteTopology writes t in the format ParseTopology reads. Hosts that share

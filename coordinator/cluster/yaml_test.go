@@ -213,7 +213,7 @@ func TestTopologyErrors(t *testing.T) {
 		{"tiers empty", "host_defaults:\n  tiers: []\nracks: []\n", "t.yaml:2: host_defaults: tiers: the list is empty"},
 		{"tiers not list", "host_defaults:\n  tiers: mem\nracks: []\n", `t.yaml:2: host_defaults: tiers: want a list, got "mem"`},
 		{"uniform and racks", "uniform: {racks: 1}\nracks: []\n", "t.yaml:2: racks cannot be combined with uniform"},
-		{"uniform missing", "uniform: {racks: 1, hosts_per_rack: 2, slots: 1, nic_gbps: 1}\n", `t.yaml:1: uniform: missing field "oversubscription"`},
+		{"uniform missing", "uniform: {racks: 1, slots: 1, nic_gbps: 1}\n", `t.yaml:1: uniform: missing field "hosts_per_rack"`},
 		{"uniform zero racks", "uniform:\n  racks: 0\n  hosts_per_rack: 2\n  slots: 1\n  nic_gbps: 1\n  oversubscription: 1\n", "t.yaml:2: uniform: racks must be positive"},
 		{"uniform huge", "uniform:\n  racks: 100000\n  hosts_per_rack: 100000\n  slots: 1\n  nic_gbps: 1\n  oversubscription: 1\n", "t.yaml:2: uniform: racks × hosts_per_rack must be at most"},
 		{"uniform unknown", "uniform:\n  rack: 1\n", `t.yaml:2: uniform: unknown field "rack"`},

@@ -3,6 +3,7 @@ package engine
 import (
 	"github.com/racklab/racklab/coordinator/cluster"
 	"github.com/racklab/racklab/coordinator/workload"
+	"github.com/racklab/racklab/internal/traffic"
 )
 
 // Time is seconds since the start of a run. The engine never reads a clock:
@@ -86,22 +87,19 @@ const (
 	NumLevels
 )
 
-// Class is a traffic class; it is also the DSCP class of the sockets that
-// carry it in the live testbed.
-type Class uint8
+// Class is a traffic class (internal/traffic); it is also the DSCP class
+// of the sockets that carry it in the live testbed. The engine counts the
+// job classes only, so NumClasses is traffic.NumJobClasses.
+type Class = traffic.Class
 
 const (
-	ClassInput     Class = iota // a map reading a dataset block
-	ClassShuffle                // a reduce or generic stage fetching partitions
-	ClassDependent              // a map reading a parent job's output
-	ClassDuplicate              // anything read by a duplicate attempt
-	ClassOutput                 // job output replicas written to other hosts
-	NumClasses
+	ClassInput     = traffic.Input     // a map reading a dataset block
+	ClassShuffle   = traffic.Shuffle   // a reduce or generic stage fetching partitions
+	ClassDependent = traffic.Dependent // a map reading a parent job's output
+	ClassDuplicate = traffic.Duplicate // anything read by a duplicate attempt
+	ClassOutput    = traffic.Output    // job output replicas written to other hosts
+	NumClasses     = traffic.NumJobClasses
 )
-
-var classNames = [...]string{"input", "shuffle", "dependent", "duplicate", "output"}
-
-func (c Class) String() string { return classNames[c] }
 
 // ByteCounts holds bytes by traffic class and level.
 type ByteCounts [NumClasses][NumLevels]int64

@@ -5,63 +5,32 @@ import (
 	"fmt"
 	"net"
 
+	"github.com/racklab/racklab/internal/traffic"
 	"golang.org/x/sys/unix"
 )
 
-// Class is a traffic class.
-type Class uint8
+// Class is a traffic class; the classes, their names and default DSCPs
+// live in internal/traffic.
+type Class = traffic.Class
 
 // Traffic classes.
 const (
-	Input      Class = iota // task input read from another host
-	Shuffle                 // map output fetched by reducers
-	Dependent               // data a downstream stage waits on
-	Duplicate               // speculative or duplicate attempts
-	Output                  // output replicas pushed to other hosts
-	Background              // rebalancing, prefetch, anything that can wait
-	Control                 // small control messages
-	NumClasses
+	Input      = traffic.Input
+	Shuffle    = traffic.Shuffle
+	Dependent  = traffic.Dependent
+	Duplicate  = traffic.Duplicate
+	Output     = traffic.Output
+	Background = traffic.Background
+	Control    = traffic.Control
+	NumClasses = traffic.NumClasses
 )
 
-var classNames = [NumClasses]string{"input", "shuffle", "dependent", "duplicate", "output", "background", "control"}
-
-func (c Class) String() string {
-	if c < NumClasses {
-		return classNames[c]
-	}
-	return fmt.Sprintf("class(%d)", uint8(c))
-}
-
 // ParseClass turns a class name ("input", "shuffle", ...) into a Class.
-func ParseClass(s string) (Class, error) {
-	for i, n := range classNames {
-		if n == s {
-			return Class(i), nil
-		}
-	}
-	return 0, fmt.Errorf("unknown traffic class %q", s)
-}
-
-// defaultDSCP: CS6 control, AF41 output, AF31 dependent, AF21 shuffle, AF11
-// input, CS1 duplicate, LE (RFC 8622) background.
-var defaultDSCP = [NumClasses]uint8{
-	Input:      10,
-	Shuffle:    18,
-	Dependent:  26,
-	Duplicate:  8,
-	Output:     34,
-	Background: 1,
-	Control:    48,
-}
+func ParseClass(s string) (Class, error) { return traffic.ParseClass(s) }
 
 // DSCP returns the default DSCP of a class (0, best effort, for an unknown
 // class).
-func DSCP(c Class) uint8 {
-	if c < NumClasses {
-		return defaultDSCP[c]
-	}
-	return 0
-}
+func DSCP(c Class) uint8 { return c.DSCP() }
 
 // MaxDSCP is the largest DSCP value (6 bits).
 const MaxDSCP = 63
