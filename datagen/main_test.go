@@ -60,3 +60,39 @@ func TestSwimCommand(t *testing.T) {
 		}
 	}
 }
+
+func TestSwimCommandWithInputPaths(t *testing.T) {
+	const trace = "swim/testdata/FB-2010_withInputPaths_first50.tsv"
+	dir := t.TempDir()
+	wp, dp := filepath.Join(dir, "w.yaml"), filepath.Join(dir, "d.yaml")
+	for _, tc := range []struct {
+		literal bool
+		job5    string // the dataset job5 reads: job2's, or job1's when the names are read literally
+	}{{false, "in-job2"}, {true, "in-job1"}} {
+		var stderr bytes.Buffer
+		cmd := rootCmd()
+		cmd.SetErr(&stderr)
+		args := []string{"swim", "--trace", trace, "--out-workload", wp, "--out-datasets", dp}
+		if tc.literal {
+			args = append(args, "--literal-paths")
+		}
+		cmd.SetArgs(args)
+		if err := cmd.Execute(); err != nil {
+			t.Fatal(err)
+		}
+		ds, err := workload.LoadDatasets(dp, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		w, err := workload.LoadWorkloadFor(wp, ds)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(w.Jobs) != 50 || len(ds.Datasets) != 38 || w.Jobs[5].Stages[0].Input != tc.job5 {
+			t.Errorf("literal %v: %d jobs, %d datasets, job5 reads %s", tc.literal, len(w.Jobs), len(ds.Datasets), w.Jobs[5].Stages[0].Input)
+		}
+		if out := stderr.String(); !strings.Contains(out, "input paths: 38 datasets") || !strings.Contains(out, "17 jobs read a dataset that another job reads") {
+			t.Errorf("summary: %q", out)
+		}
+	}
+}

@@ -20,13 +20,18 @@ func swimCmd() *cobra.Command {
 	reduce := units.Bytes(opts.ReduceBytes)
 	cmd := &cobra.Command{
 		Use:   "swim --trace FILE --out-workload W.yaml --out-datasets D.yaml",
-		Short: "Import a SWIM trace (job id, submit s, gap s, input, shuffle, output bytes)",
+		Short: "Import a SWIM trace (job id, submit s, gap s, input, shuffle, output bytes[, input path, output path])",
 		Long: `Import a SWIM trace: one job a line, tab-separated job id, submit time (s),
-gap (s), map input bytes, shuffle bytes and reduce output bytes.
+gap (s), map input bytes, shuffle bytes and reduce output bytes; SWIM's traces
+"withInputPaths" add an input path, an output path and an empty field.
 
 Each job gets an unplaced input dataset "in-<id>", a map stage reading it and,
 when it shuffles, a reduce stage with one task per --reduce-bytes of shuffle,
-at most --max-reducers (Hive's hive.exec.reducers.max).
+at most --max-reducers (Hive's hive.exec.reducers.max). With input paths, the
+jobs that read one path share one dataset, named after the first of them and as
+large as the most any of them read; SWIM's anonymised names (inputPath<N>) are
+decoded by WorkloadSynthesis.pl's numbering unless --literal-paths is given.
+Output paths are read but make no job dependencies (see package datagen/swim).
 Sizes take units: 128MiB, 1GiB, 1.5GB.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -45,6 +50,7 @@ Sizes take units: 128MiB, 1GiB, 1.5GB.`,
 	f.IntVar(&opts.MaxReducers, "max-reducers", opts.MaxReducers, "most reduce tasks a job gets (0: no cap)")
 	f.Float64Var(&opts.ComputeNsPerByte, "compute-ns-per-byte", opts.ComputeNsPerByte, "CPU time per input byte of every stage (ns)")
 	f.IntVar(&opts.MaxJobs, "max-jobs", 0, "import at most this many jobs (0: all)")
+	f.BoolVar(&opts.LiteralPaths, "literal-paths", false, "take input paths as written, not as SWIM's numbered inputPath<N>")
 	for _, name := range []string{"trace", "out-workload", "out-datasets"} {
 		_ = cmd.MarkFlagRequired(name)
 	}
@@ -79,6 +85,10 @@ func runSwim(stderr io.Writer, trace, outW, outD string, opts swim.Options) erro
 		st.InputBytes, units.Human(float64(st.InputBytes)),
 		st.ShuffleBytes, units.Human(float64(st.ShuffleBytes)),
 		st.OutputBytes, units.Human(float64(st.OutputBytes)), outW, outD)
+	if st.WithPaths {
+		fmt.Fprintf(stderr, "datagen swim: %s: input paths: %d datasets of %d B (%s); %d jobs read a dataset that another job reads; %d read an earlier job's output path (not made dependencies)\n",
+			trace, st.Datasets, st.DatasetBytes, units.Human(float64(st.DatasetBytes)), st.SharedInputJobs, st.InputWasOutput)
+	}
 	return nil
 }
 

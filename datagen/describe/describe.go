@@ -3,6 +3,7 @@ package describe
 import (
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -65,6 +66,16 @@ type Summary struct {
 	Queues                       map[string]int
 
 	InputBytes, ShuffleBytes, DependentBytes, OutputBytes int64
+
+	// InputDatasets counts the distinct datasets that map stages read (by
+	// name, missing ones too), InputJobs the jobs that read at least one.
+	// SharedInputJobs counts the jobs that read a dataset which another
+	// job also reads: the data reuse that caching and placement policies
+	// (Corral, Trident) exploit. MostReadInput is the dataset read by the
+	// most jobs, MostReadJobs of them (the first by name on a tie).
+	InputDatasets, InputJobs, SharedInputJobs int
+	MostReadInput                             string
+	MostReadJobs                              int
 
 	MissingDatasets []string
 }
@@ -198,6 +209,7 @@ func Describe(w *workload.Workload, ds *workload.Datasets) Summary {
 		pb.Bytes += js.shuffle
 	}
 	s.JobInput, s.JobShuffle = dist(inputs), dist(shuffles)
+	d.inputSharing()
 	d.jobDAG()
 	for name := range d.missing {
 		s.MissingDatasets = append(s.MissingDatasets, name)
@@ -289,6 +301,42 @@ func stageOutput(st *workload.Stage, in int64) int64 {
 		return st.OutputBytes
 	}
 	return int64(math.Round(float64(in) * st.Selectivity))
+}
+
+// inputSharing counts the jobs that read each dataset.
+func (d *describer) inputSharing() {
+	readers := map[string]int{}
+	reads := make([][]string, len(d.w.Jobs)) // per job, the datasets it reads, each once
+	for i := range d.w.Jobs {
+		for _, st := range d.w.Jobs[i].Stages {
+			if st.Kind != workload.Map || st.Input == "" || strings.HasPrefix(st.Input, workload.ParentOutputPrefix) {
+				continue
+			}
+			if !slices.Contains(reads[i], st.Input) {
+				reads[i] = append(reads[i], st.Input)
+				readers[st.Input]++
+			}
+		}
+	}
+	s := d.s
+	s.InputDatasets = len(readers)
+	for _, r := range reads {
+		if len(r) == 0 {
+			continue
+		}
+		s.InputJobs++
+		for _, name := range r {
+			if readers[name] > 1 {
+				s.SharedInputJobs++
+				break
+			}
+		}
+	}
+	for name, n := range readers {
+		if n > s.MostReadJobs || (n == s.MostReadJobs && name < s.MostReadInput) {
+			s.MostReadInput, s.MostReadJobs = name, n
+		}
+	}
 }
 
 // jobDAG fills the job DAG's depth and width.
@@ -431,6 +479,15 @@ func Format(s Summary) string {
 		parts = append(parts, fmt.Sprintf("%d: %d jobs", k, s.JobsByStageDepth[k]))
 	}
 	fmt.Fprintf(&b, "stage DAG: depth %d, width %d; by depth %s\n", s.StageDepth, s.StageWidth, strings.Join(parts, ", "))
+	if s.InputDatasets > 0 {
+		fmt.Fprintf(&b, "inputs: %d distinct datasets read by %d jobs; ", s.InputDatasets, s.InputJobs)
+		if s.SharedInputJobs == 0 {
+			fmt.Fprintf(&b, "no two jobs read the same input\n")
+		} else {
+			fmt.Fprintf(&b, "%d jobs read an input that another job also reads; the most-read input, %s, is read by %d jobs\n",
+				s.SharedInputJobs, s.MostReadInput, s.MostReadJobs)
+		}
+	}
 	fmt.Fprintf(&b, "bytes: input %s\n", h(s.InputBytes))
 	fmt.Fprintf(&b, "       shuffle %s\n", h(s.ShuffleBytes))
 	fmt.Fprintf(&b, "       dependent %s\n", h(s.DependentBytes))

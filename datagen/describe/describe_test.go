@@ -69,6 +69,8 @@ func TestSmall(t *testing.T) {
 		DAGs: 2, DAGDepthMean: 2, FirstArrival: 0, LastArrival: 4,
 		StageDepth: 3, StageWidth: 2, JobsByStageDepth: map[int]int{1: 3, 2: 1, 3: 1},
 		InputBytes: 750, ShuffleBytes: 277, DependentBytes: 324, OutputBytes: 924,
+		// a (j1, j5), b (j2), gone (j4); j3 reads its parents' outputs.
+		InputDatasets: 3, InputJobs: 4, SharedInputJobs: 2, MostReadInput: "a", MostReadJobs: 2,
 		MissingDatasets: []string{"gone"},
 	}
 	want.Trident = make([]Bin, len(TridentBins))
@@ -88,7 +90,8 @@ func TestSmall(t *testing.T) {
 	for _, frag := range []string{"jobs: 5 (10 stages, 20 tasks)", "job DAG: depth 3, width 3, 2 jobs with parents",
 		"stage DAG: depth 3, width 2; by depth 1: 3 jobs, 2: 1 jobs, 3: 1 jobs", "input 750 B", "shuffle 277 B",
 		"dependent 324 B", "output 924 B", "missing datasets (counted as empty): gone",
-		"job DAGs (workloads): 2, mean depth 2.00; arrivals 0 s to 4 s"} {
+		"job DAGs (workloads): 2, mean depth 2.00; arrivals 0 s to 4 s",
+		"inputs: 3 distinct datasets read by 4 jobs; 2 jobs read an input that another job also reads; the most-read input, a, is read by 2 jobs"} {
 		if !strings.Contains(out, frag) {
 			t.Errorf("Format lacks %q:\n%s", frag, out)
 		}
@@ -146,6 +149,9 @@ func TestSwimFB2009(t *testing.T) {
 	if d := s.ShuffleBytes - 22216712306762; d < 0 || d > int64(s.Tasks) {
 		t.Errorf("shuffle %d", s.ShuffleBytes)
 	}
+	if s.InputDatasets != 5894 || s.InputJobs != 5894 || s.SharedInputJobs != 0 || s.MostReadJobs != 1 {
+		t.Errorf("inputs %d, jobs %d, shared %d, most read by %d", s.InputDatasets, s.InputJobs, s.SharedInputJobs, s.MostReadJobs)
+	}
 	if s.JobDAGDepth != 1 || s.JobDAGWidth != 5894 || s.StageDepth != 2 || !reflect.DeepEqual(s.JobsByStageDepth, map[int]int{1: 4448, 2: 1446}) {
 		t.Errorf("DAG %+v", s)
 	}
@@ -155,6 +161,33 @@ func TestSwimFB2009(t *testing.T) {
 	}
 	if n != 5894 || s.JobInput.Max <= s.JobInput.P99 || s.JobInput.Min != 0 {
 		t.Errorf("Trident bins %+v, input %+v", s.Trident, s.JobInput)
+	}
+}
+
+// SWIM's trace with input paths: the jobs of one path share its dataset.
+func TestSwimWithInputPaths(t *testing.T) {
+	const trace = "../swim/testdata/FB-2010_withInputPaths_first50.tsv"
+	data, err := os.ReadFile(trace)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, ds, err := swim.Import(bytes.NewReader(data), trace, swim.DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	// See datagen/swim's TestInputPaths: 38 paths, 17 jobs in 5 shared
+	// datasets, job20's read by job20 to job25.
+	s := Describe(w, ds)
+	if s.InputDatasets != 38 || s.InputJobs != 50 || s.SharedInputJobs != 17 || s.MostReadInput != "in-job20" || s.MostReadJobs != 6 {
+		t.Errorf("inputs %d, jobs %d, shared %d, most read %s by %d", s.InputDatasets, s.InputJobs, s.SharedInputJobs, s.MostReadInput, s.MostReadJobs)
+	}
+	// A dataset of one job: no sharing.
+	w, ds, err = swim.Import(strings.NewReader("job0\t1\t1\t10\t0\t1\n"), "one", swim.DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out := Format(Describe(w, ds)); !strings.Contains(out, "inputs: 1 distinct datasets read by 1 jobs; no two jobs read the same input\n") {
+		t.Errorf("Format:\n%s", out)
 	}
 }
 

@@ -3,7 +3,8 @@
 // papers report by, the depth and width of the job and stage DAGs, the
 // number of job DAGs (a TPC-H query, an ML workload: jobs linked by
 // parents) and their mean depth, the arrival span, recurring sets and
-// queues, and the bytes moved by category.
+// queues, the bytes moved by category, and how many jobs share an input
+// dataset (the data reuse that Corral and Trident exploit).
 //
 // Sizes are estimates from the specs, the way the engine sizes tasks: a map
 // stage reading a dataset gets its blocks (an unplaced dataset is split by

@@ -4,14 +4,15 @@ import (
 	"bufio"
 	"errors"
 	"fmt"
-	"github.com/racklab/racklab/datagen/gen"
-	"github.com/racklab/racklab/internal/units"
 	"io"
 	"math"
+	"regexp"
 	"strconv"
 	"strings"
 
 	"github.com/racklab/racklab/coordinator/workload"
+	"github.com/racklab/racklab/datagen/gen"
+	"github.com/racklab/racklab/internal/units"
 )
 
 // Options shape the import. DefaultOptions gives the usual values.
@@ -32,6 +33,11 @@ type Options struct {
 	ComputeNsPerByte float64
 	// MaxJobs stops after this many jobs; 0 reads them all.
 	MaxJobs int
+	// LiteralPaths takes the input paths of a trace with paths as they are
+	// written. By default, a trace whose first input path is inputPath<N>
+	// has its paths decoded by the numbering of SWIM's WorkloadSynthesis.pl
+	// (see swimNumbering).
+	LiteralPaths bool
 }
 
 // DefaultOptions are those of `datagen swim` without flags: sizes as in
@@ -66,6 +72,24 @@ type Stats struct {
 	InputBytes   int64
 	ShuffleBytes int64
 	OutputBytes  int64
+
+	// WithPaths reports a trace of 9 fields a line, with input and output
+	// paths.
+	WithPaths bool
+	// Datasets counts the input datasets and DatasetBytes adds up their
+	// sizes. Without paths there is one a job, of its input; with paths,
+	// the jobs that read one path share one dataset, so both can be less
+	// than Jobs and InputBytes (which adds up what the trace says each job
+	// read).
+	Datasets     int
+	DatasetBytes int64
+	// SharedInputJobs counts the jobs that read a dataset which another
+	// job also reads.
+	SharedInputJobs int
+	// InputWasOutput counts the jobs whose input path is the output path
+	// of an earlier job. The import does not make them children of that
+	// job (see the package documentation); the count says what is lost.
+	InputWasOutput int
 }
 
 // Import reads a SWIM trace; name is the file name for error messages.
@@ -73,6 +97,12 @@ func Import(r io.Reader, name string, opts Options) (*workload.Workload, *worklo
 	w, ds, _, err := ImportStats(r, name, opts)
 	return w, ds, err
 }
+
+// Field counts of the two line formats.
+const (
+	plainFields    = 6 // job id, submit s, gap s, input, shuffle, output bytes
+	withPathFields = 9 // the same, input path, output path, and an empty field
+)
 
 // ImportStats is Import, also returning totals.
 func ImportStats(r io.Reader, name string, opts Options) (*workload.Workload, *workload.Datasets, Stats, error) {
@@ -82,7 +112,11 @@ func ImportStats(r io.Reader, name string, opts Options) (*workload.Workload, *w
 	}
 	w := &workload.Workload{}
 	ds := &workload.Datasets{}
-	seen := map[string]int{} // job id → line
+	seen := map[string]int{}   // job id → line
+	fields, fieldsLine := 0, 0 // the trace's field count, from its first line
+	paths := pathReader{literal: opts.LiteralPaths, outputs: map[string]bool{}}
+	datasetOf := map[string]int{} // input path key → index in ds.Datasets
+	var reads []jobRead           // per job, in w.Jobs order
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 64<<10), 1<<20)
 	lineNo := 0
@@ -99,8 +133,15 @@ func ImportStats(r io.Reader, name string, opts Options) (*workload.Workload, *w
 			return fmt.Errorf("%s:%d: %s", name, lineNo, fmt.Sprintf(format, args...))
 		}
 		f := strings.Split(line, "\t")
-		if len(f) != 6 {
-			return nil, nil, st, errf("want 6 tab-separated fields (job id, submit s, gap s, input, shuffle, output bytes), got %d", len(f))
+		switch {
+		case fields == 0 && (len(f) == plainFields || len(f) == withPathFields):
+			fields, fieldsLine = len(f), lineNo
+			st.WithPaths = fields == withPathFields
+		case fields == 0:
+			return nil, nil, st, errf("want 6 tab-separated fields (job id, submit s, gap s, input, shuffle, output bytes), "+
+				"or 9 (the same, then input path, output path and an empty field), got %d", len(f))
+		case len(f) != fields:
+			return nil, nil, st, errf("want %d tab-separated fields, as on line %d, got %d", fields, fieldsLine, len(f))
 		}
 		for i := range f {
 			f[i] = strings.TrimSpace(f[i])
@@ -143,8 +184,43 @@ func ImportStats(r io.Reader, name string, opts Options) (*workload.Workload, *w
 		}
 		in, shuffle, out := sizes[0], sizes[1], sizes[2]
 
-		dname := "in-" + id
-		ds.Datasets = append(ds.Datasets, workload.Dataset{Name: dname, Size: in, BlockSize: opts.BlockSize, Replication: opts.Replication})
+		// The job's input dataset: its own, or the one of its input path.
+		dataset := -1
+		pathKey := ""
+		if fields == withPathFields {
+			if f[8] != "" {
+				return nil, nil, st, errf("field 9: %q should be empty (SWIM ends each line with a tab after the output path)", f[8])
+			}
+			if paths.wasOutput(f[6]) {
+				st.InputWasOutput++
+			}
+			var err error
+			if pathKey, err = paths.key(f[6]); err != nil {
+				return nil, nil, st, errf("input path (field 7): %v", err)
+			}
+			paths.wrote(f[7])
+			if d, ok := datasetOf[pathKey]; ok {
+				dataset = d
+			}
+		}
+		if dataset < 0 {
+			dataset = len(ds.Datasets)
+			ds.Datasets = append(ds.Datasets, workload.Dataset{Name: "in-" + id, Size: in, BlockSize: opts.BlockSize, Replication: opts.Replication})
+			if pathKey != "" {
+				datasetOf[pathKey] = dataset
+			}
+		}
+		// A shared dataset is as large as the most that any job read
+		// from its path. A map stage reads its whole dataset, and the
+		// jobs of one path read different amounts (a table that grows
+		// through the day, a query over some of its partitions): the
+		// dataset must hold the largest read, and a job that read less
+		// reads more here, but only its map input changes (see the
+		// adjustment after the loop).
+		ds.Datasets[dataset].Size = max(ds.Datasets[dataset].Size, in)
+		reads = append(reads, jobRead{dataset: dataset, input: in, shuffle: shuffle})
+
+		dname := ds.Datasets[dataset].Name
 		m := workload.Stage{Name: "map", Kind: workload.Map, Input: dname, ComputeNsPerByte: opts.ComputeNsPerByte}
 		if in == 0 {
 			// No blocks to split: one task, whose output is given directly.
@@ -190,10 +266,132 @@ func ImportStats(r io.Reader, name string, opts Options) (*workload.Workload, *w
 	if err := sc.Err(); err != nil {
 		return nil, nil, st, fmt.Errorf("%s:%d: %w", name, lineNo+1, err)
 	}
+	shareJobs(w, ds, reads, &st)
 	if err := w.Validate(ds); err != nil {
 		return nil, nil, st, fmt.Errorf("%s: %w", name, err)
 	}
 	return w, ds, st, nil
+}
+
+// jobRead is what one job reads: its dataset (an index into the
+// datasets), and the input and shuffle bytes of the trace, scaled.
+type jobRead struct {
+	dataset        int
+	input, shuffle int64
+}
+
+// shareJobs fits the map stage of every job that reads a dataset larger
+// than its own input, and fills the dataset totals of st. Without paths,
+// every dataset is its job's input and nothing changes.
+func shareJobs(w *workload.Workload, ds *workload.Datasets, reads []jobRead, st *Stats) {
+	readers := make([]int, len(ds.Datasets))
+	for _, r := range reads {
+		readers[r.dataset]++
+	}
+	for i, r := range reads {
+		if readers[r.dataset] > 1 {
+			st.SharedInputJobs++
+		}
+		if ds.Datasets[r.dataset].Size == r.input {
+			continue
+		}
+		m := &w.Jobs[i].Stages[0]
+		// The dataset has blocks, which make the tasks.
+		m.Tasks = 0
+		// The map output stays the trace's shuffle: a selectivity would
+		// scale it up with the larger input.
+		if m.Selectivity > 0 {
+			m.Selectivity, m.OutputBytes = 0, r.shuffle
+		}
+	}
+	st.Datasets = len(ds.Datasets)
+	for _, d := range ds.Datasets {
+		// No overflow: each dataset is as large as one job's input, and
+		// no two datasets are that of the same job; InputBytes fits.
+		st.DatasetBytes += d.Size
+	}
+}
+
+// pathReader names the input paths of a trace with paths, and remembers
+// its output paths.
+type pathReader struct {
+	literal bool // take paths as written
+	decided bool // literal is settled, by the first input path
+	swim    swimNumbering
+	outputs map[string]bool // output paths of the jobs so far
+}
+
+// key identifies the path that an input path names: the path as written,
+// or its number in SWIM's numbering; "" for an empty path.
+func (p *pathReader) key(input string) (string, error) {
+	if input == "" {
+		return "", nil
+	}
+	if !p.decided {
+		p.literal = p.literal || !swimPathName.MatchString(input)
+		p.decided = true
+	}
+	if p.literal {
+		return input, nil
+	}
+	k, err := p.swim.decode(input)
+	if err != nil {
+		return "", err
+	}
+	return "#" + strconv.Itoa(k), nil
+}
+
+// wasOutput reports whether an earlier job wrote the input path.
+func (p *pathReader) wasOutput(input string) bool { return input != "" && p.outputs[input] }
+
+// wrote records a job's output path.
+func (p *pathReader) wrote(output string) {
+	if output != "" {
+		p.outputs[output] = true
+	}
+}
+
+var swimPathName = regexp.MustCompile(`^inputPath(0|[1-9][0-9]*)$`)
+
+// swimNumbering decodes the anonymised input paths that SWIM's
+// WorkloadSynthesis.pl writes. The script numbers the distinct paths of a
+// workload from 0 in the order they are first read, but the first job to
+// read path k prints "inputPath<k+1>" and every later one "inputPath<k>":
+// `$inputHash{$p} = scalar(keys(%inputHash))` stores the count before the
+// key is inserted, and the script prints the count after. So with n
+// distinct paths so far, inputPath<n+1> is a new path and inputPath<k>,
+// k < n, a repeat of path k; nothing else can occur.
+//
+// The numbers matter: in FB-2010_samples_24_times_1hr_withInputPaths_0,
+// job5 ("inputPath2", 88 MB read, shuffle 1.16 × input) repeats job2
+// ("inputPath3", 90 MB, 1.23 ×), not job1 ("inputPath2", 21 GB); job48
+// ("inputPath21", 1 byte read, 49 shuffled) repeats job28 ("inputPath22",
+// 1 byte, 29), not job27 ("inputPath21", 206 GB). Read literally, the names
+// would pair each repeat with the wrong path.
+type swimNumbering struct{ distinct int }
+
+// decode returns the path number of name.
+func (s *swimNumbering) decode(name string) (int, error) {
+	m := swimPathName.FindStringSubmatch(name)
+	var k int
+	var err error
+	if m != nil {
+		k, err = strconv.Atoi(m[1])
+	}
+	switch {
+	case m != nil && err == nil && k == s.distinct+1:
+		s.distinct++
+		return k - 1, nil
+	case m != nil && err == nil && k < s.distinct:
+		return k, nil
+	}
+	want := fmt.Sprintf("inputPath%d", s.distinct+1)
+	if s.distinct > 0 {
+		want += fmt.Sprintf(" (a new path) or inputPath0 to inputPath%d (a repeat)", s.distinct-1)
+	}
+	return 0, fmt.Errorf("%q does not follow the numbering of SWIM's WorkloadSynthesis.pl, as the trace's first input path does: "+
+		"after %d distinct paths, want %s; import with literal paths (datagen swim --literal-paths) to take the paths as written",
+		name, s.distinct, want)
 }
 
 // scale multiplies a size, rounding to a whole byte.

@@ -42,7 +42,8 @@ func TestFacebookTraces(t *testing.T) {
 			if len(w.Jobs) != tc.jobs || len(ds.Datasets) != tc.jobs || st.Jobs != tc.jobs {
 				t.Errorf("%d jobs, %d datasets, stats %d; want %d", len(w.Jobs), len(ds.Datasets), st.Jobs, tc.jobs)
 			}
-			want := Stats{Jobs: tc.jobs, MapOnly: tc.mapOnly, EmptyInput: tc.empty, InputBytes: tc.input, ShuffleBytes: tc.shuffle, OutputBytes: tc.output}
+			want := Stats{Jobs: tc.jobs, MapOnly: tc.mapOnly, EmptyInput: tc.empty, InputBytes: tc.input, ShuffleBytes: tc.shuffle, OutputBytes: tc.output,
+				Datasets: tc.jobs, DatasetBytes: tc.input}
 			if st != want {
 				t.Errorf("stats %+v, want %+v", st, want)
 			}
@@ -195,6 +196,9 @@ func FuzzImport(f *testing.F) {
 	f.Add([]byte("job2\t122.5\t21\t0\t3000000000\t5\r\n\njob3\t1\t1\t0\t0\t0\n"), 0.001)
 	f.Add([]byte("a\t1\t1\t1\t1\n"), 2.0)
 	f.Add([]byte("a\t1\t1\t9223372036854775807\t9223372036854775807\t1\n"), 1e-9)
+	f.Add([]byte("job0\t1\t1\t2267942\t0\t1937944\tinputPath1\t\t\njob1\t2\t1\t0\t5\t1\tinputPath0\toutputPath1\t\n"), 1.0)
+	f.Add([]byte("a\t1\t1\t10\t20\t1\t/t/x\t/t/y\t\nb\t2\t1\t30\t0\t1\t/t/y\t\t\nc\t3\t1\t5\t7\t1\t/t/x\t\t\n"), 0.5)
+	f.Add([]byte("a\t1\t1\t10\t20\t1\tinputPath2\t\t\n"), 1.0)
 	f.Fuzz(func(t *testing.T, data []byte, scale float64) {
 		opts := DefaultOptions()
 		opts.BlockSize = 1 << 30
@@ -209,11 +213,24 @@ func FuzzImport(f *testing.F) {
 		if err := w.Validate(ds); err != nil {
 			t.Fatal(err)
 		}
-		for i := range ds.Datasets {
-			d := &ds.Datasets[i]
-			if d.Size < 0 || (d.Size == 0) != (w.Jobs[i].Stages[0].Tasks == 1) {
-				t.Fatalf("dataset %+v, map stage %+v", d, w.Jobs[i].Stages[0])
+		size := map[string]int64{}
+		for _, d := range ds.Datasets {
+			if d.Size < 0 {
+				t.Fatalf("dataset %+v", d)
 			}
+			size[d.Name] = d.Size
+		}
+		read := map[string]bool{}
+		for _, j := range w.Jobs {
+			m := j.Stages[0]
+			// One task when there are no blocks to split, else one a block.
+			if (size[m.Input] == 0) != (m.Tasks == 1) || (m.Tasks != 0 && m.Tasks != 1) {
+				t.Fatalf("job %s: map stage %+v of a %d-byte dataset", j.ID, m, size[m.Input])
+			}
+			read[m.Input] = true
+		}
+		if len(read) != len(ds.Datasets) {
+			t.Fatalf("%d datasets, %d read", len(ds.Datasets), len(read))
 		}
 	})
 }
@@ -266,5 +283,166 @@ func TestMaxReducersCapsReduceTasks(t *testing.T) {
 	o.MaxReducers = -1
 	if _, _, err := Import(strings.NewReader(line), "t.tsv", o); err == nil {
 		t.Error("negative max reducers accepted")
+	}
+}
+
+// The first 50 lines of SWIM's FB-2010 trace with input paths (see
+// testdata/README.md). The expectations come from reading the lines with
+// SWIM's numbering (see swimNumbering): 38 distinct paths, the highest
+// number in the excerpt being a first read; the repeats are job5 of job2,
+// job18, 30, 31 and 32 of job13, job39 of job14, job21 to 25 of job20, and
+// job48 of job28 — 17 jobs in 5 shared datasets.
+const withPaths = "testdata/FB-2010_withInputPaths_first50.tsv"
+
+func TestInputPaths(t *testing.T) {
+	data, err := os.ReadFile(withPaths)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, ds, st, err := ImportStats(bytes.NewReader(data), withPaths, DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !st.WithPaths || st.Jobs != 50 || st.Datasets != 38 || len(ds.Datasets) != 38 || st.SharedInputJobs != 17 || st.InputWasOutput != 0 {
+		t.Fatalf("stats %+v", st)
+	}
+	input := map[string]string{}
+	for _, j := range w.Jobs {
+		input[j.ID] = j.Stages[0].Input
+	}
+	for dataset, jobs := range map[string][]string{
+		"in-job2":  {"job2", "job5"},
+		"in-job13": {"job13", "job18", "job30", "job31", "job32"},
+		"in-job14": {"job14", "job39"},
+		"in-job20": {"job20", "job21", "job22", "job23", "job24", "job25"},
+		"in-job28": {"job28", "job48"},
+		"in-job1":  {"job1"},
+		"in-job12": {"job12"},
+		"in-job27": {"job27"},
+	} {
+		for _, id := range jobs {
+			if input[id] != dataset {
+				t.Errorf("%s reads %s, want %s", id, input[id], dataset)
+			}
+		}
+	}
+	sizes := map[string]int64{}
+	var total int64
+	for _, d := range ds.Datasets {
+		sizes[d.Name] = d.Size
+		total += d.Size
+	}
+	// The largest read of the path: job30's, of job13's path.
+	if sizes["in-job13"] != 178052491343 || sizes["in-job2"] != 90015105 || sizes["in-job28"] != 1 || total != st.DatasetBytes {
+		t.Errorf("sizes %v, total %d, stats %d", sizes, total, st.DatasetBytes)
+	}
+	byID := map[string]workload.Job{}
+	for _, j := range w.Jobs {
+		byID[j.ID] = j
+	}
+	// job13 read less than job30: its map output is the trace's shuffle,
+	// not its selectivity times the larger dataset; job30, the largest
+	// read, keeps its selectivity as in a trace without paths.
+	if m := byID["job13"].Stages[0]; m.OutputBytes != 120538786 || m.Selectivity != 0 || m.Tasks != 0 {
+		t.Errorf("job13 map %+v", m)
+	}
+	if m := byID["job30"].Stages[0]; m.OutputBytes != 0 || m.Selectivity != 143046233.0/178052491343 {
+		t.Errorf("job30 map %+v", m)
+	}
+	// The jobs of one size keep their selectivity.
+	if m := byID["job21"].Stages[0]; m.Selectivity != 108.0/782110652 {
+		t.Errorf("job21 map %+v", m)
+	}
+
+	// Taken literally, the names pair the repeats with the wrong paths:
+	// job5 with job1's 21 GB, job18 with job12's 15 kB path, which then
+	// becomes 178 GB.
+	o := DefaultOptions()
+	o.LiteralPaths = true
+	w, ds, st, err = ImportStats(bytes.NewReader(data), withPaths, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w.Jobs[5].Stages[0].Input != "in-job1" || w.Jobs[18].Stages[0].Input != "in-job12" || st.Datasets != 38 {
+		t.Errorf("literal: job5 reads %s, job18 %s; %d datasets", w.Jobs[5].Stages[0].Input, w.Jobs[18].Stages[0].Input, st.Datasets)
+	}
+	for _, d := range ds.Datasets {
+		if d.Name == "in-job12" && d.Size != 178052491343 {
+			t.Errorf("literal: %+v", d)
+		}
+	}
+}
+
+// Paths that are not SWIM's numbered names are taken as written; an empty
+// input path gives the job a dataset of its own; a job with an empty input
+// that shares a dataset reads its blocks.
+func TestLiteralPaths(t *testing.T) {
+	trace := "a\t1\t1\t1000\t500\t10\t/warehouse/t1\t/tmp/a\t\n" +
+		"b\t2\t1\t3000\t0\t20\t/warehouse/t1\t\t\n" +
+		"c\t3\t1\t0\t700\t30\t/warehouse/t1\t/tmp/c\t\n" +
+		"d\t4\t1\t400\t0\t40\t\t\t\n" +
+		"e\t5\t1\t50\t60\t70\t/tmp/a\t\t\n" + // a's output
+		"f\t6\t1\t50\t60\t70\tinputPath1\t\t\n" // literal: the first path decided
+	o := DefaultOptions()
+	o.BlockSize = 1024
+	w, ds, st, err := ImportStats(strings.NewReader(trace), "t.tsv", o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantDS := []workload.Dataset{
+		{Name: "in-a", Size: 3000, BlockSize: 1024, Replication: 3},
+		{Name: "in-d", Size: 400, BlockSize: 1024, Replication: 3},
+		{Name: "in-e", Size: 50, BlockSize: 1024, Replication: 3},
+		{Name: "in-f", Size: 50, BlockSize: 1024, Replication: 3},
+	}
+	if !reflect.DeepEqual(ds.Datasets, wantDS) {
+		t.Errorf("datasets\n got %+v\nwant %+v", ds.Datasets, wantDS)
+	}
+	want := []workload.Stage{
+		{Name: "map", Kind: workload.Map, Input: "in-a", OutputBytes: 500, ComputeNsPerByte: 5},
+		{Name: "map", Kind: workload.Map, Input: "in-a", OutputBytes: 20, ComputeNsPerByte: 5},
+		{Name: "map", Kind: workload.Map, Input: "in-a", OutputBytes: 700, ComputeNsPerByte: 5},
+		{Name: "map", Kind: workload.Map, Input: "in-d", OutputBytes: 40, ComputeNsPerByte: 5},
+		{Name: "map", Kind: workload.Map, Input: "in-e", Selectivity: 60.0 / 50, ComputeNsPerByte: 5},
+		{Name: "map", Kind: workload.Map, Input: "in-f", Selectivity: 60.0 / 50, ComputeNsPerByte: 5},
+	}
+	for i, j := range w.Jobs {
+		if !reflect.DeepEqual(j.Stages[0], want[i]) {
+			t.Errorf("job %s map\n got %+v\nwant %+v", j.ID, j.Stages[0], want[i])
+		}
+	}
+	if st.Datasets != 4 || st.DatasetBytes != 3500 || st.InputBytes != 4500 || st.SharedInputJobs != 3 || st.InputWasOutput != 1 || st.EmptyInput != 1 {
+		t.Errorf("stats %+v", st)
+	}
+}
+
+func TestMalformedWithPaths(t *testing.T) {
+	ok := "job0\t1\t1\t10\t0\t1\tinputPath1\t\t\n"
+	for _, tc := range []struct{ name, src, want string }{
+		{"eight", "job0\t1\t1\t1\t1\t1\tinputPath1\t\n", "t.tsv:1: want 6 tab-separated fields"},
+		{"ten", "job0\t1\t1\t1\t1\t1\tinputPath1\t\t\t\n", "t.tsv:1: want 6 tab-separated fields"},
+		{"mixed", ok + "job1\t1\t1\t1\t1\t1\n", "t.tsv:2: want 9 tab-separated fields, as on line 1, got 6"},
+		{"mixed 6 then 9", "job1\t1\t1\t1\t1\t1\n\n" + ok, "t.tsv:3: want 6 tab-separated fields, as on line 1, got 9"},
+		{"field 9", "job0\t1\t1\t10\t0\t1\tinputPath1\t\tx\n", `t.tsv:1: field 9: "x" should be empty`},
+		{"input still checked", "job0\t1\t1\tten\t0\t1\tinputPath1\t\t\n", `t.tsv:1: map input bytes (field 4): "ten"`},
+		{"first not 1", "job0\t1\t1\t10\t0\t1\tinputPath2\t\t\n", `t.tsv:1: input path (field 7): "inputPath2" does not follow the numbering`},
+		{"skipped", ok + "job1\t1\t1\t10\t0\t1\tinputPath3\t\t\n", "t.tsv:2: input path (field 7): \"inputPath3\" does not follow the numbering of SWIM's WorkloadSynthesis.pl, as the trace's first input path does: after 1 distinct paths, want inputPath2 (a new path) or inputPath0 to inputPath0 (a repeat)"},
+		{"not yet", ok + "job1\t1\t1\t10\t0\t1\tinputPath1\t\t\n", `t.tsv:2: input path (field 7): "inputPath1" does not follow`},
+		{"other name", ok + "job1\t1\t1\t10\t0\t1\t/data/x\t\t\n", `t.tsv:2: input path (field 7): "/data/x" does not follow`},
+		{"leading zero", ok + "job1\t1\t1\t10\t0\t1\tinputPath02\t\t\n", `t.tsv:2: input path (field 7): "inputPath02" does not follow`},
+		{"huge", ok + "job1\t1\t1\t10\t0\t1\tinputPath99999999999999999999\t\t\n", `t.tsv:2: input path (field 7): "inputPath99999999999999999999" does not follow`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, _, err := Import(strings.NewReader(tc.src), "t.tsv", DefaultOptions())
+			if err == nil || !strings.HasPrefix(err.Error(), tc.want) {
+				t.Errorf("error %v, want prefix %q", err, tc.want)
+			}
+		})
+	}
+	// Literal paths take any name.
+	o := DefaultOptions()
+	o.LiteralPaths = true
+	if _, _, err := Import(strings.NewReader("job0\t1\t1\t10\t0\t1\tinputPath2\t\t\n"), "t.tsv", o); err != nil {
+		t.Error(err)
 	}
 }
