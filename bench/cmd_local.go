@@ -7,7 +7,6 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
-	"strings"
 	"syscall"
 	"time"
 
@@ -15,6 +14,7 @@ import (
 	"github.com/racklab/racklab/bench/metrics"
 	"github.com/racklab/racklab/coordinator/cluster"
 	"github.com/racklab/racklab/coordinator/live"
+	"github.com/racklab/racklab/coordinator/policy"
 	"github.com/racklab/racklab/coordinator/wire"
 	"github.com/racklab/racklab/coordinator/workload"
 	"github.com/racklab/racklab/shaping"
@@ -121,6 +121,10 @@ func runLocal(cmd *cobra.Command, f *localFlags) error {
 	if err != nil {
 		return err
 	}
+	policies, err := parsePolicies(f.policies)
+	if err != nil {
+		return err
+	}
 	var ds *workload.Datasets
 	if f.datasets != "" {
 		if ds, err = workload.LoadDatasets(f.datasets, topo); err != nil {
@@ -137,7 +141,11 @@ func runLocal(cmd *cobra.Command, f *localFlags) error {
 	}
 	var rows []metrics.Summary
 	var results []*live.Result
-	for _, p := range strings.Split(f.policies, ",") {
+	for _, p := range policies {
+		impl, err := policy.Build(p)
+		if err != nil {
+			return err
+		}
 		w, err := workload.LoadWorkloadFor(f.workload, ds)
 		if err != nil {
 			return err
@@ -149,11 +157,11 @@ func runLocal(cmd *cobra.Command, f *localFlags) error {
 		dir := filepath.Join(f.out, fmt.Sprintf("%s-seed%d", p, f.seed))
 		fmt.Fprintf(cmd.ErrOrStderr(), "local: %s on %d racks × %d hosts (%s)…\n", p, len(topo.Racks), len(topo.Hosts)/len(topo.Racks), mode)
 		t0 := time.Now()
-		sink, err := metrics.NewRunSink(dir, w, p, f.seed)
+		sink, err := metrics.NewRunSink(dir, w, p.String(), f.seed)
 		if err != nil {
 			return err
 		}
-		res, err := local.Run(ctx, opt, live.Config{Workload: w, Datasets: ds, Policy: p, Seed: f.seed, OutDir: dir,
+		res, err := local.Run(ctx, opt, live.Config{Workload: w, Datasets: ds, Policy: p.String(), PolicyImpl: impl, Seed: f.seed, OutDir: dir,
 			MaxRunTime: f.maxRunTime, Logf: logf, Sink: sink})
 		if err != nil {
 			return fmt.Errorf("%s: %w", p, err)

@@ -17,6 +17,7 @@ import (
 	"github.com/racklab/racklab/bench/metrics"
 	"github.com/racklab/racklab/bench/sim"
 	"github.com/racklab/racklab/coordinator/cluster"
+	"github.com/racklab/racklab/coordinator/policy"
 	"github.com/racklab/racklab/coordinator/workload"
 	"github.com/racklab/racklab/datagen/swim"
 	"github.com/racklab/racklab/internal/units"
@@ -165,12 +166,28 @@ func parseSeeds(s string) ([]uint64, error) {
 	return out, nil
 }
 
+// parsePolicies reads a --policies flag: comma-separated policy names,
+// each run with its defaults.
+func parsePolicies(flag string) ([]policy.Spec, error) {
+	var specs []policy.Spec
+	for _, name := range strings.Split(flag, ",") {
+		specs = append(specs, policy.Spec{Name: strings.TrimSpace(name)})
+	}
+	if err := policy.CheckSet(specs); err != nil {
+		return nil, fmt.Errorf("--policies: %w", err)
+	}
+	return specs, nil
+}
+
 func runSim(cmd *cobra.Command, f *simFlags) error {
 	seeds, err := parseSeeds(f.seeds)
 	if err != nil {
 		return err
 	}
-	policies := strings.Split(f.policies, ",")
+	policies, err := parsePolicies(f.policies)
+	if err != nil {
+		return err
+	}
 	if f.cpuProfile != "" {
 		pf, err := os.Create(f.cpuProfile)
 		if err != nil {
@@ -193,13 +210,13 @@ func runSim(cmd *cobra.Command, f *simFlags) error {
 		return err
 	}
 	type job struct {
-		policy string
+		policy policy.Spec
 		seed   uint64
 	}
 	var jobs []job
 	for _, seed := range seeds {
-		for _, name := range policies {
-			jobs = append(jobs, job{strings.TrimSpace(name), seed})
+		for _, spec := range policies {
+			jobs = append(jobs, job{spec, seed})
 		}
 	}
 	par := max(1, min(f.parallel, len(jobs)))
@@ -231,7 +248,7 @@ func runSim(cmd *cobra.Command, f *simFlags) error {
 			}
 			sum, tm, err := sim.RunOne(sim.Spec{
 				Topology: topo, Workload: w, Datasets: ds, Policy: jb.policy, Seed: jb.seed,
-				SlowStart: f.slowStart, Dir: sim.RunDir(f.out, jb.policy, jb.seed), Options: opt,
+				SlowStart: f.slowStart, Dir: sim.RunDir(f.out, jb.policy.String(), jb.seed), Options: opt,
 			})
 			mu.Lock()
 			defer mu.Unlock()

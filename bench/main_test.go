@@ -77,6 +77,7 @@ func TestSimComparesPoliciesReproducibly(t *testing.T) {
 func TestSimRejectsBadInput(t *testing.T) {
 	cases := map[string][]string{
 		"unknown policy": {"sim", "--swim", fb2009, "--policies", "nope", "--max-jobs", "2", "--out", t.TempDir(), "--quiet"},
+		"policy twice":   {"sim", "--swim", fb2009, "--policies", "fair, fair", "--max-jobs", "2", "--out", t.TempDir(), "--quiet"},
 		"not a seed":     {"sim", "--swim", fb2009, "--seeds", "x", "--out", t.TempDir()},
 		"no workload":    {"sim", "--out", t.TempDir()},
 		"bad block size": {"sim", "--swim", fb2009, "--block-size", "12 parsecs", "--out", t.TempDir()},

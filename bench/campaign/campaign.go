@@ -90,8 +90,10 @@ type Limits struct {
 
 // RunSet is one mode's part of the matrix.
 type RunSet struct {
-	Mode        string
-	Policies    []string
+	Mode string
+	// Policies are the run set's policies, each with its args and the
+	// label its results go by; no two share a label.
+	Policies    []policy.Spec
 	Repetitions int
 	// Network is the emulated cluster's mode (local): switched or flat.
 	Network string
@@ -264,7 +266,7 @@ func parseRunSet(d *yamlfile.Decoder, n *yaml.Node, i int) RunSet {
 	m := d.Map(n, where)
 	m.Known("mode", "policies", "repetitions", "network", "nats", "credentials", "listen", "member_addr")
 	m.Require("mode", "policies")
-	rs := RunSet{Mode: m.Str("mode"), Policies: m.Strs("policies"), Repetitions: 1, Network: "switched",
+	rs := RunSet{Mode: m.Str("mode"), Repetitions: 1, Network: "switched",
 		NATS: m.Str("nats"), Credentials: m.Str("credentials"), Listen: m.Str("listen"), MemberAddr: m.Str("member_addr")}
 	if m.Has("repetitions") {
 		rs.Repetitions = int(m.Int("repetitions"))
@@ -288,25 +290,7 @@ func parseRunSet(d *yamlfile.Decoder, n *yaml.Node, i int) RunSet {
 	if rs.Network != "switched" && rs.Network != "flat" {
 		m.Fail("network", "unknown network %q: switched or flat", rs.Network)
 	}
-	known := map[string]bool{}
-	for _, p := range policy.Names() {
-		known[p] = true
-	}
-	listed := map[string]bool{}
-	for _, p := range rs.Policies {
-		if !known[p] {
-			m.Fail("policies", "unknown policy %q: known are %v", p, policy.Names())
-			break
-		}
-		if listed[p] {
-			m.Fail("policies", "policy %s is listed twice: use repetitions for more runs", p)
-			break
-		}
-		listed[p] = true
-	}
-	if len(rs.Policies) == 0 {
-		m.Fail("policies", "policies lists none")
-	}
+	rs.Policies = parsePolicies(d, m, i)
 	return rs
 }
 

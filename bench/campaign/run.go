@@ -20,6 +20,7 @@ import (
 	"github.com/racklab/racklab/bench/sim"
 	"github.com/racklab/racklab/coordinator/cluster"
 	"github.com/racklab/racklab/coordinator/live"
+	"github.com/racklab/racklab/coordinator/policy"
 	"github.com/racklab/racklab/coordinator/wire"
 	"github.com/racklab/racklab/coordinator/workload"
 	"github.com/racklab/racklab/datagen/swim"
@@ -50,12 +51,13 @@ type Options struct {
 type Run struct {
 	Mode   string
 	Set    RunSet
-	Policy string
+	Policy policy.Spec
 	Seed   uint64
-	Dir    string
+	// Dir is <out>/<mode>/<label>-seed<N>.
+	Dir string
 }
 
-// ID names the run.
+// ID names the run by its policy's label.
 func (r Run) ID() string { return fmt.Sprintf("%s/%s-seed%d", r.Mode, r.Policy, r.Seed) }
 
 const doneFile = "done.json"
@@ -67,7 +69,7 @@ func (c *Campaign) Matrix(out string) []Run {
 	for _, rs := range c.Runs {
 		for _, seed := range c.Seeds(rs) {
 			for _, p := range rs.Policies {
-				runs = append(runs, Run{Mode: rs.Mode, Set: rs, Policy: p, Seed: seed, Dir: sim.RunDir(filepath.Join(out, rs.Mode), p, seed)})
+				runs = append(runs, Run{Mode: rs.Mode, Set: rs, Policy: p, Seed: seed, Dir: sim.RunDir(filepath.Join(out, rs.Mode), p.String(), seed)})
 			}
 		}
 	}
@@ -325,12 +327,19 @@ func (ex *executor) sim(ctx context.Context, r Run, jobsDone func(int)) (metrics
 }
 
 func (ex *executor) live(ctx context.Context, r Run, jobsDone func(int)) (metrics.Summary, error) {
-	done := 0
-	sink, err := metrics.NewRunSink(r.Dir, ex.in.w, r.Policy, r.Seed)
+	// the live driver takes the policy built, and names its records by
+	// Policy, the label
+	p, err := policy.Build(r.Policy)
 	if err != nil {
 		return metrics.Summary{}, err
 	}
-	cfg := live.Config{Sink: sink, Background: ex.c.Background, Topology: ex.in.topo, Workload: ex.in.w, Datasets: ex.in.ds, Policy: r.Policy, Seed: r.Seed,
+	done := 0
+	sink, err := metrics.NewRunSink(r.Dir, ex.in.w, r.Policy.String(), r.Seed)
+	if err != nil {
+		return metrics.Summary{}, err
+	}
+	cfg := live.Config{Sink: sink, Background: ex.c.Background, Topology: ex.in.topo, Workload: ex.in.w, Datasets: ex.in.ds,
+		Policy: r.Policy.String(), PolicyImpl: p, Seed: r.Seed,
 		SlowStart: ex.c.SlowStart, OutDir: r.Dir, MaxRunTime: ex.c.Limits.MaxRunTime, Logf: func(string, ...any) {}, // events.jsonl has them
 		OnEvent: func(ev live.Event) {
 			if strings.HasPrefix(ev.Kind, "job-") {

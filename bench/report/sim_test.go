@@ -12,6 +12,7 @@ import (
 	"github.com/racklab/racklab/bench/metrics"
 	"github.com/racklab/racklab/bench/sim"
 	"github.com/racklab/racklab/coordinator/cluster"
+	"github.com/racklab/racklab/coordinator/policy"
 	"github.com/racklab/racklab/datagen/swim"
 )
 
@@ -43,7 +44,7 @@ func simCampaign(t *testing.T, dir string) {
 	var rows []metrics.Summary
 	for _, seed := range []uint64{1, 2} {
 		for _, pol := range []string{"fifo", "fair"} {
-			s, _, err := sim.RunOne(sim.Spec{Topology: topo, Workload: w, Datasets: ds, Policy: pol, Seed: seed,
+			s, _, err := sim.RunOne(sim.Spec{Topology: topo, Workload: w, Datasets: ds, Policy: policy.Spec{Name: pol}, Seed: seed,
 				SlowStart: 0.05, Dir: sim.RunDir(out, pol, seed)})
 			if err != nil {
 				t.Fatal(err)

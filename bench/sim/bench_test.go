@@ -34,7 +34,7 @@ func BenchmarkFB2009(b *testing.B) {
 			var events int64
 			var ms runtime.MemStats
 			for i := 0; i < b.N; i++ {
-				_, tm, err := RunOne(Spec{Topology: topo, Workload: w, Datasets: ds, Policy: name, Seed: 1, Dir: b.TempDir()})
+				_, tm, err := RunOne(Spec{Topology: topo, Workload: w, Datasets: ds, Policy: policy.Spec{Name: name}, Seed: 1, Dir: b.TempDir()})
 				if err != nil {
 					b.Fatal(err)
 				}

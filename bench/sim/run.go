@@ -17,10 +17,11 @@ import (
 // Spec is one simulated run: a policy on a workload and topology, with a
 // seed, writing its records under Dir.
 type Spec struct {
-	Topology  *cluster.Topology
-	Workload  *workload.Workload
-	Datasets  *workload.Datasets
-	Policy    string
+	Topology *cluster.Topology
+	Workload *workload.Workload
+	Datasets *workload.Datasets
+	// Policy is built afresh for the run; its label names the records.
+	Policy    policy.Spec
 	Seed      uint64
 	SlowStart float64
 	Dir       string
@@ -30,7 +31,7 @@ type Spec struct {
 // Timing is what a run cost the machine. It varies from run to run, so it
 // is kept apart from the deterministic records.
 type Timing struct {
-	Policy         string
+	Policy         string // the label
 	Seed           uint64
 	WallS          float64
 	SimS           float64
@@ -42,14 +43,15 @@ type Timing struct {
 	DecisionP99Us  float64
 }
 
-// RunDir is where a run's records go inside a result directory.
-func RunDir(dir, policy string, seed uint64) string {
-	return filepath.Join(dir, fmt.Sprintf("%s-seed%d", policy, seed))
+// RunDir is where a run's records go inside a result directory: label
+// is the policy's label (see policy.Spec.String).
+func RunDir(dir, label string, seed uint64) string {
+	return filepath.Join(dir, fmt.Sprintf("%s-seed%d", label, seed))
 }
 
 // RunOne simulates one run and writes its records.
 func RunOne(spec Spec) (metrics.Summary, Timing, error) {
-	p, err := policy.New(spec.Policy)
+	p, err := policy.Build(spec.Policy)
 	if err != nil {
 		return metrics.Summary{}, Timing{}, err
 	}
@@ -86,8 +88,8 @@ func RunOne(spec Spec) (metrics.Summary, Timing, error) {
 		return metrics.Summary{}, Timing{}, fmt.Errorf("%s seed %d: the run stalled: %s", spec.Policy, spec.Seed, res.StallReason)
 	}
 	wall := time.Since(start).Seconds()
-	sum := rec.Finish(spec.Policy, spec.Seed, &eng.Stats, res.UplinkBytes, res.DownlinkBytes)
-	t := Timing{Policy: spec.Policy, Seed: spec.Seed, WallS: wall, SimS: res.SimTime, Events: res.Events, Decisions: eng.Stats.Decisions}
+	sum := rec.Finish(spec.Policy.String(), spec.Seed, &eng.Stats, res.UplinkBytes, res.DownlinkBytes)
+	t := Timing{Policy: spec.Policy.String(), Seed: spec.Seed, WallS: wall, SimS: res.SimTime, Events: res.Events, Decisions: eng.Stats.Decisions}
 	if wall > 0 {
 		t.EventsPerS = float64(res.Events) / wall
 	}

@@ -228,7 +228,7 @@ func TestRunOneWritesIdenticalFiles(t *testing.T) {
 	topo, w, ds := randomCase(3)
 	dir := t.TempDir()
 	for _, run := range []string{"a", "b"} {
-		if _, _, err := RunOne(Spec{Topology: topo, Workload: w, Datasets: ds, Policy: "fair", Seed: 9, Dir: filepath.Join(dir, run)}); err != nil {
+		if _, _, err := RunOne(Spec{Topology: topo, Workload: w, Datasets: ds, Policy: policy.Spec{Name: "fair"}, Seed: 9, Dir: filepath.Join(dir, run)}); err != nil {
 			t.Fatal(err)
 		}
 	}

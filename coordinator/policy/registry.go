@@ -11,27 +11,53 @@ import (
 	"github.com/racklab/racklab/coordinator/policy/fifo"
 )
 
-var builders = map[string]func() engine.Policy{
-	"fifo":     func() engine.Policy { return fifo.New() },
-	"fair":     func() engine.Policy { return fair.New(fair.DefaultConfig()) },
-	"capacity": func() engine.Policy { return capacity.New(capacity.Config{}) },
+// factories holds one declaration per policy: a new policy package adds
+// its line here (name, Config with its defaults, constructor).
+var factories = index(
+	Define("fifo", struct{}{}, func(struct{}) *fifo.Policy { return fifo.New() }),
+	Define("fair", fair.DefaultConfig(), fair.New),
+	Define("capacity", capacity.DefaultConfig(), capacity.New),
+)
+
+func index(fs ...Factory) map[string]Factory {
+	m := make(map[string]Factory, len(fs))
+	for _, f := range fs {
+		m[f.name] = f
+	}
+	return m
 }
 
-// Names lists the policies New knows, sorted.
+// Names lists the known policies, sorted.
 func Names() []string {
 	var n []string
-	for k := range builders {
+	for k := range factories {
 		n = append(n, k)
 	}
 	sort.Strings(n)
 	return n
 }
 
+// Lookup returns the factory of a policy, which describes its args.
+func Lookup(name string) (Factory, error) {
+	f, ok := factories[name]
+	if !ok {
+		return Factory{}, fmt.Errorf("unknown policy %q (known: %s)", name, strings.Join(Names(), ", "))
+	}
+	return f, nil
+}
+
+// Build builds the policy a spec names, with its args decoded over the
+// policy's defaults. Every call returns a fresh policy: policies keep
+// per-run state.
+func Build(spec Spec) (engine.Policy, error) {
+	f, err := Lookup(spec.Name)
+	if err != nil {
+		return nil, err
+	}
+	return f.Build(spec.Args)
+}
+
 // New builds a policy by name with its default configuration.
 func New(name string) (engine.Policy, error) {
-	b, ok := builders[name]
-	if !ok {
-		return nil, fmt.Errorf("unknown policy %q (known: %s)", name, strings.Join(Names(), ", "))
-	}
-	return b(), nil
+	return Build(Spec{Name: name})
 }

@@ -273,6 +273,17 @@ func (m *Map) find(key string) *field {
 	return nil
 }
 
+// Keys lists the mapping's field names in file order (merged fields
+// after the mapping's own), for mappings whose keys are data, such as a
+// policy's args.
+func (m *Map) Keys() []string {
+	keys := make([]string, len(m.fields))
+	for i, f := range m.fields {
+		keys[i] = f.key
+	}
+	return keys
+}
+
 // Known reports the first field not among keys as unknown.
 func (m *Map) Known(keys ...string) {
 	if m.d.err != nil {

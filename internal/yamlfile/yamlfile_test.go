@@ -164,3 +164,15 @@ func TestMerge(t *testing.T) {
 		t.Errorf("merge: a=%d c=%d err=%v", a, c, d.Err())
 	}
 }
+
+func TestKeysInFileOrderWithMergedLast(t *testing.T) {
+	src := "base: &b {z: 1, a: 9}\nx: {<<: *b, m: 2, a: 3}\n"
+	d, top, err := Parse("f.yaml", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := d.Map(d.Map(top, "").Node("x"), "x")
+	if got := strings.Join(m.Keys(), ","); got != "m,a,z" {
+		t.Errorf("keys %s, want m,a,z", got)
+	}
+}

@@ -1,6 +1,7 @@
 package capacity
 
 import (
+	"fmt"
 	"math"
 	"sort"
 
@@ -8,11 +9,23 @@ import (
 	"github.com/racklab/racklab/coordinator/engine"
 )
 
-// Config holds the Capacity Scheduler's knobs.
+// Config holds the Capacity Scheduler's knobs; the yaml tags name them
+// as a campaign's policy args.
 type Config struct {
 	// NodeLocalityDelay is yarn.scheduler.capacity.node-locality-delay;
 	// 0 means hosts per rack, as the Corral spec sets it.
-	NodeLocalityDelay int
+	NodeLocalityDelay int `yaml:"node_locality_delay"`
+}
+
+// DefaultConfig is the Corral spec's configuration.
+func DefaultConfig() Config { return Config{} }
+
+// Validate rejects a negative delay, which YARN does not define.
+func (c Config) Validate() error {
+	if c.NodeLocalityDelay < 0 {
+		return fmt.Errorf("node_locality_delay is %d: want 0 (hosts per rack) or more", c.NodeLocalityDelay)
+	}
+	return nil
 }
 
 // Policy is the Capacity Scheduler.
@@ -25,6 +38,9 @@ type Policy struct {
 
 // New returns a Capacity Scheduler.
 func New(cfg Config) *Policy { return &Policy{cfg: cfg} }
+
+// Config is the configuration the policy runs with.
+func (p *Policy) Config() Config { return p.cfg }
 
 // Name implements engine.Policy.
 func (*Policy) Name() string { return "capacity" }

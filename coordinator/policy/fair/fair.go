@@ -7,14 +7,15 @@ import (
 	"github.com/racklab/racklab/coordinator/engine"
 )
 
-// Config holds the Fair Scheduler's knobs.
+// Config holds the Fair Scheduler's knobs; the yaml tags name them as
+// a campaign's policy args.
 type Config struct {
 	// NodeThreshold and RackThreshold are YARN's
 	// locality.threshold.node/.rack: fractions of the cluster's node count
 	// of skipped opportunities before relaxing locality. Negative disables
 	// delay scheduling (YARN's default); the spec's default is 1.
-	NodeThreshold float64
-	RackThreshold float64
+	NodeThreshold float64 `yaml:"node_threshold"`
+	RackThreshold float64 `yaml:"rack_threshold"`
 }
 
 // DefaultConfig is the spec's configuration: both thresholds 1.0.
@@ -29,6 +30,9 @@ type Policy struct {
 
 // New returns a Fair Scheduler.
 func New(cfg Config) *Policy { return &Policy{cfg: cfg} }
+
+// Config is the configuration the policy runs with.
+func (p *Policy) Config() Config { return p.cfg }
 
 // Name implements engine.Policy.
 func (*Policy) Name() string { return "fair" }
