@@ -1,0 +1,22 @@
+package capacity
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/racklab/racklab/coordinator/engine"
+)
+
+// Inspect prints each job's missed scheduling opportunities since its
+// last node- or rack-local launch, for scenario tests.
+func (p *Policy) Inspect(jobs []*engine.Job) string {
+	var b strings.Builder
+	for _, j := range jobs {
+		missed := 0
+		if int(j.ID) < len(p.missed) {
+			missed = p.missed[j.ID]
+		}
+		fmt.Fprintf(&b, "%s missed=%d\n", j.Spec.ID, missed)
+	}
+	return b.String()
+}

@@ -1,0 +1,71 @@
+package policytest
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/cockroachdb/datadriven"
+	"github.com/racklab/racklab/coordinator/cluster"
+	"github.com/racklab/racklab/coordinator/engine"
+)
+
+// greedy is a toy policy for testing the harness: it fills every offered
+// slot with the first runnable task it finds, reduces first, wherever the
+// input is. It counts its offers for `inspect`.
+type greedy struct{ offers int }
+
+func (*greedy) Name() string { return "greedy" }
+
+func (g *greedy) OfferHost(ctx *engine.Context, h cluster.HostID) {
+	g.offers++
+	for ctx.FreeSlots(h) > 0 {
+		launched := false
+		for _, j := range ctx.Running() {
+			t, ok := ctx.NextPendingShuffle(j.ID)
+			if !ok {
+				t, _, ok = ctx.PickMap(j.ID, h, engine.Remote)
+			}
+			if ok {
+				if _, err := ctx.Launch(t, h, engine.LaunchOptions{}); err == nil {
+					launched = true
+					break
+				}
+			}
+		}
+		if !launched {
+			return
+		}
+	}
+}
+
+func (g *greedy) Inspect([]*engine.Job) string { return fmt.Sprintf("offers=%d\n", g.offers) }
+
+func greedyFactory(name string, args map[string]string) (engine.Policy, error) {
+	if name != "greedy" {
+		return nil, fmt.Errorf("unknown policy %q", name)
+	}
+	for k := range args {
+		return nil, fmt.Errorf("unknown argument %q", k)
+	}
+	return &greedy{}, nil
+}
+
+func TestScenarios(t *testing.T) {
+	RunScenarios(t, "testdata/scenarios", greedyFactory)
+}
+
+// TestScriptErrors runs scripts that are wrong: each error, which
+// RunScenarios reports with the command's file:line, is printed here as
+// the command's output instead, so that the messages are checked too.
+func TestScriptErrors(t *testing.T) {
+	datadriven.Walk(t, "testdata/errors", func(t *testing.T, path string) {
+		s := &scenario{factory: greedyFactory}
+		datadriven.RunTest(t, path, func(t *testing.T, d *datadriven.TestData) string {
+			out, err := s.exec(d)
+			if err != nil {
+				return "error: " + err.Error()
+			}
+			return out
+		})
+	})
+}
