@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/racklab/racklab/bench/report"
+	"github.com/racklab/racklab/bench/reproduce"
 	"github.com/spf13/cobra"
 )
 
@@ -18,11 +19,16 @@ report.html (one self-contained page), report.md and every figure as SVG and
 PNG: per metric, each policy against a baseline with the mean and a 95%
 confidence interval over repetitions; JCT CDF, makespan and throughput,
 cross-rack bytes by category, locality by tier, rack-link utilisation over
-time, and link-load skew.`,
+time, and link-load skew. When the campaign has a headline table (a
+headlines section, see 'bench reproduce'), the report checks it too.`,
 		Example: `  bin/bench report results/demo
   bin/bench report results/fb2009 --baseline fifo --out /tmp/fb2009-report`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			var err error
+			if opt.Headlines, err = reproduce.ForResultDir(args[0]); err != nil {
+				return fmt.Errorf("headlines: %w", err)
+			}
 			r, err := report.Generate(args[0], opt)
 			if err != nil {
 				return err
@@ -40,7 +46,11 @@ time, and link-load skew.`,
 // afterCampaign writes the report of a finished campaign and says where
 // it is.
 func afterCampaign(cmd *cobra.Command, dir string) error {
-	r, err := report.Generate(dir, report.Options{})
+	headlines, err := reproduce.ForResultDir(dir)
+	if err != nil {
+		return fmt.Errorf("headlines: %w", err)
+	}
+	r, err := report.Generate(dir, report.Options{Headlines: headlines})
 	if err != nil {
 		return fmt.Errorf("report: %w", err)
 	}

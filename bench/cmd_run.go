@@ -13,6 +13,7 @@ import (
 
 	"github.com/racklab/racklab/bench/campaign"
 	"github.com/racklab/racklab/bench/metrics"
+	"github.com/racklab/racklab/bench/reproduce"
 	"github.com/spf13/cobra"
 )
 
@@ -34,6 +35,10 @@ are kept, an interrupted one is redone. Ctrl-C stops cleanly.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			camp, err := campaign.Load(args[0])
 			if err != nil {
+				return err
+			}
+			// a bad headline table fails now, not in the report at the end
+			if _, err := reproduce.Parse(camp); err != nil {
 				return err
 			}
 			for _, rs := range camp.Runs {

@@ -31,7 +31,7 @@ func rootCmd() *cobra.Command {
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.AddCommand(simCmd(), localCmd(), runCmd(), reportCmd())
+	root.AddCommand(simCmd(), localCmd(), runCmd(), reportCmd(), reproduceCmd())
 	w := agent.Command()
 	w.Hidden = true // how the emulator starts its workers
 	root.AddCommand(w)

@@ -36,6 +36,9 @@ type Campaign struct {
 	Limits     Limits
 	SlowStart  float64
 	Runs       []RunSet
+	// Headlines is the raw headlines section (a paper's headline table),
+	// nil when absent; bench/reproduce parses it.
+	Headlines *yaml.Node
 	// Source is the file's text, kept for the result directory.
 	Source []byte
 	Path   string
@@ -152,7 +155,7 @@ func Parse(name string, data []byte) (*Campaign, error) {
 	}
 	c := &Campaign{Source: data, Seed: 1}
 	m := d.Map(top, "campaign")
-	m.Known("name", "topology", "cluster", "workload", "seed", "background", "limits", "slowstart", "runs")
+	m.Known("name", "topology", "cluster", "workload", "seed", "background", "limits", "slowstart", "runs", "headlines")
 	m.Require("name", "workload", "runs")
 	c.Name = m.Str("name")
 	if c.Name != "" && strings.ContainsAny(c.Name, "/\\ \t") {
@@ -182,6 +185,7 @@ func Parse(name string, data []byte) (*Campaign, error) {
 	if n := m.Node("limits"); n != nil {
 		c.Limits = parseLimits(d, n)
 	}
+	c.Headlines = m.Node("headlines")
 	for i, n := range m.Seq("runs") {
 		c.Runs = append(c.Runs, parseRunSet(d, n, i))
 	}

@@ -55,10 +55,20 @@ Values are means over repetitions (runs of one policy with different seeds) with
 {{if .R.CampaignYAML}}<details><summary>campaign.yaml</summary><pre>{{e .R.CampaignYAML}}</pre></details>{{end}}
 </header>
 <nav><h2>Contents</h2><ul>
-{{range .Modes}}<li><a href="#{{.Anchor}}">{{modeTitle .M.Name}}</a></li>
+{{if .R.Headlines}}<li><a href="#headlines">Headlines</a></li>
+{{end}}{{range .Modes}}<li><a href="#{{.Anchor}}">{{modeTitle .M.Name}}</a></li>
 {{end}}</ul></nav>
 <main>
-{{range .Modes}}{{$m := .M}}{{$a := .Anchor}}
+{{if .R.Headlines}}<section id="headlines">
+<h2>Headlines</h2>
+{{range .R.Headlines}}<h3>{{e .Title}}</h3>
+{{range .Notes}}<p class="note">{{e .}}</p>
+{{end}}<table class="headlines"><tr>{{range .Columns}}<th>{{e .}}</th>{{end}}</tr>
+{{range .Rows}}<tr>{{range .}}<td>{{e .}}</td>{{end}}</tr>
+{{end}}</table>
+<p><strong>{{e .Summary}}</strong></p>
+{{end}}</section>
+{{end}}{{range .Modes}}{{$m := .M}}{{$a := .Anchor}}
 <section id="{{.Anchor}}">
 <h2>{{modeTitle .M.Name}}</h2>
 <p>Baseline policy: <strong>{{.M.Baseline}}</strong>.</p>
@@ -201,6 +211,28 @@ func (r *Report) Markdown() []byte {
 	}
 	if r.CampaignYAML != "" {
 		w("<details><summary>campaign.yaml</summary>\n\n```yaml\n%s\n```\n\n</details>\n\n", strings.TrimRight(r.CampaignYAML, "\n"))
+	}
+	if len(r.Headlines) > 0 {
+		w("## Headlines\n\n")
+		for _, h := range r.Headlines {
+			w("### %s\n\n", h.Title)
+			for _, n := range h.Notes {
+				w("%s\n\n", n)
+			}
+			w("|")
+			for _, c := range h.Columns {
+				w(" %s |", mdCell(c))
+			}
+			w("\n|%s\n", strings.Repeat(" --- |", len(h.Columns)))
+			for _, row := range h.Rows {
+				w("|")
+				for _, c := range row {
+					w(" %s |", mdCell(c))
+				}
+				w("\n")
+			}
+			w("\n**%s**\n\n", h.Summary)
+		}
 	}
 	for _, m := range r.Modes {
 		w("## %s\n\nBaseline policy: **%s**.\n\n", modeTitle(m.Name), m.Baseline)

@@ -17,6 +17,21 @@ type Options struct {
 	OutDir string
 	// Title heads the report; default "racklab report: <DIR's name>".
 	Title string
+	// Headlines are the paper's headline tables checked against the
+	// campaign's results (bench/reproduce builds them); the report shows
+	// them in a section of their own.
+	Headlines []Headlines
+}
+
+// Headlines is a paper's headline table checked against one mode of a
+// campaign, as text cells: the report shows it as it is given.
+type Headlines struct {
+	Title   string
+	Notes   []string // paragraphs under the title
+	Columns []string
+	Rows    [][]string
+	// Summary is the closing line, "<paper>: N of M headlines reproduced".
+	Summary string
 }
 
 // Report is a generated report: where its files are, and what it computed.
@@ -33,6 +48,7 @@ type Report struct {
 	Meta []KV
 	// CampaignYAML is the text of campaign.yaml, if there is one.
 	CampaignYAML string
+	Headlines    []Headlines
 	Modes        []*Mode
 }
 
@@ -91,7 +107,7 @@ func Generate(dir string, opt Options) (*Report, error) {
 	if !isDir(abs) {
 		return nil, fmt.Errorf("%s: not a directory", dir)
 	}
-	r := &Report{Dir: dir, OutDir: opt.OutDir, Title: opt.Title}
+	r := &Report{Dir: dir, OutDir: opt.OutDir, Title: opt.Title, Headlines: opt.Headlines}
 	if r.OutDir == "" {
 		r.OutDir = filepath.Join(dir, "report")
 	}

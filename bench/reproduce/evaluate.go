@@ -1,0 +1,194 @@
+package reproduce
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/racklab/racklab/bench/campaign"
+	"github.com/racklab/racklab/bench/report"
+)
+
+// Result is a row checked against one mode's results.
+type Result struct {
+	Row Row
+	// Policy and Baseline are the metric over each one's repetitions, in
+	// summary.csv's unit; their texts are the report's ("mean ± 95% CI
+	// half-width").
+	Policy, Baseline         report.Stat
+	PolicyText, BaselineText string
+	// Measured is the effect in the row's unit, NaN when not measured.
+	Measured float64
+	Outcome  Outcome
+	// Why says why a row is not measured.
+	Why string
+}
+
+// VerdictText is the outcome, saying when only the direction was checked.
+func (r *Result) VerdictText() string {
+	switch {
+	case r.Outcome == NotMeasured && r.Why != "":
+		return "not measured: " + r.Why
+	case r.Outcome == Reproduced && math.IsNaN(r.Row.Paper):
+		return "reproduced (direction only: the source gives no number)"
+	}
+	return r.Outcome.String()
+}
+
+// MeasuredText is the measured effect, or "–" when not measured.
+func (r *Result) MeasuredText() string {
+	if math.IsNaN(r.Measured) {
+		return "–"
+	}
+	return FormatEffect(r.Row.Effect, r.Measured)
+}
+
+// Check is a paper's headline table checked against one mode of a
+// campaign's results.
+type Check struct {
+	Paper   string // the campaign's name
+	Mode    string
+	Table   *Table
+	Results []Result
+}
+
+// Counts are the rows reproduced and the rows checked.
+func (c *Check) Counts() (reproduced, rows int) {
+	for _, r := range c.Results {
+		if r.Outcome == Reproduced {
+			reproduced++
+		}
+	}
+	return reproduced, len(c.Results)
+}
+
+// Summary is the closing line: "<paper>: N of M headlines reproduced".
+func (c *Check) Summary() string {
+	n, m := c.Counts()
+	return fmt.Sprintf("%s: %d of %d headlines reproduced", c.Paper, n, m)
+}
+
+// Evaluate checks the table's rows that apply to mode against the
+// results of that mode in the campaign's result directory dir. Missing
+// results make rows not measured; unreadable ones are an error.
+func Evaluate(c *campaign.Campaign, t *Table, dir, mode string) (*Check, error) {
+	ch := &Check{Paper: c.Name, Mode: mode, Table: t}
+	var set *report.ResultSet
+	var missing string
+	setDir := filepath.Join(dir, mode)
+	if _, err := os.Stat(filepath.Join(setDir, "summary.csv")); errors.Is(err, fs.ErrNotExist) {
+		missing = fmt.Sprintf("no results of mode %s in %s", mode, dir)
+	} else if set, err = report.LoadResultSet(setDir); err != nil {
+		return nil, err
+	}
+	var runSet *campaign.RunSet
+	for i := range c.Runs {
+		if c.Runs[i].Mode == mode {
+			runSet = &c.Runs[i]
+		}
+	}
+	for _, row := range t.Rows {
+		if !row.AppliesTo(mode) {
+			continue
+		}
+		res := Result{Row: row, Measured: math.NaN(), Outcome: NotMeasured, PolicyText: "–", BaselineText: "–",
+			Policy: report.Summarise(nil), Baseline: report.Summarise(nil)}
+		switch {
+		case runSet == nil:
+			res.Why = fmt.Sprintf("the campaign has no %s runs", mode)
+		case missing != "":
+			res.Why = missing
+		default:
+			measure(&res, c, *runSet, set)
+		}
+		ch.Results = append(ch.Results, res)
+	}
+	return ch, nil
+}
+
+// measure fills a result from a result set, or says why it cannot.
+func measure(res *Result, c *campaign.Campaign, rs campaign.RunSet, set *report.ResultSet) {
+	row := res.Row
+	for _, p := range []string{row.Policy, row.Baseline} {
+		if !slices.Contains(rs.Policies, p) {
+			res.Why = fmt.Sprintf("mode %s runs no %s", rs.Mode, p)
+			return
+		}
+		var absent []string
+		failed := 0.0
+		for _, seed := range c.Seeds(rs) {
+			i := slices.IndexFunc(set.Runs, func(r report.Run) bool { return r.Policy == p && r.Seed == seed })
+			if i < 0 {
+				absent = append(absent, fmt.Sprintf("%s-seed%d", p, seed))
+				continue
+			}
+			failed += set.Runs[i].Values["failed_jobs"]
+		}
+		if len(absent) > 0 {
+			res.Why = "missing run " + strings.Join(absent, ", ")
+			return
+		}
+		if failed > 0 {
+			res.Why = fmt.Sprintf("failed jobs in the runs of %s: %.0f", p, failed)
+			return
+		}
+	}
+	// the report's tables hold the means, intervals and their texts
+	tables := report.Tables(set, row.Baseline)
+	var pol, base *report.Row
+	for i := range tables {
+		for j := range tables[i].Rows {
+			tr := &tables[i].Rows[j]
+			if tr.Metric.Key != row.Metric {
+				continue
+			}
+			switch tr.Policy {
+			case row.Policy:
+				pol = tr
+			case row.Baseline:
+				base = tr
+			}
+		}
+	}
+	if pol != nil && base != nil {
+		res.Policy, res.Baseline = pol.Stat, base.Stat
+		res.PolicyText, res.BaselineText = withUnit(pol.MeanText, pol.UnitLabel), withUnit(base.MeanText, base.UnitLabel)
+	} else {
+		// a column the report shows no table of (jobs, attempts, ...)
+		res.Policy, res.Baseline = report.Summarise(set.Values(row.Policy, row.Metric)), report.Summarise(set.Values(row.Baseline, row.Metric))
+		res.PolicyText, res.BaselineText = report.FormatStat(res.Policy, 1, 3), report.FormatStat(res.Baseline, 1, 3)
+	}
+	var ok bool
+	switch row.Effect {
+	case Points:
+		res.Measured = (res.Policy.Mean - res.Baseline.Mean) * 100
+		ok = !math.IsNaN(res.Measured) && !math.IsInf(res.Measured, 0)
+	default:
+		res.Measured, ok = report.RelChange(res.Policy.Mean, res.Baseline.Mean)
+		if !ok {
+			res.Measured = math.NaN()
+		}
+	}
+	if !ok {
+		res.Why = fmt.Sprintf("the effect is undefined (%s mean %s, %s mean %s)", row.Policy, res.PolicyText, row.Baseline, res.BaselineText)
+		return
+	}
+	res.Outcome = Judge(row.Paper, row.Direction, res.Measured)
+}
+
+// withUnit puts the unit after the number: "0.99 ± 0.01 s", "12.00 s
+// (n=1, no CI)".
+func withUnit(text, unit string) string {
+	if unit == "" {
+		return text
+	}
+	if num, rest, ok := strings.Cut(text, " ("); ok {
+		return num + " " + unit + " (" + rest
+	}
+	return text + " " + unit
+}

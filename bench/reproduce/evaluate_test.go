@@ -1,0 +1,140 @@
+package reproduce
+
+import (
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/racklab/racklab/bench/metrics"
+)
+
+// writeRuns writes dir/sim/summary.csv: one run per summary.
+func writeRuns(t *testing.T, dir string, rows ...metrics.Summary) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Join(dir, "sim"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := metrics.WriteSummaries(filepath.Join(dir, "sim", "summary.csv"), rows); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func run(policy string, seed uint64, nodeLocal, jct float64) metrics.Summary {
+	return metrics.Summary{Policy: policy, Seed: seed, Jobs: 10, NodeLocalFrac: nodeLocal, JCTMeanS: jct}
+}
+
+// The campaign of campaignText (fifo and fair, seeds 1 and 2) with three
+// rows: +12pp node locality, -10% mean JCT, and a higher JCT.
+const threeRows = campaignText + `    - {metric: jct_mean_s, effect: relative, policy: fair, baseline: fifo, workload: w, figure: f, spec: s, paper: "-10%"}
+    - {metric: jct_mean_s, effect: relative, policy: fair, baseline: fifo, workload: w, figure: f, spec: s, paper: higher}
+`
+
+func evaluate(t *testing.T, dir string) *Check {
+	t.Helper()
+	tb, err := parseText(t, threeRows)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := parseCampaign(t, threeRows)
+	ch, err := Evaluate(c, tb, dir, "sim")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ch.Results) != 3 {
+		t.Fatalf("%d results", len(ch.Results))
+	}
+	return ch
+}
+
+func TestEvaluate(t *testing.T) {
+	dir := t.TempDir()
+	// fair: node-local 0.7 and 0.8 (mean 0.75), JCT 9 and 11 (mean 10);
+	// fifo: 0.6 and 0.6, JCT 20 and 20
+	writeRuns(t, dir, run("fifo", 1, 0.6, 20), run("fair", 1, 0.7, 9), run("fifo", 2, 0.6, 20), run("fair", 2, 0.8, 11))
+	ch := evaluate(t, dir)
+	want := []struct {
+		measured float64
+		outcome  Outcome
+		verdict  string
+	}{
+		{15, Reproduced, "reproduced"},
+		{-0.5, TooLarge, "not reproduced: too large"},
+		{-0.5, WrongDirection, "not reproduced: wrong direction"},
+	}
+	for i, w := range want {
+		r := ch.Results[i]
+		if math.Abs(r.Measured-w.measured) > 1e-9 || r.Outcome != w.outcome || r.VerdictText() != w.verdict {
+			t.Errorf("row %d: measured %g %v %q, want %g %v %q", i+1, r.Measured, r.Outcome, r.VerdictText(), w.measured, w.outcome, w.verdict)
+		}
+	}
+	r := ch.Results[0]
+	if r.Policy.N != 2 || math.Abs(r.Policy.Mean-0.75) > 1e-9 || !r.Policy.HasCI() || r.Baseline.Mean != 0.6 {
+		t.Errorf("row 1 stats: %+v, %+v", r.Policy, r.Baseline)
+	}
+	// the report's text: mean ± t(0.975, 1)·sd/√2 = 0.75 ± 12.7062·0.0707/1.414
+	if r.PolicyText != "0.7500 ± 0.6353" || r.MeasuredText() != "+15.0 pp" {
+		t.Errorf("row 1 texts: %q, %q", r.PolicyText, r.MeasuredText())
+	}
+	if ch.Results[1].PolicyText != "10.00 ± 12.71 s" {
+		t.Errorf("row 2 text: %q", ch.Results[1].PolicyText)
+	}
+	if got := ch.Summary(); got != "paper: 1 of 3 headlines reproduced" {
+		t.Errorf("summary %q", got)
+	}
+	var b strings.Builder
+	if err := ch.WriteText(&b); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimRight(b.String(), "\n"), "\n")
+	if lines[len(lines)-1] != "paper: 1 of 3 headlines reproduced" {
+		t.Errorf("last line %q", lines[len(lines)-1])
+	}
+	for _, s := range []string{"fair vs fifo", "+12.0 pp", "-10.0%", "higher (no number)", "not reproduced: too large", "x.md §6.1 row 1"} {
+		if !strings.Contains(b.String(), s) {
+			t.Errorf("the text lacks %q:\n%s", s, b.String())
+		}
+	}
+	h := ch.ForReport()
+	if len(h.Rows) != 3 || len(h.Rows[0]) != len(h.Columns) || h.Summary != ch.Summary() {
+		t.Errorf("report table: %+v", h)
+	}
+}
+
+func TestEvaluateNotMeasured(t *testing.T) {
+	failed := run("fair", 2, 0.8, 11)
+	failed.FailedJobs = 1
+	cases := []struct {
+		name string
+		runs []metrics.Summary
+		why  string
+	}{
+		{"missing run", []metrics.Summary{run("fifo", 1, 0.6, 20), run("fair", 1, 0.7, 9), run("fifo", 2, 0.6, 20)}, "missing run fair-seed2"},
+		{"failed jobs", []metrics.Summary{run("fifo", 1, 0.6, 20), run("fair", 1, 0.7, 9), run("fifo", 2, 0.6, 20), failed}, "failed jobs in the runs of fair: 1"},
+		{"zero baseline", []metrics.Summary{run("fifo", 1, 0, 0), run("fair", 1, 0, 9), run("fifo", 2, 0, 0), run("fair", 2, 0, 11)}, "the effect is undefined"},
+		{"no results", nil, "no results of mode sim"},
+	}
+	for _, c := range cases {
+		dir := t.TempDir()
+		if c.runs != nil {
+			writeRuns(t, dir, c.runs...)
+		}
+		ch := evaluate(t, dir)
+		for i, r := range ch.Results {
+			if c.name == "zero baseline" && i == 0 {
+				// points of fractions are defined at 0: 0 - 0 is no change
+				if r.Outcome != WrongDirection {
+					t.Errorf("%s: row 1 %v", c.name, r.Outcome)
+				}
+				continue
+			}
+			if r.Outcome != NotMeasured || !math.IsNaN(r.Measured) || !strings.Contains(r.VerdictText(), c.why) || r.MeasuredText() != "–" {
+				t.Errorf("%s: row %d: %v %q (measured %g), want not measured: %s", c.name, i+1, r.Outcome, r.VerdictText(), r.Measured, c.why)
+			}
+		}
+		if got := ch.Summary(); !strings.HasPrefix(got, "paper: 0 of 3") {
+			t.Errorf("%s: %q", c.name, got)
+		}
+	}
+}

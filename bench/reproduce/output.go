@@ -1,0 +1,111 @@
+package reproduce
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"text/tabwriter"
+
+	"github.com/racklab/racklab/bench/campaign"
+	"github.com/racklab/racklab/bench/report"
+)
+
+// Explanation says how effects and verdicts are computed, under every
+// printed table.
+const Explanation = "Effect: relative = policy mean / baseline mean - 1; pp = (policy mean - baseline mean) × 100, for fractions. " +
+	"Means over repetitions, ± the half-width of their 95% confidence interval (Student t). " +
+	"Reproduced: the paper's direction, and within ½× to 2× of the paper's effect."
+
+func (r *Result) label() string {
+	return fmt.Sprintf("%s vs %s", r.Row.Policy, r.Row.Baseline)
+}
+
+// WriteText prints the check: a line per row with the paper's and the
+// measured effect and the verdict, then each row's provenance, and last
+// the summary line.
+func (c *Check) WriteText(w io.Writer) error {
+	fmt.Fprintf(w, "%s, mode %s: %s\n", c.Paper, c.Mode, c.Table.Title)
+	fmt.Fprintf(w, "%s\n\n", Explanation)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "#\tmetric\tpolicy vs baseline\tpaper\tmeasured\tpolicy\tbaseline\tverdict")
+	for i, r := range c.Results {
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", i+1, r.Row.Metric, r.label(), r.Row.PaperText(), r.MeasuredText(),
+			r.PolicyText, r.BaselineText, r.VerdictText())
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	for i, r := range c.Results {
+		fmt.Fprintf(w, "\n%d. workload: %s\n   figure:   %s\n   spec:     %s\n", i+1, r.Row.Workload, r.Row.Figure, r.Row.Spec)
+		if r.Row.Quote != "" {
+			fmt.Fprintf(w, "   quote:    %s\n", strconv.Quote(r.Row.Quote))
+		}
+	}
+	if c.Table.Note != "" {
+		fmt.Fprintf(w, "\nnote: %s\n", c.Table.Note)
+	}
+	_, err := fmt.Fprintf(w, "\n%s\n", c.Summary())
+	return err
+}
+
+// ForReport is the check as bench/report shows it.
+func (c *Check) ForReport() report.Headlines {
+	h := report.Headlines{
+		Title:   fmt.Sprintf("%s, mode %s: %s", c.Paper, c.Mode, c.Table.Title),
+		Notes:   []string{Explanation},
+		Columns: []string{"#", "metric", "policy vs baseline", "workload", "paper figure", "spec", "paper", "measured", "policy (mean ± 95% CI)", "baseline (mean ± 95% CI)", "verdict"},
+		Summary: c.Summary(),
+	}
+	if c.Table.Note != "" {
+		h.Notes = append(h.Notes, c.Table.Note)
+	}
+	for i, r := range c.Results {
+		fig := r.Row.Figure
+		if r.Row.Quote != "" {
+			fig += ": " + strconv.Quote(r.Row.Quote)
+		}
+		h.Rows = append(h.Rows, []string{strconv.Itoa(i + 1), r.Row.Metric, r.label(), r.Row.Workload, fig, r.Row.Spec,
+			r.Row.PaperText(), r.MeasuredText(), r.PolicyText, r.BaselineText, r.VerdictText()})
+	}
+	return h
+}
+
+// ForResultDir checks the headline table of the campaign a result
+// directory holds (its campaign.yaml), in every mode with results, for
+// the report. It returns nothing when the directory holds no campaign
+// or the campaign has no headlines.
+func ForResultDir(dir string) ([]report.Headlines, error) {
+	path := filepath.Join(dir, "campaign.yaml")
+	data, err := os.ReadFile(path)
+	if os.IsNotExist(err) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	c, err := campaign.Parse(path, data)
+	if err != nil {
+		return nil, err
+	}
+	c.Path = path
+	t, err := Parse(c)
+	if err != nil || t == nil {
+		return nil, err
+	}
+	var out []report.Headlines
+	for _, rs := range c.Runs {
+		if _, err := os.Stat(filepath.Join(dir, rs.Mode, "summary.csv")); err != nil {
+			continue
+		}
+		ch, err := Evaluate(c, t, dir, rs.Mode)
+		if err != nil {
+			return nil, err
+		}
+		if len(ch.Results) > 0 {
+			out = append(out, ch.ForReport())
+		}
+	}
+	return out, nil
+}

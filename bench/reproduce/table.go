@@ -1,0 +1,253 @@
+package reproduce
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/racklab/racklab/bench/campaign"
+	"github.com/racklab/racklab/bench/metrics"
+	"github.com/racklab/racklab/internal/yamlfile"
+	"gopkg.in/yaml.v3"
+)
+
+// EffectKind is how a row measures the effect of the policy over its
+// baseline.
+type EffectKind int
+
+// The effect kinds.
+const (
+	// Relative is policy mean / baseline mean − 1.
+	Relative EffectKind = iota
+	// Points is (policy mean − baseline mean) × 100: percentage points of
+	// a fraction.
+	Points
+)
+
+func (k EffectKind) String() string {
+	if k == Points {
+		return "points"
+	}
+	return "relative"
+}
+
+// Table is a paper's headline table: a campaign file's headlines section.
+type Table struct {
+	Title string
+	Note  string
+	Rows  []Row
+}
+
+// Row is one headline.
+type Row struct {
+	// Line is the row's line in the campaign file.
+	Line int
+	// Metric is a summary.csv column.
+	Metric           string
+	Effect           EffectKind
+	Policy, Baseline string
+	Workload         string
+	Figure           string
+	Spec             string
+	// Quote is the source's words, verbatim; may be empty.
+	Quote string
+	// Paper is the paper's effect in the row's unit (a fraction for
+	// Relative: 0.65 is +65%; percentage points for Points), NaN when the
+	// paper gives only a direction.
+	Paper float64
+	// Direction is the sign of the paper's effect: +1 or -1.
+	Direction int
+	// Modes are the campaign modes the row applies to; empty: all.
+	Modes []string
+}
+
+// AppliesTo says whether the row is checked in a mode.
+func (r *Row) AppliesTo(mode string) bool {
+	return len(r.Modes) == 0 || slices.Contains(r.Modes, mode)
+}
+
+// PaperText is the paper's effect as the table gives it: "+65%", "-12pp",
+// or "higher"/"lower" with no number.
+func (r *Row) PaperText() string {
+	if math.IsNaN(r.Paper) {
+		if r.Direction > 0 {
+			return "higher (no number)"
+		}
+		return "lower (no number)"
+	}
+	return FormatEffect(r.Effect, r.Paper)
+}
+
+// FormatEffect writes an effect in its unit: "+65.0%" or "+12.0 pp".
+func FormatEffect(k EffectKind, x float64) string {
+	switch {
+	case math.IsNaN(x) || math.IsInf(x, 0):
+		return "n/a"
+	case k == Points:
+		return fmt.Sprintf("%+.1f pp", x)
+	case math.Abs(x) >= 0.01 || x == 0:
+		return fmt.Sprintf("%+.1f%%", x*100)
+	}
+	return fmt.Sprintf("%+.2f%%", x*100)
+}
+
+// notMetrics are the summary.csv columns that name a run rather than
+// measure it.
+var notMetrics = []string{"policy", "seed"}
+
+// Parse reads the headlines section of a campaign; it returns nil and no
+// error when the campaign has none. Errors name the campaign file and the
+// line.
+func Parse(c *campaign.Campaign) (*Table, error) {
+	if c.Headlines == nil {
+		return nil, nil
+	}
+	file := c.Path
+	if file == "" {
+		file = c.Name + ".yaml"
+	}
+	// a decoder of the campaign's own text, so that errors carry its lines
+	d, _, err := yamlfile.Parse(file, c.Source)
+	if err != nil {
+		return nil, err
+	}
+	t := parseTable(d, c.Headlines, c)
+	if err := d.Err(); err != nil {
+		return nil, err
+	}
+	return t, nil
+}
+
+func parseTable(d *yamlfile.Decoder, n *yaml.Node, c *campaign.Campaign) *Table {
+	m := d.Map(n, "headlines")
+	m.Known("title", "note", "rows")
+	m.Require("title", "rows")
+	t := &Table{Title: m.Str("title"), Note: strings.TrimSpace(m.Str("note"))}
+	for i, rn := range m.Seq("rows") {
+		t.Rows = append(t.Rows, parseRow(d, rn, i, c))
+	}
+	if d.Err() == nil && len(t.Rows) == 0 {
+		m.Fail("rows", "rows lists no headline")
+	}
+	return t
+}
+
+func parseRow(d *yamlfile.Decoder, n *yaml.Node, i int, c *campaign.Campaign) Row {
+	m := d.Map(n, fmt.Sprintf("headlines row %d", i+1))
+	m.Known("metric", "effect", "policy", "baseline", "workload", "figure", "spec", "quote", "paper", "modes")
+	m.Require("metric", "effect", "policy", "baseline", "workload", "figure", "spec", "paper")
+	r := Row{Line: m.Line, Metric: m.Str("metric"), Policy: m.Str("policy"), Baseline: m.Str("baseline"),
+		Workload: m.Str("workload"), Figure: m.Str("figure"), Spec: m.Str("spec"), Quote: m.Str("quote"), Modes: m.Strs("modes")}
+	if d.Err() != nil {
+		return r
+	}
+	if !slices.Contains(metrics.SummaryHeader, r.Metric) || slices.Contains(notMetrics, r.Metric) {
+		m.Fail("metric", "unknown metric %q: give a column of summary.csv (%s)", r.Metric,
+			strings.Join(slices.DeleteFunc(slices.Clone(metrics.SummaryHeader), func(s string) bool { return slices.Contains(notMetrics, s) }), ", "))
+		return r
+	}
+	switch e := m.Str("effect"); e {
+	case "relative":
+		r.Effect = Relative
+	case "points":
+		r.Effect = Points
+		if !strings.HasSuffix(r.Metric, "_frac") {
+			m.Fail("effect", "effect points is for fractions (the *_frac columns), not %s: use relative", r.Metric)
+			return r
+		}
+	default:
+		m.Fail("effect", "unknown effect %q: relative (policy/baseline - 1) or points (difference of fractions, in percentage points)", e)
+		return r
+	}
+	var err error
+	if r.Paper, r.Direction, err = parsePaper(m.Str("paper"), r.Effect); err != nil {
+		m.Fail("paper", "%v", err)
+		return r
+	}
+	if r.Policy == r.Baseline {
+		m.Fail("baseline", "the baseline is the policy itself (%s)", r.Policy)
+		return r
+	}
+	modes := map[string]bool{}
+	for _, rs := range c.Runs {
+		modes[rs.Mode] = true
+	}
+	for _, mode := range r.Modes {
+		if !modes[mode] {
+			m.Fail("modes", "the campaign has no %s runs", mode)
+			return r
+		}
+	}
+	for _, f := range []struct{ key, policy string }{{"policy", r.Policy}, {"baseline", r.Baseline}} {
+		if !runsPolicy(c, r, f.policy) {
+			m.Fail(f.key, "no run of the campaign runs %s%s: add it to runs", f.policy, modeList(r.Modes))
+			return r
+		}
+	}
+	return r
+}
+
+// runsPolicy says whether a run set the row applies to runs the policy.
+func runsPolicy(c *campaign.Campaign, r Row, policy string) bool {
+	for _, rs := range c.Runs {
+		if r.AppliesTo(rs.Mode) && slices.Contains(rs.Policies, policy) {
+			return true
+		}
+	}
+	return false
+}
+
+func modeList(modes []string) string {
+	if len(modes) == 0 {
+		return ""
+	}
+	return " in mode " + strings.Join(modes, " or ")
+}
+
+// parsePaper reads a paper effect: "+65%" (relative), "-12pp" (points),
+// or "higher"/"lower" (a direction with no number).
+func parsePaper(s string, kind EffectKind) (effect float64, direction int, err error) {
+	s = strings.TrimSpace(s)
+	switch s {
+	case "higher":
+		return math.NaN(), 1, nil
+	case "lower":
+		return math.NaN(), -1, nil
+	}
+	want := "%"
+	if kind == Points {
+		want = "pp"
+	}
+	num, unit := s, ""
+	for _, u := range []string{"%", "pp"} {
+		if rest, ok := strings.CutSuffix(s, u); ok {
+			num, unit = strings.TrimSpace(rest), u
+			break
+		}
+	}
+	if unit == "" {
+		return 0, 0, fmt.Errorf("paper effect %q: give a number with its unit (\"+65%%\" for a relative effect, \"-12pp\" for points) or higher/lower", s)
+	}
+	if unit != want {
+		return 0, 0, fmt.Errorf("paper effect %q is in %s but the row's effect is %s: write it in %s", s, unit, kind, want)
+	}
+	x, err := strconv.ParseFloat(num, 64)
+	if err != nil || math.IsNaN(x) || math.IsInf(x, 0) {
+		return 0, 0, fmt.Errorf("paper effect %q: %q is not a number", s, num)
+	}
+	if x == 0 {
+		return 0, 0, fmt.Errorf("paper effect %q has no direction: a headline of no change cannot be checked by this rule", s)
+	}
+	if unit == "%" {
+		x /= 100
+		if x < -1 {
+			return 0, 0, fmt.Errorf("paper effect %q: a relative change cannot fall below -100%%", s)
+		}
+	}
+	if x > 0 {
+		return x, 1, nil
+	}
+	return x, -1, nil
+}
