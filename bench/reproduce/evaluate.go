@@ -12,6 +12,7 @@ import (
 
 	"github.com/racklab/racklab/bench/campaign"
 	"github.com/racklab/racklab/bench/report"
+	"github.com/racklab/racklab/coordinator/policy"
 )
 
 // Result is a row checked against one mode's results.
@@ -115,7 +116,7 @@ func Evaluate(c *campaign.Campaign, t *Table, dir, mode string) (*Check, error) 
 func measure(res *Result, c *campaign.Campaign, rs campaign.RunSet, set *report.ResultSet) {
 	row := res.Row
 	for _, p := range []string{row.Policy, row.Baseline} {
-		if !slices.Contains(rs.Policies, p) {
+		if !slices.ContainsFunc(rs.Policies, func(s policy.Spec) bool { return s.String() == p }) {
 			res.Why = fmt.Sprintf("mode %s runs no %s", rs.Mode, p)
 			return
 		}

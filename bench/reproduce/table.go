@@ -9,6 +9,7 @@ import (
 
 	"github.com/racklab/racklab/bench/campaign"
 	"github.com/racklab/racklab/bench/metrics"
+	"github.com/racklab/racklab/coordinator/policy"
 	"github.com/racklab/racklab/internal/yamlfile"
 	"gopkg.in/yaml.v3"
 )
@@ -190,9 +191,9 @@ func parseRow(d *yamlfile.Decoder, n *yaml.Node, i int, c *campaign.Campaign) Ro
 }
 
 // runsPolicy says whether a run set the row applies to runs the policy.
-func runsPolicy(c *campaign.Campaign, r Row, policy string) bool {
+func runsPolicy(c *campaign.Campaign, r Row, label string) bool {
 	for _, rs := range c.Runs {
-		if r.AppliesTo(rs.Mode) && slices.Contains(rs.Policies, policy) {
+		if r.AppliesTo(rs.Mode) && slices.ContainsFunc(rs.Policies, func(s policy.Spec) bool { return s.String() == label }) {
 			return true
 		}
 	}

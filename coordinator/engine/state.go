@@ -138,7 +138,7 @@ type Engine struct {
 	ctx      Context
 	network  NetworkStatus
 
-	datasets  *workload.Datasets // placed: the engine's own copy
+	datasets *workload.Datasets // placed: the engine's own copy
 	// readers lists, per dataset, the map stages that read it, and
 	// ownBlocks the datasets whose blocks the engine has copied to
 	// change them (copy on write: the caller's stay as they were)
