@@ -135,7 +135,9 @@ func (a *Attempt) addSources(rs []wire.Range, complete bool, in, out int64) {
 			a.sources[r.Task] = &source{r: r}
 		case old.state == fetched:
 			// already have it; a recomputed copy changes nothing
-		case old.r.Key != r.Key || old.r.Host != r.Host:
+		case old.r.Object != r.Object:
+			// another copy, or the same one moved to another tier or
+			// served from another address
 			if old.state == waiting {
 				old.r, old.failed = r, false
 			} else {
@@ -345,7 +347,7 @@ func (a *Attempt) runShuffle(rep *wire.AttemptEnded, class dataplane.Class) erro
 	}
 	type result struct {
 		s   *source
-		key string
+		from wire.Object
 		n   int64
 		err error
 	}
@@ -383,7 +385,7 @@ func (a *Attempt) runShuffle(rep *wire.AttemptEnded, class dataplane.Class) erro
 			r := s.r
 			go func() {
 				n, err := a.readInput(class, r)
-				results <- result{s: s, key: r.Key, n: n, err: err}
+				results <- result{s: s, from: r.Object, n: n, err: err}
 			}()
 		}
 		select {
@@ -401,7 +403,7 @@ func (a *Attempt) runShuffle(rep *wire.AttemptEnded, class dataplane.Class) erro
 			case res.err == nil:
 				res.s.state = fetched
 				res.s.fetched = res.n
-			case res.s.r.Key != res.key:
+			case res.s.r.Object != res.from:
 				res.s.state = waiting // a replacement arrived meanwhile
 			default:
 				// the source's host may be gone: wait for the coordinator

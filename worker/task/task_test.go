@@ -329,3 +329,31 @@ func waitProgress(t *testing.T, a *Attempt, want int64) {
 		}
 	}
 }
+
+// A source announced again on another tier of the same host (a replica
+// the coordinator moved) replaces the copy that can no longer be read,
+// without waiting for the retry.
+func TestSourceMovedToAnotherTierIsTaken(t *testing.T) {
+	a, b := newHost(t, "a", "r0"), newHost(t, "b", "r0")
+	if _, err := a.env.Store.Generate(cluster.Mem, "out/m", 1<<20, 1); err != nil {
+		t.Fatal(err)
+	}
+	onSSD := a.object("out/m")
+	onSSD.Tier = "ssd" // a has no SSD: the fetch fails
+	att, err := Start(context.Background(), b.env, wire.Launch{Attempt: 10, Kind: wire.KindReduce, Class: "shuffle", OutputKey: "out/r10", OutputTier: "mem",
+		Sources: []wire.Range{{Object: onSSD, Task: "m0", Length: 1 << 20}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(100 * time.Millisecond) // the first fetch fails
+	start := time.Now()
+	att.AddSources(wire.Sources{Attempt: 10, Sources: []wire.Range{{Object: a.object("out/m"), Task: "m0", Length: 1 << 20}},
+		Complete: true, InputBytes: 1 << 20, OutputBytes: 10})
+	rep := wait(t, att)
+	if !rep.OK {
+		t.Fatal(rep.Reason)
+	}
+	if d := time.Since(start); d > time.Second {
+		t.Errorf("the moved source was taken after %v, as if by the 2 s retry", d)
+	}
+}
