@@ -346,10 +346,10 @@ func (a *Attempt) runShuffle(rep *wire.AttemptEnded, class dataplane.Class) erro
 		fetchers = 5
 	}
 	type result struct {
-		s   *source
+		s    *source
 		from wire.Object
-		n   int64
-		err error
+		n    int64
+		err  error
 	}
 	results := make(chan result, fetchers)
 	inflight := 0
