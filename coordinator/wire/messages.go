@@ -3,6 +3,7 @@ package wire
 import (
 	"errors"
 	"fmt"
+	"time"
 )
 
 // TierInfo describes one storage tier of a worker.
@@ -76,10 +77,66 @@ type Heartbeat struct {
 	Shaped map[string]Counter `json:"shaped,omitempty"`
 	// Members is the worker's memberlist view: host name to rack.
 	Members map[string]string `json:"members,omitempty"`
+	// Progress has one entry per running attempt (noop attempts aside).
+	Progress []AttemptProgress `json:"progress,omitempty"`
 }
 
-// Validate checks the host name.
-func (m *Heartbeat) Validate() error { return CheckHostName(m.Host) }
+// Validate checks the host name and the progress counts.
+func (m *Heartbeat) Validate() error {
+	if err := CheckHostName(m.Host); err != nil {
+		return err
+	}
+	for _, p := range m.Progress {
+		if p.Received < 0 {
+			return fmt.Errorf("host %s: attempt %d: negative bytes received %d", m.Host, p.Attempt, p.Received)
+		}
+	}
+	return nil
+}
+
+// AttemptProgress is how far a running attempt has got with its input.
+type AttemptProgress struct {
+	Attempt int64 `json:"attempt"`
+	// Received is the input bytes read (a map's block) or fetched (a
+	// shuffling attempt's partitions) so far, counted as they arrive. The
+	// partial bytes of a fetch that fails are taken out again, so it may
+	// go down; it never counts a byte twice towards the input.
+	Received int64 `json:"received"`
+	// InputDone says the attempt has all its input: it is computing or
+	// writing. It turns true with the attempt's InputDone event.
+	InputDone bool `json:"input_done"`
+}
+
+// InputDone is a worker's report that an attempt has all its input: a map
+// has read its whole block (at once for a map without input), a reduce or
+// generic attempt has fetched every partition of a complete source list.
+// It is sent once per attempt, before the attempt computes and writes, and
+// before its AttemptEnded; a killed or failed read sends none.
+type InputDone struct {
+	Host    string `json:"host"`
+	Attempt int64  `json:"attempt"`
+	// Bytes is the attempt's input, as received (Progress.Received then).
+	Bytes int64 `json:"bytes"`
+	// At is the worker's wall clock at the moment; Seconds is the time
+	// from the attempt's start on the worker, which needs no synchronized
+	// clocks.
+	At      time.Time `json:"at"`
+	Seconds float64   `json:"seconds"`
+}
+
+// Validate checks the host name and the counts.
+func (m *InputDone) Validate() error {
+	if err := CheckHostName(m.Host); err != nil {
+		return err
+	}
+	if m.Bytes < 0 || m.Seconds < 0 {
+		return fmt.Errorf("host %s: attempt %d: negative bytes %d or seconds %g", m.Host, m.Attempt, m.Bytes, m.Seconds)
+	}
+	if m.At.IsZero() {
+		return fmt.Errorf("host %s: attempt %d: no time", m.Host, m.Attempt)
+	}
+	return nil
+}
 
 // Counter is a kernel byte and packet count.
 type Counter struct {
@@ -260,6 +317,66 @@ type Materialized struct {
 
 // Validate checks the host name.
 func (m *Materialized) Validate() error { return CheckHostName(m.Host) }
+
+// MoveReplica asks a worker to move a stored object from one of its tiers
+// to another: it copies the bytes through both tiers' paced reader and
+// writer, checks the copy, and only then removes the source. The worker
+// answers every MoveReplica it can decode with a ReplicaMoved of the same
+// Request.
+type MoveReplica struct {
+	// Request is the coordinator's id for the move, echoed in the answer.
+	Request uint64 `json:"request"`
+	Key     string `json:"key"`
+	From    string `json:"from"` // tier kind: mem, ssd, hdd
+	To      string `json:"to"`
+}
+
+// Validate checks that the move names an object and two distinct tiers.
+// Whether the worker has those tiers and the object is the worker's to
+// say, in its ReplicaMoved.
+func (m *MoveReplica) Validate() error {
+	if m.Key == "" {
+		return fmt.Errorf("move %d: empty key", m.Request)
+	}
+	if m.From == "" || m.To == "" {
+		return fmt.Errorf("move %d of %q: a tier is missing (from %q, to %q)", m.Request, m.Key, m.From, m.To)
+	}
+	if m.From == m.To {
+		return fmt.Errorf("move %d of %q: from and to are both %q", m.Request, m.Key, m.From)
+	}
+	return nil
+}
+
+// ReplicaMoved answers a MoveReplica. OK means the object is now on To and
+// no longer on From; a failed move leaves it where it was (on From, if it
+// was there) and says why.
+type ReplicaMoved struct {
+	Host    string `json:"host"`
+	Request uint64 `json:"request"`
+	Key     string `json:"key"`
+	From    string `json:"from"`
+	To      string `json:"to"`
+	OK      bool   `json:"ok"`
+	Error   string `json:"error,omitempty"`
+	// Bytes is the size of the object moved; Seconds how long the move
+	// took on the worker.
+	Bytes   int64   `json:"bytes"`
+	Seconds float64 `json:"seconds"`
+}
+
+// Validate checks the host name, the counts, and that a failure says why.
+func (m *ReplicaMoved) Validate() error {
+	if err := CheckHostName(m.Host); err != nil {
+		return err
+	}
+	if m.Bytes < 0 || m.Seconds < 0 {
+		return fmt.Errorf("host %s: move %d: negative bytes %d or seconds %g", m.Host, m.Request, m.Bytes, m.Seconds)
+	}
+	if !m.OK && m.Error == "" {
+		return fmt.Errorf("host %s: move %d: a failed move must say why", m.Host, m.Request)
+	}
+	return nil
+}
 
 // Hello announces a coordinator that is waiting for registrations.
 type Hello struct {

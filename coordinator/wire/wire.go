@@ -36,7 +36,8 @@ func (s Subjects) Register() string { return s.Prefix + ".register" }
 // Heartbeat is the subject of worker heartbeats.
 func (s Subjects) Heartbeat() string { return s.Prefix + ".heartbeat" }
 
-// Events is the subject of worker events (attempt ends, materialization).
+// Events is the subject of worker events (attempt ends, input done,
+// replica moves, materialization, problems).
 func (s Subjects) Events() string { return s.Prefix + ".events" }
 
 // Hello is the subject a coordinator announces itself on, so that
@@ -90,6 +91,9 @@ const (
 	TypeAttemptEnded  = "attempt-ended"
 	TypeMaterialized  = "materialized"
 	TypeWorkerProblem = "worker-problem"
+	TypeInputDone     = "input-done"
+	TypeMoveReplica   = "move-replica"
+	TypeReplicaMoved  = "replica-moved"
 )
 
 type envelope struct {
@@ -164,5 +168,5 @@ var known = map[string]struct{}{
 	TypeRegister: {}, TypeRegistered: {}, TypeHeartbeat: {}, TypeLaunch: {},
 	TypeKill: {}, TypePriority: {}, TypeSources: {}, TypeMaterialize: {},
 	TypeStop: {}, TypeAttemptEnded: {}, TypeMaterialized: {}, TypeWorkerProblem: {},
-	TypeHello: {}, TypeReset: {},
+	TypeHello: {}, TypeReset: {}, TypeInputDone: {}, TypeMoveReplica: {}, TypeReplicaMoved: {},
 }

@@ -1,11 +1,13 @@
 package agent
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"net"
 	"os"
+	"slices"
 	"sync"
 	"time"
 
@@ -69,8 +71,13 @@ type Worker struct {
 	// the materialization under way, if any
 	matCancel context.CancelFunc
 	matDone   chan struct{}
-	crossRx   map[string]uint64
-	seq       uint64
+	// the replica moves under way, cancelled together by a reset or by
+	// shutdown
+	movesCtx    context.Context
+	movesCancel context.CancelFunc
+	moves       sync.WaitGroup
+	crossRx     map[string]uint64
+	seq         uint64
 }
 
 // Run runs a worker until ctx ends or the coordinator says stop. It
@@ -93,6 +100,7 @@ func Run(ctx context.Context, cfg Config) error {
 		return err
 	}
 	w := &Worker{cfg: cfg, subj: subj, attempts: map[int64]*task.Attempt{}, crossRx: map[string]uint64{}}
+	w.movesCtx, w.movesCancel = context.WithCancel(context.Background())
 	defer w.close()
 	if err := w.open(); err != nil {
 		return err
@@ -135,7 +143,10 @@ func (w *Worker) open() error {
 		w.cfg.Logf("worker %s: metrics on http://%s/metrics", w.cfg.Host, bound)
 	}
 	w.env = &task.Env{Host: w.cfg.Host, Rack: w.cfg.Rack, Store: w.st, Client: dataplane.NewClient(5 * time.Second),
-		Fetchers: w.cfg.Fetchers, CrossRx: w.noteCrossRx}
+		Fetchers: w.cfg.Fetchers, CrossRx: w.noteCrossRx,
+		// published from the attempt's goroutine, so that it goes out
+		// before the attempt's end, which the serve loop publishes
+		InputDone: func(ev wire.InputDone) { w.publish(wire.TypeInputDone, &ev) }}
 	opts := []nats.Option{nats.Name("racklab-worker-" + w.cfg.Host), nats.MaxReconnects(-1), nats.ReconnectWait(200 * time.Millisecond),
 		nats.RetryOnFailedConnect(true)}
 	if w.cfg.Password != "" {
@@ -149,6 +160,7 @@ func (w *Worker) open() error {
 
 func (w *Worker) close() {
 	w.stopMaterialize()
+	w.stopMoves()
 	w.mu.Lock()
 	for _, a := range w.attempts {
 		a.Kill()
@@ -322,8 +334,11 @@ func (w *Worker) handle(ctx context.Context, data []byte, ended chan<- wire.Atte
 		if m, ok := decodeCommand[wire.Materialize](w, data, typ); ok {
 			w.startMaterialize(*m)
 		}
+	case wire.TypeMoveReplica:
+		w.moveReplica(data, typ)
 	case wire.TypeReset:
 		w.stopMaterialize()
+		w.stopMoves()
 		w.mu.Lock()
 		for _, a := range w.attempts {
 			a.Kill()
@@ -503,9 +518,12 @@ func (w *Worker) heartbeat() {
 	w.mu.Lock()
 	w.seq++
 	hb.Seq = w.seq
-	for id := range w.attempts {
+	for id, a := range w.attempts {
 		hb.Running = append(hb.Running, id)
+		hb.Progress = append(hb.Progress, a.Progress())
 	}
+	slices.Sort(hb.Running)
+	slices.SortFunc(hb.Progress, func(a, b wire.AttemptProgress) int { return cmp.Compare(a.Attempt, b.Attempt) })
 	hb.CrossRxByRack = make(map[string]uint64, len(w.crossRx))
 	for r, n := range w.crossRx {
 		hb.CrossRxByRack[r] = n

@@ -22,6 +22,10 @@
 // derived from (seed, key), so every host can make the same input data
 // without shipping it; [GenChecksum] gives its checksum without any I/O.
 //
+// [Store.Move] moves an object between tiers (a demotion from memory to
+// HDD, say) through both tiers' buckets and the destination's capacity,
+// checks the copy, and only then removes the source.
+//
 // Keys are slash-separated relative paths such as "ds/logs/000017"; see
 // [ValidKey] for the rules. Files found in a tier directory that this Store
 // did not write can be read, but are not counted against the capacity and are

@@ -51,6 +51,9 @@ type TierConfig struct {
 type Store struct {
 	tiers [cluster.NumTierKinds]*tier
 	kinds []cluster.TierKind
+
+	mu     sync.Mutex
+	moving map[string]struct{} // keys being moved between tiers
 }
 
 type tier struct {
@@ -246,13 +249,20 @@ func (s *Store) Remove(k cluster.TierKind, key string) error {
 // hands the file itself to io.Copy, so a copy to a *net.TCPConn uses
 // sendfile(2). Closing the reader aborts a read waiting for tokens.
 func (s *Store) OpenRange(k cluster.TierKind, key string, off, n int64) (io.ReadCloser, int64, error) {
+	r, _, n, err := s.openRange(k, key, off, n)
+	return r, n, err
+}
+
+// openRange is OpenRange that also returns the opened file's identity, so
+// that a caller can tell whether the key still names that file later.
+func (s *Store) openRange(k cluster.TierKind, key string, off, n int64) (io.ReadCloser, os.FileInfo, int64, error) {
 	t, p, err := s.lookup(k, key)
 	if err != nil {
-		return nil, 0, err
+		return nil, nil, 0, err
 	}
 	f, err := os.Open(p)
 	if err != nil {
-		return nil, 0, fmt.Errorf("store: %s %q: %w", k, key, err)
+		return nil, nil, 0, fmt.Errorf("store: %s %q: %w", k, key, err)
 	}
 	fi, err := f.Stat()
 	if err == nil && !fi.Mode().IsRegular() {
@@ -260,7 +270,7 @@ func (s *Store) OpenRange(k cluster.TierKind, key string, off, n int64) (io.Read
 	}
 	if err != nil {
 		f.Close()
-		return nil, 0, fmt.Errorf("store: %s %q: %w", k, key, err)
+		return nil, nil, 0, fmt.Errorf("store: %s %q: %w", k, key, err)
 	}
 	size := fi.Size()
 	if n < 0 && off >= 0 && off <= size {
@@ -268,16 +278,16 @@ func (s *Store) OpenRange(k cluster.TierKind, key string, off, n int64) (io.Read
 	}
 	if off < 0 || off > size || n < 0 || n > size-off {
 		f.Close()
-		return nil, 0, fmt.Errorf("store: %s %q: %w: [%d, +%d) of %d bytes", k, key, ErrRange, off, n, size)
+		return nil, nil, 0, fmt.Errorf("store: %s %q: %w: [%d, +%d) of %d bytes", k, key, ErrRange, off, n, size)
 	}
 	if t.rd == nil {
 		if _, err := f.Seek(off, io.SeekStart); err != nil {
 			f.Close()
-			return nil, 0, fmt.Errorf("store: %s %q: %w", k, key, err)
+			return nil, nil, 0, fmt.Errorf("store: %s %q: %w", k, key, err)
 		}
-		return &fileSection{f: f, remain: n}, n, nil
+		return &fileSection{f: f, remain: n}, fi, n, nil
 	}
-	return newPacedSection(f, off, n, t.rd), n, nil
+	return newPacedSection(f, off, n, t.rd), fi, n, nil
 }
 
 // Create starts a new object. Its bytes go to a temporary file in the tier

@@ -5,5 +5,7 @@
 // partition of every upstream output with parallel fetchers as the
 // coordinator announces them, computes, writes its output and copies it
 // to the replicas the engine chose. Every byte read is accounted by
-// traffic class and by level (local, in-rack, cross-rack).
+// traffic class and by level (local, in-rack, cross-rack); the input
+// received so far is the attempt's progress, and the moment it is all
+// there is reported once, before compute.
 package task

@@ -27,6 +27,10 @@ type Env struct {
 	// CrossRx, when set, is told of every payload byte received from
 	// another rack, as it arrives (the heartbeat's network status).
 	CrossRx func(rack string, n int64)
+	// InputDone, when set, is told once per attempt that the attempt has
+	// all its input, before it computes and writes. It is called on the
+	// attempt's goroutine, which waits for it: it must not block.
+	InputDone func(wire.InputDone)
 }
 
 // Attempt is one running attempt.
@@ -44,6 +48,12 @@ type Attempt struct {
 	changed  chan struct{} // signalled when sources change
 
 	bytes [dataplane.NumClasses][wire.NumLevels]atomic.Int64
+	// received is the input read or fetched so far, without the partial
+	// bytes of failed fetches; inputDone turns true once it is all there.
+	// The heartbeat reads both from another goroutine.
+	received  atomic.Int64
+	inputDone atomic.Bool
+	started   time.Time
 }
 
 type source struct {
@@ -73,7 +83,7 @@ func Start(parent context.Context, env *Env, l wire.Launch) (*Attempt, error) {
 		}
 	}
 	ctx, cancel := context.WithCancel(parent)
-	a := &Attempt{env: env, l: l, group: g, ctx: ctx, cancel: cancel,
+	a := &Attempt{env: env, l: l, group: g, ctx: ctx, cancel: cancel, started: time.Now(),
 		done: make(chan wire.AttemptEnded, 1), sources: map[string]*source{}, changed: make(chan struct{}, 1)}
 	a.addSources(l.Sources, l.Complete, l.InputBytes, l.OutputBytes)
 	go a.run(class)
@@ -85,6 +95,25 @@ func (a *Attempt) ID() int64 { return a.l.Attempt }
 
 // Done delivers the attempt's report once.
 func (a *Attempt) Done() <-chan wire.AttemptEnded { return a.done }
+
+// Progress is how far the attempt has got with its input. It may be
+// called from any goroutine.
+func (a *Attempt) Progress() wire.AttemptProgress {
+	// the flag first: an attempt seen done has its final count
+	done := a.inputDone.Load()
+	return wire.AttemptProgress{Attempt: a.l.Attempt, Received: a.received.Load(), InputDone: done}
+}
+
+// haveInput marks the attempt's input complete and tells the worker.
+func (a *Attempt) haveInput() {
+	a.inputDone.Store(true)
+	if a.env.InputDone == nil {
+		return
+	}
+	now := time.Now()
+	a.env.InputDone(wire.InputDone{Host: a.env.Host, Attempt: a.l.Attempt, Bytes: a.received.Load(),
+		At: now.UTC(), Seconds: now.Sub(a.started).Seconds()})
+}
 
 // Kill stops the attempt; it reports a failure.
 func (a *Attempt) Kill() { a.cancel() }
@@ -106,7 +135,9 @@ func (a *Attempt) addSources(rs []wire.Range, complete bool, in, out int64) {
 			a.sources[r.Task] = &source{r: r}
 		case old.state == fetched:
 			// already have it; a recomputed copy changes nothing
-		case old.r.Key != r.Key || old.r.Host != r.Host:
+		case old.r.Object != r.Object:
+			// another copy, or the same one moved to another tier or
+			// served from another address
 			if old.state == waiting {
 				old.r, old.failed = r, false
 			} else {
@@ -180,27 +211,46 @@ func (a *Attempt) level(r wire.Object) int {
 	return wire.LevelCross
 }
 
-// counter counts bytes into the attempt's accounting as they arrive.
+// counter counts the bytes of one input read into the attempt's accounting
+// and progress as they arrive.
 type counter struct {
 	a     *Attempt
 	class dataplane.Class
 	level int
 	rack  string
+	got   *int64 // this read's bytes, taken out of the progress if it fails
 }
 
 func (c counter) Write(p []byte) (int, error) {
 	n := int64(len(p))
 	c.a.bytes[c.class][c.level].Add(n)
+	c.a.received.Add(n)
+	*c.got += n
 	if c.level == wire.LevelCross && c.a.env.CrossRx != nil {
 		c.a.env.CrossRx(c.rack, n)
 	}
 	return len(p), nil
 }
 
+// readInput reads a whole input range into the accounting and the
+// progress; a read that fails or comes up short counts for nothing in the
+// progress (the accounting keeps the bytes that crossed the network).
+func (a *Attempt) readInput(class dataplane.Class, r wire.Range) (int64, error) {
+	var got int64
+	n, err := a.read(class, r, &got)
+	if err == nil && n != r.Length {
+		err = fmt.Errorf("got %d of %d bytes", n, r.Length)
+	}
+	if err != nil {
+		a.received.Add(-got)
+	}
+	return n, err
+}
+
 // read reads a range, locally or over the data plane, into the accounting.
-func (a *Attempt) read(class dataplane.Class, r wire.Range) (int64, error) {
+func (a *Attempt) read(class dataplane.Class, r wire.Range, got *int64) (int64, error) {
 	lvl := a.level(r.Object)
-	dst := counter{a: a, class: class, level: lvl, rack: r.Rack}
+	dst := counter{a: a, class: class, level: lvl, rack: r.Rack, got: got}
 	tier, err := cluster.ParseTierKind(r.Tier)
 	if err != nil {
 		return 0, fmt.Errorf("range of %s: %w", r.Task, err)
@@ -221,15 +271,12 @@ func (a *Attempt) read(class dataplane.Class, r wire.Range) (int64, error) {
 func (a *Attempt) runMap(rep *wire.AttemptEnded, class dataplane.Class) error {
 	t0 := time.Now()
 	if in := a.l.Input; in != nil {
-		n, err := a.read(class, *in)
-		if err != nil {
+		if _, err := a.readInput(class, *in); err != nil {
 			return fmt.Errorf("read input %s from %s: %w", in.Key, in.Host, err)
-		}
-		if n != in.Length {
-			return fmt.Errorf("read %d bytes of input %s, want %d", n, in.Key, in.Length)
 		}
 	}
 	rep.ReadSeconds = time.Since(t0).Seconds()
+	a.haveInput()
 	return a.computeAndWrite(rep)
 }
 
@@ -299,10 +346,10 @@ func (a *Attempt) runShuffle(rep *wire.AttemptEnded, class dataplane.Class) erro
 		fetchers = 5
 	}
 	type result struct {
-		s   *source
-		key string
-		n   int64
-		err error
+		s    *source
+		from wire.Object
+		n    int64
+		err  error
 	}
 	results := make(chan result, fetchers)
 	inflight := 0
@@ -337,11 +384,8 @@ func (a *Attempt) runShuffle(rep *wire.AttemptEnded, class dataplane.Class) erro
 			inflight++
 			r := s.r
 			go func() {
-				n, err := a.read(class, r)
-				if err == nil && n != r.Length {
-					err = fmt.Errorf("got %d of %d bytes", n, r.Length)
-				}
-				results <- result{s: s, key: r.Key, n: n, err: err}
+				n, err := a.readInput(class, r)
+				results <- result{s: s, from: r.Object, n: n, err: err}
 			}()
 		}
 		select {
@@ -359,7 +403,7 @@ func (a *Attempt) runShuffle(rep *wire.AttemptEnded, class dataplane.Class) erro
 			case res.err == nil:
 				res.s.state = fetched
 				res.s.fetched = res.n
-			case res.s.r.Key != res.key:
+			case res.s.r.Object != res.from:
 				res.s.state = waiting // a replacement arrived meanwhile
 			default:
 				// the source's host may be gone: wait for the coordinator
@@ -371,6 +415,7 @@ func (a *Attempt) runShuffle(rep *wire.AttemptEnded, class dataplane.Class) erro
 		}
 	}
 	rep.ReadSeconds = time.Since(t0).Seconds()
+	a.haveInput()
 	return a.computeAndWrite(rep)
 }
 

@@ -3,7 +3,9 @@ package task
 import (
 	"context"
 	"net"
+	"os"
 	"path/filepath"
+	"sync"
 	"testing"
 	"time"
 
@@ -144,5 +146,214 @@ func TestUnknownClassIsRefused(t *testing.T) {
 	a := newHost(t, "a", "r0")
 	if _, err := Start(context.Background(), a.env, wire.Launch{Attempt: 4, Kind: wire.KindMap, Class: "bogus"}); err == nil {
 		t.Fatal("a launch with an unknown class was accepted")
+	}
+}
+
+// inputEvents records the InputDone events of a host's attempts.
+type inputEvents struct {
+	mu  sync.Mutex
+	evs []wire.InputDone
+}
+
+func recordInputDone(h host) *inputEvents {
+	r := &inputEvents{}
+	h.env.InputDone = func(ev wire.InputDone) {
+		r.mu.Lock()
+		r.evs = append(r.evs, ev)
+		r.mu.Unlock()
+	}
+	return r
+}
+
+func (r *inputEvents) all() []wire.InputDone {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]wire.InputDone(nil), r.evs...)
+}
+
+// A map reports its whole block received and input done once, before it
+// computes, with a time from its start.
+func TestMapReportsInputDone(t *testing.T) {
+	a, b := newHost(t, "a", "r0"), newHost(t, "b", "r1")
+	evs := recordInputDone(b)
+	if _, err := a.env.Store.Generate(cluster.Mem, "ds/in/000000", 2<<20, 7); err != nil {
+		t.Fatal(err)
+	}
+	l := wire.Launch{Attempt: 5, Kind: wire.KindMap, Class: "input", InputBytes: 2 << 20, ComputeNsPerByte: 100, // 0.2 s of CPU
+		Input:     &wire.Range{Object: a.object("ds/in/000000"), Task: "input", Length: 2 << 20},
+		OutputKey: "out/a5", OutputTier: "mem", OutputBytes: 1000}
+	before := time.Now()
+	att, err := Start(context.Background(), b.env, l)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p := att.Progress(); p.Attempt != 5 || p.Received < 0 || p.Received > 2<<20 {
+		t.Fatalf("progress at start %+v", p)
+	}
+	rep := wait(t, att)
+	if !rep.OK {
+		t.Fatal(rep.Reason)
+	}
+	got := evs.all()
+	if len(got) != 1 {
+		t.Fatalf("%d input-done events, want 1: %+v", len(got), got)
+	}
+	ev := got[0]
+	if ev.Host != "b" || ev.Attempt != 5 || ev.Bytes != 2<<20 {
+		t.Errorf("input-done %+v, want host b, attempt 5, %d bytes", ev, 2<<20)
+	}
+	if ev.At.Before(before) || ev.At.After(time.Now()) || ev.Seconds < 0 || ev.Seconds > rep.ReadSeconds+rep.ComputeSeconds {
+		t.Errorf("input-done at %v after %g s; read %g s, compute %g s", ev.At, ev.Seconds, rep.ReadSeconds, rep.ComputeSeconds)
+	}
+	if p := att.Progress(); p != (wire.AttemptProgress{Attempt: 5, Received: 2 << 20, InputDone: true}) {
+		t.Errorf("final progress %+v", p)
+	}
+	if err := ev.Validate(); err != nil {
+		t.Errorf("the event does not validate: %v", err)
+	}
+}
+
+// A map without input has its input at once.
+func TestMapWithoutInputIsInputDoneAtOnce(t *testing.T) {
+	a := newHost(t, "a", "r0")
+	evs := recordInputDone(a)
+	att, err := Start(context.Background(), a.env, wire.Launch{Attempt: 6, Kind: wire.KindMap, Class: "input", OutputKey: "out/a6", OutputTier: "mem", OutputBytes: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep := wait(t, att); !rep.OK {
+		t.Fatal(rep.Reason)
+	}
+	if got := evs.all(); len(got) != 1 || got[0].Bytes != 0 || got[0].Attempt != 6 {
+		t.Fatalf("input-done events %+v, want one of 0 bytes", got)
+	}
+}
+
+// A reduce's progress counts the partitions fetched; input is done only
+// once the list is complete and all fetched, and a killed reduce never
+// reports it.
+func TestReduceProgressAndInputDone(t *testing.T) {
+	a, b := newHost(t, "a", "r0"), newHost(t, "b", "r0")
+	evs := recordInputDone(b)
+	if _, err := a.env.Store.Generate(cluster.Mem, "out/m", 3<<20, 1); err != nil {
+		t.Fatal(err)
+	}
+	part := func(task string, i int64) wire.Range {
+		return wire.Range{Object: a.object("out/m"), Task: task, Offset: i << 20, Length: 1 << 20}
+	}
+	l := wire.Launch{Attempt: 7, Kind: wire.KindReduce, Class: "shuffle", OutputKey: "out/r7", OutputTier: "mem",
+		Sources: []wire.Range{part("m0", 0)}}
+	att, err := Start(context.Background(), b.env, l)
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitProgress(t, att, 1<<20)
+	att.AddSources(wire.Sources{Attempt: 7, Sources: []wire.Range{part("m1", 1)}})
+	waitProgress(t, att, 2<<20)
+	time.Sleep(50 * time.Millisecond)
+	if len(evs.all()) != 0 || att.Progress().InputDone {
+		t.Fatal("input done before the source list was complete")
+	}
+	att.AddSources(wire.Sources{Attempt: 7, Sources: []wire.Range{part("m2", 2)}, Complete: true, InputBytes: 3 << 20, OutputBytes: 100})
+	rep := wait(t, att)
+	if !rep.OK {
+		t.Fatal(rep.Reason)
+	}
+	if got := evs.all(); len(got) != 1 || got[0].Bytes != 3<<20 || got[0].Attempt != 7 {
+		t.Fatalf("input-done events %+v, want one of %d bytes", got, 3<<20)
+	}
+	if p := att.Progress(); p.Received != 3<<20 || !p.InputDone {
+		t.Errorf("final progress %+v", p)
+	}
+
+	killed, err := Start(context.Background(), b.env, wire.Launch{Attempt: 8, Kind: wire.KindReduce, Class: "shuffle", OutputKey: "out/r8", OutputTier: "mem",
+		Sources: []wire.Range{part("m0", 0)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitProgress(t, killed, 1<<20)
+	killed.Kill()
+	wait(t, killed)
+	if got := evs.all(); len(got) != 1 {
+		t.Fatalf("a killed reduce reported input done: %+v", got)
+	}
+}
+
+// The bytes of a fetch that fails half-way count for nothing in the
+// progress (they stay in the traffic accounting).
+func TestFailedFetchCountsForNothing(t *testing.T) {
+	dir := t.TempDir()
+	st, err := store.Open([]store.TierConfig{{Kind: cluster.Mem, Dir: dir, ReadBps: 2e6}}) // 1 MiB in half a second
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Wipe() })
+	if _, err := st.Generate(cluster.Mem, "out/m", 1<<20, 1); err != nil {
+		t.Fatal(err)
+	}
+	env := &Env{Host: "b", Rack: "r0", Store: st, Client: dataplane.NewClient(time.Second)}
+	t.Cleanup(func() { env.Client.Close() })
+	src := wire.Range{Object: wire.Object{Host: "b", Rack: "r0", Tier: "mem", Key: "out/m"}, Task: "m0", Length: 1 << 20}
+	att, err := Start(context.Background(), env, wire.Launch{Attempt: 9, Kind: wire.KindReduce, Class: "shuffle",
+		OutputKey: "out/r9", OutputTier: "mem", Sources: []wire.Range{src}, Complete: true, InputBytes: 1 << 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer att.Kill()
+	for deadline := time.Now().Add(5 * time.Second); att.Progress().Received == 0; time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the fetch did not start")
+		}
+	}
+	// the object shrinks under the reader: the read fails part-way
+	if err := os.Truncate(filepath.Join(dir, "out", "m"), 0); err != nil {
+		t.Fatal(err)
+	}
+	waitProgress(t, att, 0)
+	if p := att.Progress(); p.InputDone {
+		t.Fatalf("progress %+v after the only fetch failed", p)
+	}
+	att.Kill()
+	rep := wait(t, att)
+	if rep.Bytes["shuffle"][wire.LevelLocal] == 0 {
+		t.Errorf("the failed fetch's bytes left the accounting: %v", rep.Bytes)
+	}
+}
+
+// waitProgress waits for an attempt to have received want bytes.
+func waitProgress(t *testing.T, a *Attempt, want int64) {
+	t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); a.Progress().Received != want; time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("progress %+v, want %d bytes received", a.Progress(), want)
+		}
+	}
+}
+
+// A source announced again on another tier of the same host (a replica
+// the coordinator moved) replaces the copy that can no longer be read,
+// without waiting for the retry.
+func TestSourceMovedToAnotherTierIsTaken(t *testing.T) {
+	a, b := newHost(t, "a", "r0"), newHost(t, "b", "r0")
+	if _, err := a.env.Store.Generate(cluster.Mem, "out/m", 1<<20, 1); err != nil {
+		t.Fatal(err)
+	}
+	onSSD := a.object("out/m")
+	onSSD.Tier = "ssd" // a has no SSD: the fetch fails
+	att, err := Start(context.Background(), b.env, wire.Launch{Attempt: 10, Kind: wire.KindReduce, Class: "shuffle", OutputKey: "out/r10", OutputTier: "mem",
+		Sources: []wire.Range{{Object: onSSD, Task: "m0", Length: 1 << 20}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(100 * time.Millisecond) // the first fetch fails
+	start := time.Now()
+	att.AddSources(wire.Sources{Attempt: 10, Sources: []wire.Range{{Object: a.object("out/m"), Task: "m0", Length: 1 << 20}},
+		Complete: true, InputBytes: 1 << 20, OutputBytes: 10})
+	rep := wait(t, att)
+	if !rep.OK {
+		t.Fatal(rep.Reason)
+	}
+	if d := time.Since(start); d > time.Second {
+		t.Errorf("the moved source was taken after %v, as if by the 2 s retry", d)
 	}
 }
