@@ -16,6 +16,7 @@ import (
 	"github.com/racklab/racklab/coordinator/policy"
 	"github.com/racklab/racklab/coordinator/wire"
 	"github.com/racklab/racklab/coordinator/workload"
+	"github.com/racklab/racklab/internal/traffic"
 	"github.com/racklab/racklab/worker/members"
 )
 
@@ -140,7 +141,11 @@ type run struct {
 	// running maps each dispatched attempt to its host and launch time,
 	// until its record is written: kills must reach the host, and
 	// heartbeats are checked against it.
-	running       map[engine.AttemptID]dispatched
+	running map[engine.AttemptID]dispatched
+	// onDisk is where a replica's bytes are while a worker moves them to
+	// the tier the engine already counts them on
+	onDisk        map[replicaAt]cluster.TierKind
+	moveSeq       uint64
 	prom          *promMetrics
 	seenDecisions int
 	counter0      []float64 // kernel counters at the start, up then down
@@ -205,6 +210,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	}
 	r := &run{cfg: cfg, subj: subj, topo: cfg.Topology, byName: map[string]cluster.HostID{}, phases: map[engine.AttemptID]phases{},
 		running:  map[engine.AttemptID]dispatched{},
+		onDisk:   map[replicaAt]cluster.TierKind{},
 		rackName: map[string]cluster.RackID{}, shuffles: map[engine.AttemptID]*shuffle{}}
 	r.res.Dir = cfg.OutDir
 	r.res.KernelCrossBytes = -1
@@ -656,12 +662,13 @@ func (r *run) drainReady() {
 		}
 		delete(r.shuffles, id)
 	}
+	r.moveReplicas(rd.TierMoves)
 	for _, u := range rd.Shuffles {
 		r.updateShuffle(u)
 	}
 	for _, id := range rd.Priorities {
 		if a := r.eng.Attempt(id); a != nil {
-			r.send(r.topo.Hosts[a.Host].Name, wire.TypePriority, &wire.Priority{Attempt: int64(id), DSCP: PriorityDSCP(a.Priority)})
+			r.send(r.topo.Hosts[a.Host].Name, wire.TypePriority, &wire.Priority{Attempt: int64(id), DSCP: traffic.PriorityDSCP(a.Priority)})
 		}
 	}
 	for i := range rd.Attempts {
@@ -707,9 +714,6 @@ func reasonSuffix(s string) string {
 	return ": " + s
 }
 
-// PriorityDSCP maps an engine network priority (0 highest) to a DSCP
-// class selector, CS7 down to CS0.
-func PriorityDSCP(p uint8) uint8 { return 8 * (7 - min(p, 7)) }
 
 func (r *run) object(h cluster.HostID, tier cluster.TierKind, key string) wire.Object {
 	host := r.topo.Hosts[h]
@@ -729,7 +733,9 @@ func (r *run) launch(a *engine.Attempt) {
 	if st.Spec.Kind == workload.Map {
 		l.Kind = wire.KindMap
 		if ref, ok := r.eng.InputObject(a); ok && a.Source.Host >= 0 {
-			l.Input = &wire.Range{Object: r.object(a.Source.Host, a.Source.Tier, objectKey(ref)), Task: "input", Length: a.InputBytes}
+			key := objectKey(ref)
+			tier := r.readTier(a.Source.Host, key, a.Source.Tier)
+			l.Input = &wire.Range{Object: r.object(a.Source.Host, tier, key), Task: "input", Length: a.InputBytes}
 		}
 	} else {
 		l.Kind = wire.KindReduce
@@ -844,6 +850,14 @@ func (r *run) handle(m *nats.Msg) bool {
 	case wire.TypeAttemptEnded:
 		if ev, ok := decodeReport[wire.AttemptEnded](r, m, typ); ok {
 			r.attemptEnded(ev)
+		}
+	case wire.TypeInputDone:
+		if ev, ok := decodeReport[wire.InputDone](r, m, typ); ok {
+			r.inputDone(ev)
+		}
+	case wire.TypeReplicaMoved:
+		if ev, ok := decodeReport[wire.ReplicaMoved](r, m, typ); ok {
+			r.replicaMoved(ev)
 		}
 	case wire.TypeWorkerProblem:
 		if p, ok := decodeReport[wire.WorkerProblem](r, m, typ); ok {
@@ -968,6 +982,7 @@ func (r *run) heartbeat(hb *wire.Heartbeat) {
 	hi.crossRx = hb.CrossRxByRack
 	hi.members = hb.Members
 	hi.shaped = hb.Shaped
+	r.progress(hb.Host, hb.Progress)
 }
 
 // workerCounters sums the shaping workers' class counters into payload
