@@ -1,0 +1,108 @@
+package live
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/racklab/racklab/coordinator/cluster"
+	"github.com/racklab/racklab/coordinator/engine"
+)
+
+func (r *run) finish() {
+	if r.sink == nil {
+		return
+	}
+	r.finished = true
+	if r.workerCounted {
+		// the heartbeats that carry the last bytes' counts
+		for deadline := time.After(2 * heartbeatInterval); ; {
+			select {
+			case m := <-r.inbox:
+				r.handle(m)
+				continue
+			case <-deadline:
+			}
+			break
+		}
+	}
+	var up, down []float64
+	if r.cfg.Counters != nil {
+		u, d, err := r.cfg.Counters()
+		if err != nil {
+			r.event("counters-failed", "", "%v", err)
+		} else {
+			nr := len(r.topo.Racks)
+			up, down = make([]float64, nr), make([]float64, nr)
+			r.res.KernelCrossBytes = 0
+			for i := 0; i < nr && i < len(u); i++ {
+				up[i] = u[i] - r.counter0[i]
+				down[i] = d[i] - r.counter0[nr+i]
+				r.res.KernelCrossBytes += up[i]
+			}
+		}
+	}
+	if err := r.sink.Finish(&r.eng.Stats, up, down); err != nil {
+		r.logf("records: %v", err)
+	}
+	if err := r.sink.Close(); err != nil {
+		r.logf("records: %v", err)
+	}
+	if err := writeJSON(filepath.Join(r.cfg.OutDir, "result.json"), &r.res); err != nil {
+		r.logf("result: %v", err)
+	}
+	r.event("finished", "", "expected cross-rack %d B, workers reported %d B, kernel %.0f B", r.res.ExpectedCrossBytes, r.res.ReportedCrossBytes, r.res.KernelCrossBytes)
+}
+
+type attemptRecord struct {
+	ID       int64                              `json:"id"`
+	Job      string                             `json:"job"`
+	Stage    int                                `json:"stage"`
+	Index    int                                `json:"index"`
+	Host     string                             `json:"host"`
+	Start    float64                            `json:"start"`
+	End      float64                            `json:"end"`
+	Outcome  string                             `json:"outcome"`
+	Dup      bool                               `json:"duplicate,omitempty"`
+	Locality string                             `json:"locality"`
+	Expected map[string][engine.NumLevels]int64 `json:"expected_bytes"`
+	Reported map[string][engine.NumLevels]int64 `json:"reported_bytes,omitempty"`
+	Phases   *phases                            `json:"phases,omitempty"`
+}
+
+// phases are the worker's timing of an attempt, and why it failed.
+type phases struct {
+	Read    float64 `json:"read_s"`
+	Compute float64 `json:"compute_s"`
+	Write   float64 `json:"write_s"`
+	Reason  string  `json:"reason,omitempty"`
+}
+
+func byClass(b *engine.ByteCounts) map[string][engine.NumLevels]int64 {
+	out := map[string][engine.NumLevels]int64{}
+	for c := range b {
+		if b[c] != ([engine.NumLevels]int64{}) {
+			out[engine.Class(c).String()] = b[c]
+		}
+	}
+	return out
+}
+
+func attemptLine(t *cluster.Topology, rec *engine.AttemptRecord) attemptRecord {
+	l := attemptRecord{ID: int64(rec.ID), Job: rec.JobName, Stage: int(rec.Task.Stage), Index: int(rec.Task.Index),
+		Host: t.Hosts[rec.Host].Name, Start: rec.Start, End: rec.End, Outcome: rec.Outcome.String(), Dup: rec.Duplicate,
+		Locality: rec.Locality.String(), Expected: byClass(&rec.Bytes)}
+	if rec.Reported != nil {
+		l.Reported = byClass(rec.Reported)
+	}
+	return l
+}
+
+func writeJSON(path string, v any) error {
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(path, append(b, '\n'), 0o644)
+}
