@@ -300,9 +300,9 @@ func writeResults(dir string, rows []*metrics.Summary, timings []*sim.Timing) er
 
 func writeTimings(path string, ts []sim.Timing) error {
 	var b strings.Builder
-	b.WriteString("policy,seed,wall_s,sim_s,events,events_per_s,decisions,decision_mean_us,decision_p50_us,decision_p99_us\n")
+	b.WriteString("policy,seed,wall_s,sim_s,events,events_per_s,decisions,decision_mean_us,decision_p50_us,decision_p99_us,plan_s\n")
 	for _, t := range ts {
-		fmt.Fprintf(&b, "%s,%d,%.3f,%.3f,%d,%.0f,%d,%.2f,%.2f,%.2f\n", t.Policy, t.Seed, t.WallS, t.SimS, t.Events, t.EventsPerS, t.Decisions, t.DecisionMeanUs, t.DecisionP50Us, t.DecisionP99Us)
+		fmt.Fprintf(&b, "%s,%d,%.3f,%.3f,%d,%.0f,%d,%.2f,%.2f,%.2f,%.6f\n", t.Policy, t.Seed, t.WallS, t.SimS, t.Events, t.EventsPerS, t.Decisions, t.DecisionMeanUs, t.DecisionP50Us, t.DecisionP99Us, t.PlanS)
 	}
 	return os.WriteFile(path, []byte(b.String()), 0o644)
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/racklab/racklab/coordinator/cluster"
+	"github.com/racklab/racklab/coordinator/engine"
 	"github.com/racklab/racklab/coordinator/policy"
 	"github.com/racklab/racklab/internal/units"
 	"github.com/racklab/racklab/internal/yamlfile"
@@ -35,7 +36,10 @@ type Campaign struct {
 	Background float64
 	Limits     Limits
 	SlowStart  float64
-	Runs       []RunSet
+	// Queues configures the run's scheduling queues (none: every job's
+	// queue gets weight 1 and an equal share).
+	Queues []engine.Queue
+	Runs   []RunSet
 	// Headlines is the raw headlines section (a paper's headline table),
 	// nil when absent; bench/reproduce parses it.
 	Headlines *yaml.Node
@@ -47,8 +51,11 @@ type Campaign struct {
 // WorkloadSpec names the workload: files, the SWIM importer, or one of
 // datagen's generators.
 type WorkloadSpec struct {
-	File      string
-	Datasets  string
+	File     string
+	Datasets string
+	// Predicted is a file of predicted sizes and arrivals (datagen
+	// recurring --out-predicted) that an offline planner is told.
+	Predicted string
 	Swim      *SwimSpec
 	Generator *GeneratorSpec
 }
@@ -137,6 +144,7 @@ func Load(path string) (*Campaign, error) {
 	c.TopologyFile = abs(c.TopologyFile)
 	c.Workload.File = abs(c.Workload.File)
 	c.Workload.Datasets = abs(c.Workload.Datasets)
+	c.Workload.Predicted = abs(c.Workload.Predicted)
 	if c.Workload.Swim != nil {
 		c.Workload.Swim.Trace = abs(c.Workload.Swim.Trace)
 	}
@@ -155,7 +163,7 @@ func Parse(name string, data []byte) (*Campaign, error) {
 	}
 	c := &Campaign{Source: data, Seed: 1}
 	m := d.Map(top, "campaign")
-	m.Known("name", "topology", "cluster", "workload", "seed", "background", "limits", "slowstart", "runs", "headlines")
+	m.Known("name", "topology", "cluster", "workload", "seed", "background", "limits", "slowstart", "queues", "runs", "headlines")
 	m.Require("name", "workload", "runs")
 	c.Name = m.Str("name")
 	if c.Name != "" && strings.ContainsAny(c.Name, "/\\ \t") {
@@ -185,6 +193,9 @@ func Parse(name string, data []byte) (*Campaign, error) {
 	if n := m.Node("limits"); n != nil {
 		c.Limits = parseLimits(d, n)
 	}
+	for i, n := range m.Seq("queues") {
+		c.Queues = append(c.Queues, parseQueue(d, n, i))
+	}
 	c.Headlines = m.Node("headlines")
 	for i, n := range m.Seq("runs") {
 		c.Runs = append(c.Runs, parseRunSet(d, n, i))
@@ -207,9 +218,12 @@ func Parse(name string, data []byte) (*Campaign, error) {
 
 func parseWorkload(d *yamlfile.Decoder, n *yaml.Node) WorkloadSpec {
 	m := d.Map(n, "workload")
-	m.Known("file", "datasets", "swim", "generator")
+	m.Known("file", "datasets", "predicted", "swim", "generator")
 	var w WorkloadSpec
-	w.File, w.Datasets = m.Str("file"), m.Str("datasets")
+	w.File, w.Datasets, w.Predicted = m.Str("file"), m.Str("datasets"), m.Str("predicted")
+	if w.Predicted != "" && w.File == "" {
+		m.Fail("predicted", "predictions go with a workload file; a recurring generator makes its own")
+	}
 	if gn := m.Node("generator"); gn != nil {
 		if w.File != "" || m.Has("swim") {
 			m.Fail("generator", "give one of file, swim and generator")
@@ -248,6 +262,30 @@ func parseWorkload(d *yamlfile.Decoder, n *yaml.Node) WorkloadSpec {
 		m.Fail("", "no workload: give file (and datasets) or swim")
 	}
 	return w
+}
+
+// parseQueue reads one queue: {name, weight, capacity, max_capacity,
+// ordering}.
+func parseQueue(d *yamlfile.Decoder, n *yaml.Node, i int) engine.Queue {
+	where := fmt.Sprintf("queues[%d]", i)
+	m := d.Map(n, where)
+	m.Known("name", "weight", "capacity", "max_capacity", "ordering")
+	m.Require("name")
+	q := engine.Queue{Name: m.Str("name"), Weight: 1, Capacity: m.Float("capacity"), MaxCapacity: m.Float("max_capacity")}
+	if m.Has("weight") {
+		q.Weight = m.Float("weight")
+	}
+	if m.Has("ordering") {
+		o, err := engine.ParseOrdering(m.Str("ordering"))
+		if err != nil {
+			m.Fail("ordering", "%v", err)
+		}
+		q.Ordering = o
+	}
+	if err := q.Check(); err != nil {
+		m.Fail("", "%v", err)
+	}
+	return q
 }
 
 func parseLimits(d *yamlfile.Decoder, n *yaml.Node) Limits {

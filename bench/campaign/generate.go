@@ -12,13 +12,14 @@ import (
 )
 
 // generate runs one of datagen's generators with a campaign's parameters;
-// the rest take the generator's defaults.
-func generate(g *GeneratorSpec) (*workload.Workload, *workload.Datasets, error) {
+// the rest take the generator's defaults. The recurring generator also
+// says what a planner predicts (the others: nil).
+func generate(g *GeneratorSpec) (*workload.Workload, *workload.Datasets, *workload.Predicted, error) {
 	common := gen.DefaultOptions()
 	common.Seed, common.Scale, common.Rate, common.BlockSize, common.Replication = g.Seed, g.Scale, g.Rate, g.BlockSize, g.Replication
 	proc, err := gen.ParseProcess(g.Arrivals)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	common.Arrivals = proc
 	switch g.Name {
@@ -29,14 +30,14 @@ func generate(g *GeneratorSpec) (*workload.Workload, *workload.Datasets, error) 
 			o.ScaleFactor = g.ScaleFactor
 		}
 		o.MultiStage = g.MultiStage
-		return tpch.Generate(o)
+		return noPredictions(tpch.Generate(o))
 	case "ml":
 		o := ml.DefaultOptions()
 		o.Options = common
 		if g.Workloads > 0 {
 			o.Workloads = g.Workloads
 		}
-		return ml.Generate(o)
+		return noPredictions(ml.Generate(o))
 	case "recurring":
 		o := recurring.DefaultOptions()
 		o.Options = common
@@ -46,8 +47,7 @@ func generate(g *GeneratorSpec) (*workload.Workload, *workload.Datasets, error) 
 		if g.SizeError > 0 {
 			o.SizeError = g.SizeError
 		}
-		w, ds, _, err := recurring.Generate(o)
-		return w, ds, err
+		return recurring.Generate(o)
 	case "mix":
 		preset := g.Preset
 		if preset == "" {
@@ -55,11 +55,15 @@ func generate(g *GeneratorSpec) (*workload.Workload, *workload.Datasets, error) 
 		}
 		m, err := mix.Preset(preset)
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
 		o := mix.DefaultOptions()
 		o.Options = common
-		return mix.Generate(m, o)
+		return noPredictions(mix.Generate(m, o))
 	}
-	return nil, nil, fmt.Errorf("unknown generator %q", g.Name)
+	return nil, nil, nil, fmt.Errorf("unknown generator %q", g.Name)
+}
+
+func noPredictions(w *workload.Workload, ds *workload.Datasets, err error) (*workload.Workload, *workload.Datasets, *workload.Predicted, error) {
+	return w, ds, nil, err
 }

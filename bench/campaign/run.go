@@ -23,6 +23,7 @@ import (
 	"github.com/racklab/racklab/coordinator/policy"
 	"github.com/racklab/racklab/coordinator/wire"
 	"github.com/racklab/racklab/coordinator/workload"
+	"github.com/racklab/racklab/datagen/recurring"
 	"github.com/racklab/racklab/datagen/swim"
 	"github.com/racklab/racklab/shaping"
 	"github.com/racklab/racklab/worker/agent"
@@ -94,6 +95,7 @@ type inputs struct {
 	topo *cluster.Topology
 	w    *workload.Workload
 	ds   *workload.Datasets
+	pred *workload.Predicted // what a planner is told, if anything
 }
 
 func (c *Campaign) load() (*inputs, error) {
@@ -109,7 +111,7 @@ func (c *Campaign) load() (*inputs, error) {
 	}
 	switch {
 	case c.Workload.Generator != nil:
-		if in.w, in.ds, err = generate(c.Workload.Generator); err != nil {
+		if in.w, in.ds, in.pred, err = generate(c.Workload.Generator); err != nil {
 			return nil, fmt.Errorf("workload generator %s: %w", c.Workload.Generator.Name, err)
 		}
 	case c.Workload.Swim != nil:
@@ -134,6 +136,14 @@ func (c *Campaign) load() (*inputs, error) {
 		}
 		if in.w, err = workload.LoadWorkloadFor(c.Workload.File, in.ds); err != nil {
 			return nil, err
+		}
+		if c.Workload.Predicted != "" {
+			if in.pred, err = recurring.LoadPredicted(c.Workload.Predicted); err != nil {
+				return nil, err
+			}
+			if err := in.pred.CheckAgainst(in.w); err != nil {
+				return nil, fmt.Errorf("%s: %w", c.Workload.Predicted, err)
+			}
 		}
 	}
 	return in, nil
@@ -319,10 +329,10 @@ func (ex *executor) runOne(ctx context.Context, r Run) error {
 }
 
 func (ex *executor) sim(ctx context.Context, r Run, jobsDone func(int)) (metrics.Summary, error) {
-	opt := sim.Options{MaxSimTime: ex.c.Limits.MaxSimTime, Cancel: ctx.Done(),
+	opt := sim.Options{MaxSimTime: ex.c.Limits.MaxSimTime, Cancel: ctx.Done(), Background: ex.c.Background,
 		Progress: func(_ float64, done, _ int) { jobsDone(done) }}
 	sum, _, err := sim.RunOne(sim.Spec{Topology: withBackground(ex.in.topo, ex.c.Background), Workload: ex.in.w, Datasets: ex.in.ds,
-		Policy: r.Policy, Seed: r.Seed, SlowStart: ex.c.SlowStart, Dir: r.Dir, Options: opt})
+		Policy: r.Policy, Seed: r.Seed, SlowStart: ex.c.SlowStart, Queues: ex.c.Queues, Predicted: ex.in.pred, Dir: r.Dir, Options: opt})
 	return sum, err
 }
 
@@ -339,7 +349,7 @@ func (ex *executor) live(ctx context.Context, r Run, jobsDone func(int)) (metric
 		return metrics.Summary{}, err
 	}
 	cfg := live.Config{Sink: sink, Background: ex.c.Background, Topology: ex.in.topo, Workload: ex.in.w, Datasets: ex.in.ds,
-		Policy: r.Policy.String(), PolicyImpl: p, Seed: r.Seed,
+		Policy: r.Policy.String(), PolicyImpl: p, Seed: r.Seed, Queues: ex.c.Queues, Predicted: ex.in.pred,
 		SlowStart: ex.c.SlowStart, OutDir: r.Dir, MaxRunTime: ex.c.Limits.MaxRunTime, Logf: func(string, ...any) {}, // events.jsonl has them
 		OnEvent: func(ev live.Event) {
 			if strings.HasPrefix(ev.Kind, "job-") {

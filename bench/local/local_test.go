@@ -199,6 +199,9 @@ func TestWorkerKilledMidJob(t *testing.T) {
 	if res.FailedJobs != 0 || res.Jobs != 1 {
 		t.Fatalf("jobs %d, failed %d", res.Jobs, res.FailedJobs)
 	}
+	if res.MalformedMessages != 0 {
+		t.Errorf("%d messages rejected in a run without bad actors", res.MalformedMessages)
+	}
 	if len(res.HostsLost) != 1 || res.HostsLost[0] != victim {
 		t.Fatalf("hosts lost %v, want [%s]", res.HostsLost, victim)
 	}
@@ -220,9 +223,13 @@ func TestWorkerKilledMidJob(t *testing.T) {
 		var a struct {
 			Stage, Index  int
 			Host, Outcome string
+			InputDoneS    *float64 `json:"input_done_s"`
 		}
 		if err := json.Unmarshal(sc.Bytes(), &a); err != nil {
 			t.Fatal(err)
+		}
+		if a.Outcome == "succeeded" && a.InputDoneS == nil {
+			t.Errorf("attempt %d/%d succeeded on %s, but the engine never heard its input was done", a.Stage, a.Index, a.Host)
 		}
 		task := fmt.Sprintf("%d/%d", a.Stage, a.Index)
 		if a.Host == victim && a.Outcome == "failed" {

@@ -9,7 +9,6 @@ import (
 	"github.com/racklab/racklab/bench/metrics"
 	"github.com/racklab/racklab/coordinator/cluster"
 	"github.com/racklab/racklab/coordinator/engine"
-	"github.com/racklab/racklab/coordinator/placement/hdfs"
 	"github.com/racklab/racklab/coordinator/policy"
 	"github.com/racklab/racklab/coordinator/workload"
 )
@@ -24,6 +23,10 @@ type Spec struct {
 	Policy    policy.Spec
 	Seed      uint64
 	SlowStart float64
+	// Queues configures the run's queues; Predicted is what an offline
+	// planner is told ahead of time (engine.Config).
+	Queues    []engine.Queue
+	Predicted *workload.Predicted
 	Dir       string
 	Options   Options
 }
@@ -41,6 +44,7 @@ type Timing struct {
 	DecisionMeanUs float64
 	DecisionP50Us  float64
 	DecisionP99Us  float64
+	PlanS          float64 // the policy's offline plan
 }
 
 // RunDir is where a run's records go inside a result directory: label
@@ -55,18 +59,14 @@ func RunOne(spec Spec) (metrics.Summary, Timing, error) {
 	if err != nil {
 		return metrics.Summary{}, Timing{}, err
 	}
-	// the engine places unplaced datasets into its own copy
-	ds := &workload.Datasets{}
-	if spec.Datasets != nil {
-		ds.Datasets = append([]workload.Dataset(nil), spec.Datasets.Datasets...)
-	}
 	start := time.Now()
 	eng, err := engine.New(engine.Config{
 		Seed:      spec.Seed,
 		SlowStart: spec.SlowStart,
-		Placer:    &hdfs.Placer{},
+		Queues:    spec.Queues,
+		Predicted: spec.Predicted,
 		Stopwatch: func() int64 { return int64(time.Since(start)) },
-	}, spec.Topology, spec.Workload, ds, p)
+	}, spec.Topology, spec.Workload, spec.Datasets, p)
 	if err != nil {
 		return metrics.Summary{}, Timing{}, err
 	}
@@ -89,7 +89,8 @@ func RunOne(spec Spec) (metrics.Summary, Timing, error) {
 	}
 	wall := time.Since(start).Seconds()
 	sum := rec.Finish(spec.Policy.String(), spec.Seed, &eng.Stats, res.UplinkBytes, res.DownlinkBytes)
-	t := Timing{Policy: spec.Policy.String(), Seed: spec.Seed, WallS: wall, SimS: res.SimTime, Events: res.Events, Decisions: eng.Stats.Decisions}
+	t := Timing{Policy: spec.Policy.String(), Seed: spec.Seed, WallS: wall, SimS: res.SimTime, Events: res.Events, Decisions: eng.Stats.Decisions,
+		PlanS: float64(eng.Stats.PlanNanos) / 1e9}
 	if wall > 0 {
 		t.EventsPerS = float64(res.Events) / wall
 	}

@@ -122,7 +122,8 @@ func (o Ordering) Less(a, b *Job) bool {
 	return a.ID < b.ID
 }
 
-func (q Queue) check() error {
+// Check says what is wrong with a queue's configuration, if anything.
+func (q Queue) Check() error {
 	switch {
 	case q.Name == "":
 		return fmt.Errorf("a queue needs a name")
@@ -278,7 +279,7 @@ func withDefaults(cfg Config) (Config, error) {
 		cfg.Placer = &hdfs.Placer{}
 	}
 	for i, q := range cfg.Queues {
-		if err := q.check(); err != nil {
+		if err := q.Check(); err != nil {
 			return cfg, fmt.Errorf("queue %d: %w", i, err)
 		}
 	}

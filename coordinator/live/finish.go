@@ -69,6 +69,10 @@ type attemptRecord struct {
 	Expected map[string][engine.NumLevels]int64 `json:"expected_bytes"`
 	Reported map[string][engine.NumLevels]int64 `json:"reported_bytes,omitempty"`
 	Phases   *phases                            `json:"phases,omitempty"`
+	// InputDoneS is when the worker said the attempt had its whole input,
+	// in seconds after its start; Received the input bytes it reported.
+	InputDoneS *float64 `json:"input_done_s,omitempty"`
+	Received   int64    `json:"received"`
 }
 
 // phases are the worker's timing of an attempt, and why it failed.
@@ -96,6 +100,11 @@ func attemptLine(t *cluster.Topology, rec *engine.AttemptRecord) attemptRecord {
 	if rec.Reported != nil {
 		l.Reported = byClass(rec.Reported)
 	}
+	if rec.InputDone {
+		s := rec.InputDoneAt - rec.Start
+		l.InputDoneS = &s
+	}
+	l.Received = rec.Received
 	return l
 }
 

@@ -25,8 +25,11 @@ type Config struct {
 	// registry); Policy then only names it in the records.
 	PolicyImpl engine.Policy
 	Seed       uint64
-	// SlowStart is the engine's reduce slow-start fraction (0: default).
+	// SlowStart is the engine's reduce slow-start fraction (0: default);
+	// Queues its queues; Predicted what an offline planner is told.
 	SlowStart float64
+	Queues    []engine.Queue
+	Predicted *workload.Predicted
 	// Cluster names the run's subjects.
 	Cluster string
 	// NATSURL connects to an external server as the coordinator user;
