@@ -268,6 +268,7 @@ func parseStage(line string, earlier []workload.Stage) (workload.Stage, error) {
 
 // declareEngine: engine [seed=0] [slow_start=0.05] [early_shuffle_limit=0.5]
 // [max_task_failures=4] [queues=prod:0.75,dev:0.25:0.5] [weights=prod:2]
+// [orderings=prod:fifo,dev:fair]
 // [intermediate_tiers=ssd,hdd] [output_tiers=hdd].
 func (s *scenario) declareEngine(a *args) (string, error) {
 	if err := s.built("engine", false); err != nil {
@@ -312,6 +313,19 @@ func (s *scenario) declareEngine(a *args) (string, error) {
 			i = len(cfg.Queues) - 1
 		}
 		cfg.Queues[i].Weight = weight
+	}
+	for _, o := range a.list("orderings") {
+		name, val, _ := strings.Cut(o, ":")
+		ordering, err := engine.ParseOrdering(val)
+		if err != nil {
+			return "", fmt.Errorf("engine: ordering %q: %v", o, err)
+		}
+		i := slices.IndexFunc(cfg.Queues, func(q engine.Queue) bool { return q.Name == name })
+		if i < 0 {
+			cfg.Queues = append(cfg.Queues, engine.Queue{Name: name, Weight: 1})
+			i = len(cfg.Queues) - 1
+		}
+		cfg.Queues[i].Ordering = ordering
 	}
 	tierLists := []struct {
 		key string

@@ -84,7 +84,7 @@ func (s *scenario) exec(d *datadriven.TestData) (string, error) {
 	case "policy":
 		out, err = s.buildPolicy(d)
 		a = newArgs(d.Cmd, nil) // the factory judges the policy's arguments
-	case "advance", "offer", "round", "succeed", "fail", "lose-host", "network":
+	case "advance", "offer", "round", "succeed", "fail", "lose-host", "network", "progress", "input-done":
 		out, err = s.step(d.Cmd, a)
 	case "jobs", "tasks", "attempts", "queues", "stats", "inspect":
 		out, err = s.show(d.Cmd, a)
@@ -105,7 +105,7 @@ func (s *scenario) exec(d *datadriven.TestData) (string, error) {
 
 var commands = []string{
 	"topology", "dataset", "job", "engine", "policy",
-	"advance", "offer", "round", "succeed", "fail", "lose-host", "network",
+	"advance", "offer", "round", "succeed", "fail", "lose-host", "network", "progress", "input-done",
 	"jobs", "tasks", "attempts", "queues", "stats", "inspect",
 }
 

@@ -40,14 +40,31 @@ func (g *greedy) OfferHost(ctx *engine.Context, h cluster.HostID) {
 
 func (g *greedy) Inspect([]*engine.Job) string { return fmt.Sprintf("offers=%d\n", g.offers) }
 
-func greedyFactory(name string, args map[string]string) (engine.Policy, error) {
-	if name != "greedy" {
-		return nil, fmt.Errorf("unknown policy %q", name)
+// demoting is greedy that, once a map has read its input, moves the
+// replica it read to HDD: it exercises input-done and tier moves.
+type demoting struct{ greedy }
+
+func (*demoting) InputDone(ctx *engine.Context, a *engine.Attempt) {
+	if a.Source.Host < 0 {
+		return
 	}
+	j := ctx.Job(a.Task.Job)
+	st := j.Stages[a.Task.Stage]
+	t := ctx.Task(a.Task)
+	_ = ctx.SetReplicaTier(st.Spec.Input, int(t.Block), a.Source.Host, cluster.HDD)
+}
+
+func greedyFactory(name string, args map[string]string) (engine.Policy, error) {
 	for k := range args {
 		return nil, fmt.Errorf("unknown argument %q", k)
 	}
-	return &greedy{}, nil
+	switch name {
+	case "greedy":
+		return &greedy{}, nil
+	case "demoting":
+		return &demoting{}, nil
+	}
+	return nil, fmt.Errorf("unknown policy %q", name)
 }
 
 func TestScenarios(t *testing.T) {

@@ -80,7 +80,7 @@ func (s *scenario) show(cmd string, a *args) (string, error) {
 		}
 	case "queues":
 		for _, q := range s.eng.Queues() {
-			fmt.Fprintf(&b, "%s running=%d capacity=%g max_capacity=%g weight=%g\n", q.Name, q.Running, q.Capacity, q.MaxCapacity, q.Weight)
+			fmt.Fprintf(&b, "%s running=%d capacity=%g max_capacity=%g weight=%g ordering=%s\n", q.Name, q.Running, q.Capacity, q.MaxCapacity, q.Weight, q.Ordering)
 		}
 	case "stats":
 		st := &s.eng.Stats

@@ -53,6 +53,8 @@ func (s *scenario) step(cmd string, a *args) (string, error) {
 		return s.events(""), nil
 	case "network":
 		return s.network(a)
+	case "progress", "input-done":
+		return s.input(cmd, a)
 	}
 	return "", fmt.Errorf("unknown step %q", cmd)
 }
@@ -154,6 +156,34 @@ func (s *scenario) attemptArg(a *args) (engine.AttemptID, error) {
 	return running[0], nil
 }
 
+// input: progress attempt=N bytes=B (input bytes received so far), or
+// input-done attempt=N (the attempt has its whole input).
+func (s *scenario) input(cmd string, a *args) (string, error) {
+	id, err := s.attemptArg(a)
+	bytes := int64(0)
+	if cmd == "progress" {
+		if !a.has("bytes") {
+			return "", fmt.Errorf("progress: missing bytes=")
+		}
+		bytes = int64(a.int("bytes", 0))
+	}
+	if e := a.done(); e != nil {
+		return "", e
+	}
+	if err != nil {
+		return "", fmt.Errorf("%s: %v", cmd, err)
+	}
+	if cmd == "progress" {
+		err = s.eng.Progress(id, bytes)
+	} else {
+		err = s.eng.InputDone(id)
+	}
+	if err != nil {
+		return "refused: " + err.Error(), nil
+	}
+	return s.events(""), nil
+}
+
 // network: network [up=0.95,0] [down=0,0] [rx=...] [threshold=0.8]. Loads
 // are per rack, rx per host; what is not given keeps its value.
 func (s *scenario) network(a *args) (string, error) {
@@ -228,6 +258,16 @@ func (s *scenario) events(prefix string) string {
 	}
 	for _, id := range r.Kills {
 		add("kill a%d", id)
+	}
+	for _, u := range r.Shuffles {
+		if u.Complete {
+			add("shuffle a%d complete", u.Attempt)
+		} else {
+			add("shuffle a%d", u.Attempt)
+		}
+	}
+	for _, m := range r.TierMoves {
+		add("move %s[%d] on %s %s->%s", m.Dataset, m.Block, s.hostLabel(m.Host), m.From, m.To)
 	}
 	for _, rec := range r.Attempts {
 		add("end a%d %s on %s %s", rec.ID, s.taskLabel(rec.Task), s.hostLabel(rec.Host), rec.Outcome)
