@@ -68,10 +68,27 @@ func (c *Check) Counts() (reproduced, rows int) {
 	return reproduced, len(c.Results)
 }
 
-// Summary is the closing line: "<paper>: N of M headlines reproduced".
+// Summary is the closing line: "<paper>: N of M headlines reproduced",
+// saying how many of the N were checked on direction only because their
+// source gives no figure.
 func (c *Check) Summary() string {
 	n, m := c.Counts()
-	return fmt.Sprintf("%s: %d of %d headlines reproduced", c.Paper, n, m)
+	line := fmt.Sprintf("%s: %d of %d headlines reproduced", c.Paper, n, m)
+	if d := c.directionOnly(); d > 0 {
+		line += fmt.Sprintf(" (%d on direction only: no figure in the source)", d)
+	}
+	return line
+}
+
+// directionOnly counts the rows reproduced whose source gives no figure.
+func (c *Check) directionOnly() int {
+	n := 0
+	for _, r := range c.Results {
+		if r.Outcome == Reproduced && math.IsNaN(r.Row.Paper) {
+			n++
+		}
+	}
+	return n
 }
 
 // Evaluate checks the table's rows that apply to mode against the
