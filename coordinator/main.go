@@ -20,6 +20,7 @@ import (
 	"github.com/racklab/racklab/coordinator/wire"
 	"github.com/racklab/racklab/coordinator/workload"
 	"github.com/spf13/cobra"
+	"gopkg.in/yaml.v3"
 )
 
 func main() {
@@ -30,7 +31,7 @@ func main() {
 
 func command() *cobra.Command {
 	var cfg live.Config
-	var topoPath, wlPath, dsPath, credsPath string
+	var topoPath, wlPath, dsPath, credsPath, policyArgs, label string
 	cmd := &cobra.Command{
 		Use:   "coordinator",
 		Short: "Run a workload on live racklab workers with the scheduler under test",
@@ -42,6 +43,19 @@ happen. With an embedded server and no credentials file, it generates one.`,
 		SilenceUsage: true,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			var err error
+			spec := policy.Spec{Name: cfg.Policy, Label: label}
+			if policyArgs != "" {
+				if err := yaml.Unmarshal([]byte(policyArgs), &spec.Args); err != nil {
+					return fmt.Errorf("--policy-args: want a YAML mapping such as '{node_threshold: -1}': %v", err)
+				}
+			}
+			if err := policy.CheckLabel(spec.String()); err != nil {
+				return fmt.Errorf("--label: %v", err)
+			}
+			if cfg.PolicyImpl, err = policy.Build(spec); err != nil {
+				return err
+			}
+			cfg.Policy = spec.String()
 			if cfg.Topology, err = cluster.LoadTopology(topoPath); err != nil {
 				return err
 			}
@@ -79,6 +93,8 @@ happen. With an embedded server and no credentials file, it generates one.`,
 	f.StringVar(&wlPath, "workload", "", "workload YAML (required)")
 	f.StringVar(&dsPath, "datasets", "", "datasets YAML (unplaced datasets are placed HDFS-style)")
 	f.StringVar(&cfg.Policy, "policy", "fifo", fmt.Sprintf("scheduling policy: %v", policy.Names()))
+	f.StringVar(&policyArgs, "policy-args", "", "the policy's args as a YAML mapping, e.g. '{node_threshold: -1}'")
+	f.StringVar(&label, "label", "", "the name the records give the run (default: the policy's name)")
 	f.Uint64Var(&cfg.Seed, "seed", 1, "seed of the engine, the placement and the block contents")
 	f.StringVar(&cfg.Listen, "listen", "127.0.0.1:4222", "embedded NATS server address")
 	f.StringVar(&cfg.NATSURL, "nats", "", "external NATS server URL (instead of the embedded one)")
