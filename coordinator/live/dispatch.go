@@ -12,6 +12,11 @@ import (
 
 func (r *run) drainReady() {
 	rd := r.eng.Ready()
+	// before the launches: a map launched now must read a replica that is
+	// being moved from the tier it is leaving
+	r.moveReplicas(rd.TierMoves)
+	// before the launches: a map launched now must read a replica that is
+	// being moved from the tier it is leaving
 	for _, a := range rd.Launches {
 		r.launch(a)
 		r.prom.launched.WithLabelValues(r.eng.Job(a.Task.Job).Stages[a.Task.Stage].Spec.Kind.String()).Inc()
@@ -24,7 +29,6 @@ func (r *run) drainReady() {
 		}
 		delete(r.shuffles, id)
 	}
-	r.moveReplicas(rd.TierMoves)
 	for _, u := range rd.Shuffles {
 		r.updateShuffle(u)
 	}

@@ -10,22 +10,38 @@ import (
 	"github.com/racklab/racklab/coordinator/engine"
 )
 
+// movesGrace bounds how long the end of a run waits for workers to answer
+// the replica moves still under way.
+const movesGrace = 5 * time.Second
+
 func (r *run) finish() {
 	if r.sink == nil {
 		return
 	}
 	r.finished = true
+	// the heartbeats that carry the last bytes' counts, and the answers
+	// to replica moves still under way, so that the records are whole
+	wait := time.Duration(0)
 	if r.workerCounted {
-		// the heartbeats that carry the last bytes' counts
-		for deadline := time.After(2 * heartbeatInterval); ; {
-			select {
-			case m := <-r.inbox:
-				r.handle(m)
-				continue
-			case <-deadline:
+		wait = 2 * heartbeatInterval
+	}
+	if len(r.moving) > 0 {
+		wait = max(wait, movesGrace)
+	}
+	for deadline := time.After(wait); wait > 0; {
+		select {
+		case m := <-r.inbox:
+			r.handle(m)
+			if len(r.moving) == 0 && !r.workerCounted {
+				wait = 0
 			}
-			break
+			continue
+		case <-deadline:
 		}
+		break
+	}
+	for _, loc := range sortedReplicas(r.moving) {
+		r.event("replica-move-unfinished", r.topo.Hosts[loc.host].Name, "%s: no answer by the end of the run; its bytes may still be on %s", loc.key, r.onDisk[loc])
 	}
 	var up, down []float64
 	if r.cfg.Counters != nil {

@@ -1,6 +1,8 @@
 package live
 
 import (
+	"sort"
+
 	"github.com/racklab/racklab/coordinator/cluster"
 	"github.com/racklab/racklab/coordinator/engine"
 	"github.com/racklab/racklab/coordinator/wire"
@@ -52,7 +54,10 @@ func (r *run) moveReplicas(moves []engine.TierMove) {
 		key := DatasetBlockKey(m.Dataset, m.Block)
 		r.moveSeq++
 		loc := replicaAt{host: m.Host, key: key}
-		r.onDisk[loc] = m.From
+		if _, ok := r.onDisk[loc]; !ok {
+			r.onDisk[loc] = m.From // a second move before the first is done: still there
+		}
+		r.moving[loc] = true
 		host := r.topo.Hosts[m.Host].Name
 		r.send(host, wire.TypeMoveReplica, &wire.MoveReplica{Request: r.moveSeq, Key: key, From: m.From.String(), To: m.To.String()})
 	}
@@ -66,9 +71,10 @@ func (r *run) replicaMoved(ev *wire.ReplicaMoved) {
 		return
 	}
 	loc := replicaAt{host: h, key: ev.Key}
-	if _, moving := r.onDisk[loc]; !moving {
+	if !r.moving[loc] {
 		return
 	}
+	delete(r.moving, loc)
 	if ev.OK {
 		delete(r.onDisk, loc)
 		r.event("replica-moved", ev.Host, "%s from %s to %s, %d B in %.2f s", ev.Key, ev.From, ev.To, ev.Bytes, ev.Seconds)
@@ -81,6 +87,21 @@ func (r *run) replicaMoved(ev *wire.ReplicaMoved) {
 type replicaAt struct {
 	host cluster.HostID
 	key  string
+}
+
+// sortedReplicas lists a set's replicas in a fixed order, for records.
+func sortedReplicas(set map[replicaAt]bool) []replicaAt {
+	out := make([]replicaAt, 0, len(set))
+	for loc := range set {
+		out = append(out, loc)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].host != out[j].host {
+			return out[i].host < out[j].host
+		}
+		return out[i].key < out[j].key
+	})
+	return out
 }
 
 // readTier is the tier a replica's bytes are on now: the engine's, unless

@@ -138,6 +138,7 @@ type run struct {
 	// onDisk is where a replica's bytes are while a worker moves them to
 	// the tier the engine already counts them on
 	onDisk        map[replicaAt]cluster.TierKind
+	moving        map[replicaAt]bool // moves not yet answered
 	moveSeq       uint64
 	prom          *promMetrics
 	seenDecisions int
@@ -204,6 +205,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	r := &run{cfg: cfg, subj: subj, topo: cfg.Topology, byName: map[string]cluster.HostID{}, phases: map[engine.AttemptID]phases{},
 		running:  map[engine.AttemptID]dispatched{},
 		onDisk:   map[replicaAt]cluster.TierKind{},
+		moving:   map[replicaAt]bool{},
 		rackName: map[string]cluster.RackID{}, shuffles: map[engine.AttemptID]*shuffle{}}
 	r.res.Dir = cfg.OutDir
 	r.res.KernelCrossBytes = -1

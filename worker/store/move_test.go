@@ -275,3 +275,28 @@ func TestWipeAbortsMove(t *testing.T) {
 		}
 	}
 }
+
+// A reader told the tier an object was on before a move took it away
+// reads it where it is now; a key on no tier is still not found.
+func TestReadAfterMoveFindsTheNewTier(t *testing.T) {
+	const size, seed = 1 << 20, 5
+	s := openTest(t, TierConfig{Kind: cluster.Mem}, TierConfig{Kind: cluster.HDD})
+	if _, err := s.Generate(cluster.HDD, "ds/x/000002", size, seed); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Move(context.Background(), "ds/x/000002", cluster.HDD, cluster.Mem); err != nil {
+		t.Fatal(err)
+	}
+	r, n, err := s.OpenRange(cluster.HDD, "ds/x/000002", 0, -1)
+	if err != nil || n != size {
+		t.Fatalf("OpenRange on the old tier = %d, %v", n, err)
+	}
+	got, err := io.ReadAll(r)
+	r.Close()
+	if err != nil || int64(len(got)) != size {
+		t.Fatalf("read %d bytes, %v", len(got), err)
+	}
+	if _, _, err := s.OpenRange(cluster.HDD, "ds/x/none", 0, -1); !errors.Is(err, fs.ErrNotExist) {
+		t.Fatalf("a missing key: %v, want not found", err)
+	}
+}

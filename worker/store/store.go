@@ -249,8 +249,21 @@ func (s *Store) Remove(k cluster.TierKind, key string) error {
 // hands the file itself to io.Copy, so a copy to a *net.TCPConn uses
 // sendfile(2). Closing the reader aborts a read waiting for tokens.
 func (s *Store) OpenRange(k cluster.TierKind, key string, off, n int64) (io.ReadCloser, int64, error) {
-	r, _, n, err := s.openRange(k, key, off, n)
-	return r, n, err
+	r, _, got, err := s.openRange(k, key, off, n)
+	if err != nil && errors.Is(err, fs.ErrNotExist) {
+		// a move (Move) took the object to another tier after the reader
+		// was told where it was: read it where it is now, at that tier's
+		// rate, as a datanode serves a block from whichever disk holds it
+		for _, other := range s.Tiers() {
+			if other == k {
+				continue
+			}
+			if r2, _, n2, err2 := s.openRange(other, key, off, n); err2 == nil {
+				return r2, n2, nil
+			}
+		}
+	}
+	return r, got, err
 }
 
 // openRange is OpenRange that also returns the opened file's identity, so

@@ -1,0 +1,138 @@
+package live
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/racklab/racklab/coordinator/cluster"
+	"github.com/racklab/racklab/coordinator/engine"
+	"github.com/racklab/racklab/coordinator/policy/fifo"
+	"github.com/racklab/racklab/coordinator/wire"
+	"github.com/racklab/racklab/worker/agent"
+	"github.com/racklab/racklab/worker/store"
+)
+
+// caching is FIFO that, once a map has read its input, moves the replica
+// it read into memory (a Trident-like cache): the engine's SetReplicaTier.
+type caching struct {
+	fifo.Policy
+	moves int
+}
+
+func (*caching) Name() string { return "caching" }
+
+func (p *caching) InputDone(ctx *engine.Context, a *engine.Attempt) {
+	if a.Source.Host < 0 || a.Source.Tier == cluster.Mem {
+		return
+	}
+	st := ctx.Job(a.Task.Job).Stages[a.Task.Stage]
+	if err := ctx.SetReplicaTier(st.Spec.Input, int(ctx.Task(a.Task).Block), a.Source.Host, cluster.Mem); err == nil {
+		p.moves++
+	}
+}
+
+// A replica the policy moves between tiers is moved by its worker, byte
+// for byte: a later job reads it from its new tier, on which the engine
+// counts it, and finds it there.
+func TestReplicaTierMovesReachTheWorkers(t *testing.T) {
+	topo, err := cluster.Uniform(cluster.UniformSpec{Racks: 2, HostsPerRack: 1, Slots: 2, NICBps: 125e6, Oversubscription: 1,
+		Tiers: []cluster.Tier{
+			{Kind: cluster.Mem, ReadBps: 2e9, WriteBps: 2e9, CapacityBytes: 1 << 30},
+			{Kind: cluster.HDD, ReadBps: 2e9, WriteBps: 2e9, CapacityBytes: 1 << 30},
+		}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// the second job reads the first one's input again, once it is done
+	w, ds := parseInputs(t, topo, `jobs:
+  - id: first
+    stages:
+      - {name: map, kind: map, input: in, selectivity: 1}
+  - id: again
+    parents: [first]
+    stages:
+      - {name: map, kind: map, input: in, selectivity: 1}
+`)
+	creds, err := wire.NewCredentials()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := t.TempDir()
+	p := &caching{}
+	cfg := Config{Topology: topo, Workload: w, Datasets: ds, Policy: "caching", PolicyImpl: p, Seed: 1, Cluster: "tiers",
+		Listen: "127.0.0.1:0", Creds: creds, OutDir: out, StopWorkers: true, Logf: t.Logf}
+	dirs := map[string][2]string{}
+	cfg.OnListening = func(url string) {
+		ctx, cancel := context.WithCancel(context.Background())
+		var wg sync.WaitGroup
+		t.Cleanup(func() { cancel(); wg.Wait() })
+		for _, h := range topo.Hosts {
+			mem, hdd := filepath.Join(t.TempDir(), "mem"), filepath.Join(t.TempDir(), "hdd")
+			dirs[h.Name] = [2]string{mem, hdd}
+			ac := agent.Config{Host: h.Name, Rack: topo.Racks[h.Rack].Name, Slots: h.Slots, NATSURL: url,
+				Password: creds.Worker, Cluster: "tiers", DataAddr: "127.0.0.1:0", MemberAddr: "127.0.0.1",
+				Tiers: []store.TierConfig{{Kind: cluster.Mem, Dir: mem}, {Kind: cluster.HDD, Dir: hdd}}}
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				if err := agent.Run(ctx, ac); err != nil && !errors.Is(err, context.Canceled) {
+					t.Errorf("worker %s: %v", ac.Host, err)
+				}
+			}()
+		}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	res, err := Run(ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Jobs != 2 || res.FailedJobs != 0 {
+		t.Fatalf("jobs %d, failed %d", res.Jobs, res.FailedJobs)
+	}
+	if p.moves == 0 {
+		t.Fatal("the policy moved no replica")
+	}
+	events, err := os.ReadFile(filepath.Join(out, "events.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(string(events), `"kind":"replica-moved"`); n != p.moves {
+		t.Errorf("%d replica-moved events for %d moves", n, p.moves)
+	}
+	if strings.Contains(string(events), `"kind":"attempt-failed"`) {
+		t.Errorf("an attempt failed: a map read a replica from the tier it was moving to before its bytes were there?\n%s", events)
+	}
+	if strings.Contains(string(events), "replica-move-failed") {
+		t.Errorf("a move failed:\n%s", events)
+	}
+	// the bytes are in memory now, and nowhere else on their host
+	inMem := 0
+	for _, d := range dirs {
+		inMem += countFiles(t, filepath.Join(d[0], wire.DatasetObjects))
+	}
+	if inMem != p.moves {
+		t.Errorf("%d blocks in memory tiers, want the %d moved", inMem, p.moves)
+	}
+}
+
+func countFiles(t *testing.T, dir string) int {
+	t.Helper()
+	n := 0
+	err := filepath.Walk(dir, func(_ string, info os.FileInfo, err error) error {
+		if err == nil && info.Mode().IsRegular() {
+			n++
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
