@@ -171,8 +171,12 @@ func TestMoveWithOpenReader(t *testing.T) {
 		if err != nil || !bytes.Equal(append(head, rest...), data) {
 			t.Errorf("read rate %g: the open reader got %d bytes, %v", readBps, len(head)+len(rest), err)
 		}
-		if _, _, err := s.OpenRange(cluster.Mem, "out/a7", 0, -1); !errors.Is(err, fs.ErrNotExist) {
-			t.Errorf("read rate %g: a new reader of the source: %v", readBps, err)
+		// a new reader told the old tier finds the object on its new one
+		if got := readRange(t, s, cluster.Mem, "out/a7", 0, -1); !bytes.Equal(got, data) {
+			t.Errorf("read rate %g: a new reader of the source got other bytes", readBps)
+		}
+		if _, err := s.Size(cluster.Mem, "out/a7"); !errors.Is(err, fs.ErrNotExist) {
+			t.Errorf("read rate %g: the source is still there: %v", readBps, err)
 		}
 		if got := readRange(t, s, cluster.SSD, "out/a7", 0, -1); !bytes.Equal(got, data) {
 			t.Errorf("read rate %g: destination differs", readBps)
