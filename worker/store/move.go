@@ -41,8 +41,8 @@ var (
 //
 // Readers of the source that opened it before the removal keep reading
 // the whole old copy (the file outlives its name); readers that open it
-// after the removal find no object on the source tier and must be sent to
-// the destination. A source replaced or removed while the move runs (by a
+// after the removal, told the old tier, are served from the new one
+// (OpenRange looks on the other tiers for a key its tier lacks). A source replaced or removed while the move runs (by a
 // recomputed output, a Remove or a Wipe) fails the move with
 // ErrSourceChanged and leaves whatever is now on the source tier alone. A
 // second move of a key being moved fails at once with ErrMoveBusy.
