@@ -10,7 +10,6 @@ import (
 	"runtime"
 	"strings"
 	"syscall"
-	"time"
 
 	"github.com/racklab/racklab/bench/campaign"
 	"github.com/racklab/racklab/bench/reproduce"
@@ -58,21 +57,14 @@ line is '<paper>: N of M headlines reproduced'.`,
 			if out == "" {
 				out = filepath.Join("results", camp.Name)
 			}
-			exe, err := os.Executable()
+			opt, err := campaignOptions(cmd, out, prefix, parallel, quiet)
 			if err != nil {
 				return err
 			}
-			stderr := cmd.ErrOrStderr()
-			opt := campaign.Options{Out: out, Parallel: parallel, WorkerCommand: []string{exe, "worker"}, Prefix: prefix,
-				Logf: func(format string, args ...any) {
-					fmt.Fprintf(stderr, time.Now().Format("15:04:05 ")+format+"\n", args...)
-				}}
 			if quiet {
 				opt.Logf = nil
-			} else if isTerminal(os.Stderr) {
-				opt.Progress = stderr
-				opt.Logf = func(string, ...any) {}
 			}
+			stderr := cmd.ErrOrStderr()
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
 			check, err := reproduce.Run(ctx, camp, table, mode, opt)

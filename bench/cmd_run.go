@@ -51,19 +51,11 @@ are kept, an interrupted one is redone. Ctrl-C stops cleanly.`,
 			if out == "" {
 				out = filepath.Join("results", camp.Name)
 			}
-			exe, err := os.Executable()
+			opt, err := campaignOptions(cmd, out, prefix, parallel, quiet)
 			if err != nil {
 				return err
 			}
 			stderr := cmd.ErrOrStderr()
-			opt := campaign.Options{Out: out, Parallel: parallel, WorkerCommand: []string{exe, "worker"}, Prefix: prefix,
-				Logf: func(format string, args ...any) {
-					fmt.Fprintf(stderr, time.Now().Format("15:04:05 ")+format+"\n", args...)
-				}}
-			if !quiet && isTerminal(os.Stderr) {
-				opt.Progress = stderr
-				opt.Logf = func(string, ...any) {}
-			}
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
 			err = campaign.Execute(ctx, camp, opt)
@@ -99,4 +91,24 @@ are kept, an interrupted one is redone. Ctrl-C stops cleanly.`,
 func isTerminal(f *os.File) bool {
 	fi, err := f.Stat()
 	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+}
+
+// campaignOptions are what bench run and bench reproduce give a campaign:
+// the result directory, this binary as the workers' command, and on a
+// terminal progress bars (unless quiet) in place of the run log.
+func campaignOptions(cmd *cobra.Command, out, prefix string, parallel int, quiet bool) (campaign.Options, error) {
+	exe, err := os.Executable()
+	if err != nil {
+		return campaign.Options{}, err
+	}
+	stderr := cmd.ErrOrStderr()
+	opt := campaign.Options{Out: out, Parallel: parallel, WorkerCommand: []string{exe, "worker"}, Prefix: prefix,
+		Logf: func(format string, args ...any) {
+			fmt.Fprintf(stderr, time.Now().Format("15:04:05 ")+format+"\n", args...)
+		}}
+	if !quiet && isTerminal(os.Stderr) {
+		opt.Progress = stderr
+		opt.Logf = func(string, ...any) {}
+	}
+	return opt, nil
 }
