@@ -149,22 +149,6 @@ func (c *Campaign) load() (*inputs, error) {
 	return in, nil
 }
 
-// withBackground returns the topology as a simulated run sees it when
-// background traffic holds a share of every rack link: the rest of each
-// link's capacity.
-func withBackground(t *cluster.Topology, share float64) *cluster.Topology {
-	if share == 0 {
-		return t
-	}
-	c := *t
-	c.Racks = append([]cluster.Rack(nil), t.Racks...)
-	for i := range c.Racks {
-		c.Racks[i].UplinkBps *= 1 - share
-		c.Racks[i].DownlinkBps *= 1 - share
-	}
-	return &c
-}
-
 // Execute runs the campaign's matrix, skipping the runs an earlier
 // invocation finished. It stops cleanly when ctx is cancelled: finished
 // runs stay, the interrupted one is redone next time.
@@ -331,7 +315,7 @@ func (ex *executor) runOne(ctx context.Context, r Run) error {
 func (ex *executor) sim(ctx context.Context, r Run, jobsDone func(int)) (metrics.Summary, error) {
 	opt := sim.Options{MaxSimTime: ex.c.Limits.MaxSimTime, Cancel: ctx.Done(), Background: ex.c.Background,
 		Progress: func(_ float64, done, _ int) { jobsDone(done) }}
-	sum, _, err := sim.RunOne(sim.Spec{Topology: withBackground(ex.in.topo, ex.c.Background), Workload: ex.in.w, Datasets: ex.in.ds,
+	sum, _, err := sim.RunOne(sim.Spec{Topology: ex.in.topo, Workload: ex.in.w, Datasets: ex.in.ds,
 		Policy: r.Policy, Seed: r.Seed, SlowStart: ex.c.SlowStart, Queues: ex.c.Queues, Predicted: ex.in.pred, Dir: r.Dir, Options: opt})
 	return sum, err
 }

@@ -55,6 +55,9 @@ func RunDir(dir, label string, seed uint64) string {
 
 // RunOne simulates one run and writes its records.
 func RunOne(spec Spec) (metrics.Summary, Timing, error) {
+	if b := spec.Options.Background; b < 0 || b >= 1 {
+		return metrics.Summary{}, Timing{}, fmt.Errorf("background share %g is outside [0, 1)", b)
+	}
 	p, err := policy.Build(spec.Policy)
 	if err != nil {
 		return metrics.Summary{}, Timing{}, err

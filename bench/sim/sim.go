@@ -37,9 +37,10 @@ type Options struct {
 	// handed to the engine is averaged (seconds); default
 	// engine.NetworkWindow, the live driver's period.
 	NetworkWindow float64
-	// Background is the share of every rack link's nominal capacity that
-	// background traffic holds; the topology's rack links are the rest.
-	// The network status counts it, as the live cluster's counters do.
+	// Background is the share of every rack link's capacity that
+	// background traffic holds: the workload's flows share the rest. The
+	// engine still sees the links' nominal capacities, and the network
+	// status counts the background, as the live cluster's counters do.
 	Background float64
 	// MaxSimTime stops a run that has not finished by then (seconds);
 	// 0: no limit.
@@ -225,8 +226,8 @@ func New(eng *engine.Engine, opt Options) *Sim {
 	s.uplink = make([]int32, len(t.Racks))
 	s.downlink = make([]int32, len(t.Racks))
 	for i := range t.Racks {
-		s.uplink[i] = add(t.Racks[i].UplinkBps)
-		s.downlink[i] = add(t.Racks[i].DownlinkBps)
+		s.uplink[i] = add(t.Racks[i].UplinkBps * (1 - opt.Background))
+		s.downlink[i] = add(t.Racks[i].DownlinkBps * (1 - opt.Background))
 	}
 	if t.CoreBps > 0 {
 		s.core = add(t.CoreBps)

@@ -1,0 +1,70 @@
+package sim
+
+import (
+	"math"
+	"testing"
+
+	"github.com/racklab/racklab/coordinator/cluster"
+	"github.com/racklab/racklab/coordinator/engine"
+	"github.com/racklab/racklab/coordinator/workload"
+)
+
+// remoteReader runs every map on host 0 and notes the network status the
+// engine holds when an attempt ends.
+type remoteReader struct{ seen engine.NetworkStatus }
+
+func (*remoteReader) Name() string { return "remote-reader" }
+
+func (*remoteReader) OfferHost(ctx *engine.Context, h cluster.HostID) {
+	for _, j := range ctx.Running() {
+		if t, _, ok := ctx.PickMap(j.ID, 0, engine.Remote); ok && h == 0 {
+			_, _ = ctx.Launch(t, 0, engine.LaunchOptions{})
+		}
+	}
+}
+
+func (p *remoteReader) AttemptEnded(ctx *engine.Context, _ *engine.Attempt) {
+	n := ctx.Network()
+	p.seen = engine.NetworkStatus{UplinkLoad: append([]float64(nil), n.UplinkLoad...),
+		DownlinkLoad: append([]float64(nil), n.DownlinkLoad...), HostRxBps: append([]float64(nil), n.HostRxBps...), Window: n.Window}
+}
+
+// The simulator hands the engine the network as the live driver measures
+// it: loads over a 0.5 s window, as shares of the nominal capacity, with
+// background traffic counted; per-host receive rates.
+func TestNetworkStatusMeansWhatLiveMeans(t *testing.T) {
+	topo, err := cluster.Uniform(cluster.UniformSpec{Racks: 2, HostsPerRack: 1, Slots: 1, NICBps: 125e6, Oversubscription: 1,
+		Tiers: []cluster.Tier{{Kind: cluster.HDD, ReadBps: 1e9, WriteBps: 1e9, CapacityBytes: 1 << 40}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ds := &workload.Datasets{Datasets: []workload.Dataset{{Name: "in", Blocks: []workload.Block{
+		{Size: 1 << 30, Replicas: []workload.Replica{{Host: 1, Tier: cluster.HDD}}}}}}}
+	w := &workload.Workload{Jobs: []workload.Job{{ID: "j", Stages: []workload.Stage{{Name: "m", Kind: workload.Map, Input: "in", Selectivity: 0}}}}}
+	p := &remoteReader{}
+	eng, err := engine.New(engine.Config{}, topo, w, ds, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const bg = 0.4
+	res, err := New(eng, Options{Background: bg}).Run()
+	if err != nil || res.Stalled {
+		t.Fatalf("%v %+v", err, res)
+	}
+	got := p.seen
+	near := func(a, b float64) bool { return math.Abs(a-b) < 1e-3 }
+	// rack 1 sends at all the background leaves it: the link is full
+	if got.Window != engine.NetworkWindow || !near(got.UplinkLoad[1], 1) || !near(got.DownlinkLoad[0], 1) {
+		t.Errorf("window %g, uplink of the sender's rack %g, downlink of the reader's %g: want 0.5, 1, 1", got.Window, got.UplinkLoad[1], got.DownlinkLoad[0])
+	}
+	// the idle directions carry the background alone
+	if !near(got.UplinkLoad[0], bg) || !near(got.DownlinkLoad[1], bg) {
+		t.Errorf("idle links %g and %g, want the background %g", got.UplinkLoad[0], got.DownlinkLoad[1], bg)
+	}
+	if want := (1 - bg) * 125e6; !near(got.HostRxBps[0]/want, 1) || got.HostRxBps[1] != 0 {
+		t.Errorf("receive rates %v, want %g on host 0", got.HostRxBps, want)
+	}
+	if eng.Topology().Racks[0].UplinkBps != 125e6 {
+		t.Errorf("the engine sees uplinks of %g B/s, want the nominal 125e6", eng.Topology().Racks[0].UplinkBps)
+	}
+}
