@@ -9,6 +9,7 @@ import (
 	"github.com/racklab/racklab/coordinator/policy/capacity"
 	"github.com/racklab/racklab/coordinator/policy/fair"
 	"github.com/racklab/racklab/coordinator/policy/fifo"
+	"gopkg.in/yaml.v3"
 )
 
 // factories holds one declaration per policy: a new policy package adds
@@ -60,4 +61,22 @@ func Build(spec Spec) (engine.Policy, error) {
 // New builds a policy by name with its default configuration.
 func New(name string) (engine.Policy, error) {
 	return Build(Spec{Name: name})
+}
+
+// ScenarioFactory builds a policy for a scenario file's `policy NAME k=v`
+// line (policytest.Factory): each value is read as a YAML scalar (1, -1,
+// 0.5, true, 10s), and the args go through Build, as a campaign's do.
+func ScenarioFactory(name string, args map[string]string) (engine.Policy, error) {
+	spec := Spec{Name: name}
+	if len(args) > 0 {
+		spec.Args = make(map[string]any, len(args))
+		for k, v := range args {
+			var val any
+			if err := yaml.Unmarshal([]byte(v), &val); err != nil {
+				return nil, fmt.Errorf("policy %s: arg %s: %q is not a value: %v", name, k, v, err)
+			}
+			spec.Args[k] = val
+		}
+	}
+	return Build(spec)
 }
