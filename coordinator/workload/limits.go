@@ -84,11 +84,48 @@ func (s *Stage) checkBounds() error {
 	return nil
 }
 
-// checkSizes follows bytes and tasks through every job's stages and its
+// Volume is how much work a workload asks for, in float64 so that
+// nothing wraps: the sum over every stage of its input bytes and its
+// (replicated) output bytes, of its CPU time, and its tasks; and the last
+// arrival. A simulator derives a bound on simulated time from it.
+type Volume struct {
+	Bytes       float64
+	ComputeNs   float64
+	Tasks       float64
+	LastArrival float64
+}
+
+// Volume measures a workload read against its datasets. It needs a
+// workload that Validate accepts (an acyclic job DAG, known inputs).
+func (w *Workload) Volume(ds *Datasets) (Volume, error) {
+	ids := make(map[string]int, len(w.Jobs))
+	for i := range w.Jobs {
+		ids[w.Jobs[i].ID] = i
+	}
+	for _, j := range w.Jobs {
+		for _, p := range j.Parents {
+			if _, ok := ids[p]; !ok {
+				return Volume{}, fmt.Errorf("job %q: unknown parent job %q", j.ID, p)
+			}
+		}
+	}
+	if err := w.checkAcyclic(ids); err != nil {
+		return Volume{}, err
+	}
+	return w.volume(ds, ids)
+}
+
+// checkSizes checks a workload's volume against the limits.
+func (w *Workload) checkSizes(ds *Datasets, ids map[string]int) error {
+	_, err := w.volume(ds, ids)
+	return err
+}
+
+// volume follows bytes and tasks through every job's stages and its
 // parents' outputs, in float64 so that nothing wraps, and checks them
 // against MaxBytes, MaxTasksPerStage and MaxTotalTasks. It needs an
 // acyclic job DAG.
-func (w *Workload) checkSizes(ds *Datasets, ids map[string]int) error {
+func (w *Workload) volume(ds *Datasets, ids map[string]int) (Volume, error) {
 	type dataset struct {
 		bytes  float64
 		blocks float64
@@ -111,13 +148,14 @@ func (w *Workload) checkSizes(ds *Datasets, ids map[string]int) error {
 		done          bool
 	}
 	outs := make([]output, len(w.Jobs))
-	var totalBytes, totalTasks float64
+	var vol Volume
 	var visit func(i int) error
 	visit = func(i int) error {
 		if outs[i].done {
 			return nil
 		}
 		j := &w.Jobs[i]
+		vol.LastArrival = max(vol.LastArrival, j.Arrival)
 		for _, p := range j.Parents {
 			if err := visit(ids[p]); err != nil {
 				return err
@@ -164,12 +202,13 @@ func (w *Workload) checkSizes(ds *Datasets, ids map[string]int) error {
 				return fmt.Errorf("%s: %.0f tasks (one per input block) is above the limit of %d per stage", where, tasks, MaxTasksPerStage)
 			}
 			stageOut[s.Name], final[s.Name], stageTasks[s.Name] = out, true, tasks
-			totalTasks += tasks
-			if totalTasks > MaxTotalTasks {
+			vol.Tasks += tasks
+			vol.ComputeNs += in * s.ComputeNsPerByte
+			if vol.Tasks > MaxTotalTasks {
 				return fmt.Errorf("%s: the workload's tasks add up to more than the limit of %d", where, MaxTotalTasks)
 			}
-			totalBytes += in + out*float64(max(s.OutputReplicas, 1))
-			if err := checkBytes(where+": the workload's total of stage inputs and outputs", totalBytes); err != nil {
+			vol.Bytes += in + out*float64(max(s.OutputReplicas, 1))
+			if err := checkBytes(where+": the workload's total of stage inputs and outputs", vol.Bytes); err != nil {
 				return err
 			}
 		}
@@ -186,8 +225,8 @@ func (w *Workload) checkSizes(ds *Datasets, ids map[string]int) error {
 	}
 	for i := range w.Jobs {
 		if err := visit(i); err != nil {
-			return err
+			return Volume{}, err
 		}
 	}
-	return nil
+	return vol, nil
 }
