@@ -34,8 +34,9 @@ package workload
 // The top-level block_size_bytes and replication apply to unplaced datasets
 // only.
 //
-// Unknown fields are errors, and every error names the file, the line and
-// the field.
+// Unknown fields are errors, numbers are held to the limits of limits.go
+// (MaxBytes, MaxTasksPerStage, MaxArrivalS, ...), and every error names
+// the file, the line and the field.
 
 import (
 	"fmt"
