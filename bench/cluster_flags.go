@@ -1,6 +1,9 @@
 package main
 
 import (
+	"fmt"
+	"math"
+
 	"github.com/racklab/racklab/coordinator/cluster"
 	"github.com/spf13/pflag"
 )
@@ -31,8 +34,36 @@ func (f *clusterFlags) load() (*cluster.Topology, error) {
 	if f.topology != "" {
 		return cluster.LoadTopology(f.topology)
 	}
+	if err := f.check(); err != nil {
+		return nil, err
+	}
 	spec := cluster.DefaultUniform()
 	spec.Racks, spec.HostsPerRack, spec.Slots = f.racks, f.hosts, f.slots
 	spec.NICBps, spec.Oversubscription = f.nicGbps*1e9/8, f.oversub
-	return cluster.Uniform(spec)
+	t, err := cluster.Uniform(spec)
+	if err != nil {
+		return nil, fmt.Errorf("--racks, --hosts-per-rack, --slots, --nic-gbps, --oversubscription: %w", err)
+	}
+	return t, nil
+}
+
+// check holds the uniform cluster's flags to cluster's limits, naming
+// the flag.
+func (f *clusterFlags) check() error {
+	const gbps = 1e9 / 8 // bytes/s per Gbit/s
+	switch {
+	case f.racks < 1 || f.racks > cluster.MaxHosts:
+		return fmt.Errorf("--racks must be between 1 and %d (got %d)", cluster.MaxHosts, f.racks)
+	case f.hosts < 1 || f.hosts > cluster.MaxHosts:
+		return fmt.Errorf("--hosts-per-rack must be between 1 and %d (got %d)", cluster.MaxHosts, f.hosts)
+	case f.racks*f.hosts > cluster.MaxHosts:
+		return fmt.Errorf("--racks × --hosts-per-rack must be at most %d hosts (got %d × %d)", cluster.MaxHosts, f.racks, f.hosts)
+	case f.slots < 1 || f.slots > cluster.MaxSlots:
+		return fmt.Errorf("--slots must be between 1 and %d (got %d)", cluster.MaxSlots, f.slots)
+	case !(f.nicGbps*gbps >= cluster.MinRateBps && f.nicGbps*gbps <= cluster.MaxRateBps):
+		return fmt.Errorf("--nic-gbps must be between %g and %g (got %g)", cluster.MinRateBps/gbps, cluster.MaxRateBps/gbps, f.nicGbps)
+	case !(f.oversub > 0) || math.IsInf(f.oversub, 0):
+		return fmt.Errorf("--oversubscription must be positive and finite (got %g)", f.oversub)
+	}
+	return nil
 }

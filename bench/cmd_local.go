@@ -113,7 +113,27 @@ func localRunCmd() *cobra.Command {
 	return c
 }
 
+// check refuses flag values that cannot work, naming the flag, before
+// anything is set up.
+func (f *localFlags) check() error {
+	if f.topology == "" {
+		if err := f.clusterFlags.check(); err != nil {
+			return err
+		}
+	}
+	if f.natsPort < 1 || f.natsPort > 65535 {
+		return fmt.Errorf("--nats-port must be between 1 and 65535 (got %d)", f.natsPort)
+	}
+	if f.maxRunTime <= 0 {
+		return fmt.Errorf("--max-run-time must be positive (got %v)", f.maxRunTime)
+	}
+	return nil
+}
+
 func runLocal(cmd *cobra.Command, f *localFlags) error {
+	if err := f.check(); err != nil {
+		return err
+	}
 	if err := needRoot(); err != nil {
 		return err
 	}

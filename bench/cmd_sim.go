@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -95,7 +96,7 @@ and either a topology file (--topology) or a uniform cluster (--racks,
 	fl.StringVar(&f.seeds, "seeds", "1", "comma-separated seeds")
 	fl.StringVar(&f.out, "out", "results/sim", "result directory")
 	fl.Float64Var(&f.slowStart, "slowstart", 0.05, "reduce slow-start fraction")
-	fl.Float64Var(&f.maxSimTime, "max-sim-time", 0, "stop a run after this many simulated seconds (0: no limit)")
+	fl.Float64Var(&f.maxSimTime, "max-sim-time", 0, "stop a run with an error after this many simulated seconds (0: a bound derived from the workload, sim.TimeBound)")
 	fl.BoolVar(&f.quiet, "quiet", false, "no progress on stderr")
 	fl.Float64Var(&f.resolution, "resolution", 0.01, "simulator time step, seconds")
 	fl.Float64Var(&f.fullEvery, "full-recompute", 10, "seconds between exact max-min recomputations over all flows (negative: at every change)")
@@ -179,7 +180,46 @@ func parsePolicies(flag string) ([]policy.Spec, error) {
 	return specs, nil
 }
 
+// check refuses flag values that would crash or hang a run, naming the
+// flag; the limits are sim's, engine's and workload's.
+func (f *simFlags) check() error {
+	if !(f.slowStart >= 0 && f.slowStart <= 1) {
+		return fmt.Errorf("--slowstart must be between 0 and 1 (got %g)", f.slowStart)
+	}
+	for _, o := range []struct {
+		flag string
+		opt  sim.Options
+	}{
+		{"--max-sim-time", sim.Options{MaxSimTime: f.maxSimTime}},
+		{"--resolution", sim.Options{Resolution: f.resolution}},
+		{"--full-recompute", sim.Options{FullRecompute: f.fullEvery}},
+	} {
+		if err := o.opt.Validate(); err != nil {
+			return fmt.Errorf("%s: %w", o.flag, err)
+		}
+	}
+	if f.resolution == 0 {
+		return fmt.Errorf("--resolution must be positive (got 0)")
+	}
+	if !(f.scale > 0) || math.IsInf(f.scale, 0) {
+		return fmt.Errorf("--scale must be positive and finite (got %g)", f.scale)
+	}
+	if !(f.computeNs >= 0 && f.computeNs <= workload.MaxComputeNsPerByte) {
+		return fmt.Errorf("--compute-ns-per-byte must be between 0 and %g (got %g)", float64(workload.MaxComputeNsPerByte), f.computeNs)
+	}
+	if f.maxReducers < 0 || f.maxReducers > workload.MaxTasksPerStage {
+		return fmt.Errorf("--max-reducers must be between 0 and %d (got %d)", workload.MaxTasksPerStage, f.maxReducers)
+	}
+	if f.maxJobs < 0 {
+		return fmt.Errorf("--max-jobs must not be negative (got %d)", f.maxJobs)
+	}
+	return nil
+}
+
 func runSim(cmd *cobra.Command, f *simFlags) error {
+	if err := f.check(); err != nil {
+		return err
+	}
 	seeds, err := parseSeeds(f.seeds)
 	if err != nil {
 		return err

@@ -210,6 +210,9 @@ func Parse(name string, data []byte) (*Campaign, error) {
 		}
 		seen[rs.Mode] = true
 	}
+	if d.Err() == nil {
+		checkNumbers(d, top)
+	}
 	if err := d.Err(); err != nil {
 		return nil, err
 	}

@@ -28,6 +28,8 @@ type Options struct {
 	// Default 5, Hadoop's mapreduce.reduce.shuffle.parallelcopies.
 	Fetchers int
 	// Sample is the period of link-load samples (seconds). Default 10.
+	// It doubles, and the samples so far are averaged in pairs, whenever
+	// a run's samples reach the budget of MaxLinkRows rows.
 	Sample float64
 	// Resolution is the simulator's time step (seconds): events are
 	// rounded up to a multiple of it, so that the events of one step share
@@ -42,8 +44,9 @@ type Options struct {
 	// engine still sees the links' nominal capacities, and the network
 	// status counts the background, as the live cluster's counters do.
 	Background float64
-	// MaxSimTime stops a run that has not finished by then (seconds);
-	// 0: no limit.
+	// MaxSimTime stops a run that has not finished by then (seconds),
+	// with Result.Stalled; 0: the bound TimeBound derives from the
+	// workload.
 	MaxSimTime float64
 	// Sink receives the run's records as they happen; nil drops them.
 	Sink Sink
@@ -165,6 +168,12 @@ type Sim struct {
 	interTier        []cluster.TierKind
 	lastUp, lastDown []float64
 	lastSample       float64
+	samplePeriod     float64      // Options.Sample, doubled at each merge
+	samples          []linkSample // kept until the run ends
+	sampleBudget     int
+	timeBound        float64 // Options.MaxSimTime or TimeBound
+	boundDerived     bool
+	optErr           error // from Options.Validate, returned by Run
 	lastFull         float64
 
 	// network status: bytes carried at the start of the current window,
@@ -177,6 +186,7 @@ type Sim struct {
 
 // New prepares a simulation of an engine's workload on its topology.
 func New(eng *engine.Engine, opt Options) *Sim {
+	optErr := opt.Validate()
 	if opt.Heartbeat <= 0 {
 		opt.Heartbeat = 1
 	}
@@ -199,7 +209,12 @@ func New(eng *engine.Engine, opt Options) *Sim {
 		opt.NetworkWindow = engine.NetworkWindow
 	}
 	t := eng.Topology()
-	s := &Sim{opt: opt, eng: eng, topo: t, runs: map[engine.AttemptID]*run{}, core: -1}
+	s := &Sim{opt: opt, eng: eng, topo: t, runs: map[engine.AttemptID]*run{}, core: -1, optErr: optErr,
+		samplePeriod: opt.Sample, sampleBudget: linkSampleBudget(len(t.Racks)), timeBound: opt.MaxSimTime}
+	if optErr == nil && s.timeBound == 0 {
+		s.timeBound, s.optErr = TimeBound(eng, opt)
+		s.boundDerived = true
+	}
 	var caps []float64
 	add := func(c float64) int32 {
 		caps = append(caps, c)
@@ -248,9 +263,17 @@ func (s *Sim) addTimer(t float64, k timerKind, r *run) {
 }
 
 // Run simulates until every job has finished, or nothing more can happen.
-func (s *Sim) Run() (*Result, error) {
-	res := &Result{}
-	s.addTimer(s.opt.Sample, timerSample, nil)
+func (s *Sim) Run() (res *Result, err error) {
+	if s.optErr != nil {
+		return nil, s.optErr
+	}
+	defer func() {
+		if ferr := s.flushSamples(); err == nil && ferr != nil {
+			res, err = nil, ferr
+		}
+	}()
+	res = &Result{}
+	s.addTimer(s.samplePeriod, timerSample, nil)
 	if err := s.step(); err != nil {
 		return nil, err
 	}
@@ -281,9 +304,14 @@ func (s *Sim) Run() (*Result, error) {
 			res.StallReason = fmt.Sprintf("no event left at t=%.3fs with %d tasks pending and %d attempts running", s.now, s.eng.Pending(), len(s.runs))
 			break
 		}
-		if s.opt.MaxSimTime > 0 && next > s.opt.MaxSimTime {
+		if next > s.timeBound {
 			res.Stalled = true
-			res.StallReason = fmt.Sprintf("simulated time limit %.0fs reached", s.opt.MaxSimTime)
+			if s.boundDerived {
+				res.StallReason = fmt.Sprintf("simulated time passed %.0fs, the bound derived from the workload (last arrival + %d × its work done serially through the slowest resource + %ds); raise it with --max-sim-time or the campaign's limits: max_sim_time_s",
+					s.timeBound, TimeBoundSafety, TimeBoundSlackS)
+			} else {
+				res.StallReason = fmt.Sprintf("simulated time limit %.0fs reached", s.timeBound)
+			}
 			break
 		}
 		// round up to the time step, so that nearby events share a step
@@ -380,7 +408,7 @@ func (s *Sim) fireDue() error {
 			if err := s.sample(); err != nil {
 				return err
 			}
-			s.addTimer(s.now+s.opt.Sample, timerSample, nil)
+			s.addTimer(s.now+s.samplePeriod, timerSample, nil)
 		}
 	}
 	return nil
@@ -693,8 +721,25 @@ func (s *Sim) sample() error {
 		s.lastUp[r], s.lastDown[r] = up.bytes, down.bytes
 	}
 	s.lastSample = s.now
-	if s.opt.Sink != nil {
-		return s.opt.Sink.LinkSample(s.now, smpUp, smpDown)
+	// kept even without a sink, so that the period doubles alike
+	s.samples = append(s.samples, linkSample{t: s.now, up: smpUp, down: smpDown})
+	if len(s.samples) >= s.sampleBudget {
+		s.samples = mergeSamples(s.samples)
+		s.samplePeriod *= 2
 	}
+	return nil
+}
+
+// flushSamples hands the run's link samples to the sink.
+func (s *Sim) flushSamples() error {
+	if s.opt.Sink == nil {
+		return nil
+	}
+	for _, smp := range s.samples {
+		if err := s.opt.Sink.LinkSample(smp.t, smp.up, smp.down); err != nil {
+			return err
+		}
+	}
+	s.samples = nil
 	return nil
 }

@@ -115,6 +115,14 @@ func (t *Topology) Validate() error {
 	if len(t.Racks) == 0 {
 		return fmt.Errorf("topology has no racks")
 	}
+	if len(t.Hosts) > MaxHosts {
+		return fmt.Errorf("topology has %d hosts, above the limit of %d", len(t.Hosts), MaxHosts)
+	}
+	if t.CoreBps != 0 {
+		if err := checkRate("core rate", t.CoreBps); err != nil {
+			return fmt.Errorf("%w (0: no core limit)", err)
+		}
+	}
 	for i := range t.Racks {
 		r := &t.Racks[i]
 		if r.ID != RackID(i) {
@@ -123,8 +131,11 @@ func (t *Topology) Validate() error {
 		if len(r.Hosts) == 0 {
 			return fmt.Errorf("rack %q has no hosts", r.Name)
 		}
-		if r.UplinkBps <= 0 || r.DownlinkBps <= 0 {
-			return fmt.Errorf("rack %q: uplink and downlink rates must be positive", r.Name)
+		if err := checkRate("uplink rate", r.UplinkBps); err != nil {
+			return fmt.Errorf("rack %q: %w", r.Name, err)
+		}
+		if err := checkRate("downlink rate", r.DownlinkBps); err != nil {
+			return fmt.Errorf("rack %q: %w", r.Name, err)
 		}
 		for _, h := range r.Hosts {
 			if int(h) >= len(t.Hosts) || t.Hosts[h].Rack != r.ID {
@@ -137,11 +148,11 @@ func (t *Topology) Validate() error {
 		if h.ID != HostID(i) {
 			return fmt.Errorf("host %q: id %d at index %d", h.Name, h.ID, i)
 		}
-		if h.Slots <= 0 {
-			return fmt.Errorf("host %q: slots must be positive", h.Name)
+		if h.Slots <= 0 || h.Slots > MaxSlots {
+			return fmt.Errorf("host %q: slots must be between 1 and %d (got %d)", h.Name, MaxSlots, h.Slots)
 		}
-		if h.NICBps <= 0 {
-			return fmt.Errorf("host %q: nic rate must be positive", h.Name)
+		if err := checkRate("nic rate", h.NICBps); err != nil {
+			return fmt.Errorf("host %q: %w", h.Name, err)
 		}
 		if len(h.Tiers) == 0 {
 			return fmt.Errorf("host %q has no storage tier", h.Name)
@@ -155,8 +166,14 @@ func (t *Topology) Validate() error {
 				return fmt.Errorf("host %q: tier %s listed twice", h.Name, tr.Kind)
 			}
 			seen[tr.Kind] = true
-			if tr.ReadBps <= 0 || tr.WriteBps <= 0 {
-				return fmt.Errorf("host %q: tier %s rates must be positive", h.Name, tr.Kind)
+			if err := checkRate("tier "+tr.Kind.String()+" read rate", tr.ReadBps); err != nil {
+				return fmt.Errorf("host %q: %w", h.Name, err)
+			}
+			if err := checkRate("tier "+tr.Kind.String()+" write rate", tr.WriteBps); err != nil {
+				return fmt.Errorf("host %q: %w", h.Name, err)
+			}
+			if tr.CapacityBytes < 0 || tr.CapacityBytes > MaxCapacityBytes {
+				return fmt.Errorf("host %q: tier %s capacity %d is outside [0, 2^62] bytes", h.Name, tr.Kind, tr.CapacityBytes)
 			}
 		}
 	}
@@ -200,8 +217,20 @@ func Uniform(s UniformSpec) (*Topology, error) {
 	if s.Racks <= 0 || s.HostsPerRack <= 0 {
 		return nil, fmt.Errorf("uniform topology needs at least one rack and one host per rack (got %d×%d)", s.Racks, s.HostsPerRack)
 	}
-	if s.Oversubscription <= 0 {
+	if s.Racks > MaxHosts || s.HostsPerRack > MaxHosts || s.Racks*s.HostsPerRack > MaxHosts {
+		return nil, fmt.Errorf("racks × hosts per rack must be at most %d (got %d × %d)", MaxHosts, s.Racks, s.HostsPerRack)
+	}
+	if s.Slots <= 0 || s.Slots > MaxSlots {
+		return nil, fmt.Errorf("slots per host must be between 1 and %d (got %d)", MaxSlots, s.Slots)
+	}
+	if err := checkRate("nic rate", s.NICBps); err != nil {
+		return nil, err
+	}
+	if !(s.Oversubscription > 0) {
 		return nil, fmt.Errorf("oversubscription must be positive (got %g)", s.Oversubscription)
+	}
+	if err := checkRate("rack link rate (hosts per rack × nic rate / oversubscription)", float64(s.HostsPerRack)*s.NICBps/s.Oversubscription); err != nil {
+		return nil, err
 	}
 	if s.Tiers == nil {
 		s.Tiers = DefaultTiers()

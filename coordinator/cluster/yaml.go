@@ -50,11 +50,23 @@ const (
 	gbpsPow10 = 9 // *_gbps fields hold 10^9 bits/s; the model keeps bytes/s
 	mbsPow10  = 6 // *_mb_s fields hold 10^6 bytes/s
 	gib       = 1 << 30
-	// maxHosts bounds the hosts a file may describe, so that a typo such
-	// as host_count: 1e9 fails instead of exhausting memory.
-	maxHosts = 1 << 17
-	maxSlots = 1 << 20
+	gbpsBytes = 1e9 / 8 // bytes/s in a *_gbps unit
+	mbsBytes  = 1e6     // bytes/s in a *_mb_s unit
 )
+
+// rateField checks a rate field (read as bytes/s) against MinRateBps and
+// MaxRateBps, saying the limits in the field's unit (unit bytes/s).
+func rateField(m *yamlfile.Map, key string, bps, unit float64) bool {
+	if !(bps > 0) {
+		m.Fail(key, "%s must be positive", key)
+		return false
+	}
+	if err := checkRate(key, bps); err != nil {
+		m.Fail(key, "%s must be between %g and %g (got %g)", key, MinRateBps/unit, MaxRateBps/unit, bps/unit)
+		return false
+	}
+	return true
+}
 
 // LoadTopology reads a topology file.
 func LoadTopology(path string) (*Topology, error) {
@@ -106,6 +118,8 @@ func parseTopology(d *yamlfile.Decoder, top *yaml.Node) *Topology {
 		t.CoreBps = m.Scaled("core_gbps", gbpsPow10) / 8
 		if t.CoreBps < 0 {
 			m.Fail("core_gbps", "core_gbps must not be negative")
+		} else if t.CoreBps != 0 {
+			rateField(m, "core_gbps", t.CoreBps, gbpsBytes)
 		}
 	}
 	if m.Has("uniform") {
@@ -198,8 +212,8 @@ func parseRack(d *yamlfile.Decoder, t *Topology, n *yaml.Node, i int, fileDefaul
 		if d.Err() != nil {
 			return
 		}
-		if c <= 0 || c > maxHosts || len(t.Hosts)+int(c) > maxHosts {
-			m.Fail("host_count", "host_count must be between 1 and %d for the whole file (got %d)", maxHosts, c)
+		if c <= 0 || c > MaxHosts || len(t.Hosts)+int(c) > MaxHosts {
+			m.Fail("host_count", "host_count must be between 1 and %d for the whole file (got %d)", MaxHosts, c)
 			return
 		}
 		line := m.LineOf("host_count")
@@ -233,8 +247,8 @@ func parseRack(d *yamlfile.Decoder, t *Topology, n *yaml.Node, i int, fileDefaul
 			if d.Err() != nil {
 				return
 			}
-			if len(t.Hosts) >= maxHosts {
-				hm.Fail("", "too many hosts (at most %d)", maxHosts)
+			if len(t.Hosts) >= MaxHosts {
+				hm.Fail("", "too many hosts (at most %d)", MaxHosts)
 				return
 			}
 			h := hostFrom(d, &p, hm.Where, hm.Line)
@@ -273,8 +287,12 @@ func parseRack(d *yamlfile.Decoder, t *Topology, n *yaml.Node, i int, fileDefaul
 	if link.hasDown {
 		rack.DownlinkBps = link.down
 	}
-	if !(rack.UplinkBps > 0) || math.IsInf(rack.UplinkBps, 0) {
-		m.Fail("", "uplink rate must be positive and finite (got %g bytes/s)", rack.UplinkBps)
+	if err := checkRate("uplink rate", rack.UplinkBps); err != nil {
+		m.Fail("", "%v", err)
+		return
+	}
+	if err := checkRate("downlink rate", rack.DownlinkBps); err != nil {
+		m.Fail("", "%v", err)
 		return
 	}
 	t.Racks = append(t.Racks, rack)
@@ -289,14 +307,12 @@ func parseLink(m *yamlfile.Map) linkSpec {
 	}
 	if m.Has("uplink_gbps") {
 		l.up, l.hasUp = m.Scaled("uplink_gbps", gbpsPow10)/8, true
-		if !(l.up > 0) {
-			m.Fail("uplink_gbps", "uplink_gbps must be positive")
+		if !rateField(m, "uplink_gbps", l.up, gbpsBytes) {
 		}
 	}
 	if m.Has("downlink_gbps") {
 		l.down, l.hasDown = m.Scaled("downlink_gbps", gbpsPow10)/8, true
-		if !(l.down > 0) {
-			m.Fail("downlink_gbps", "downlink_gbps must be positive")
+		if !rateField(m, "downlink_gbps", l.down, gbpsBytes) {
 		}
 	}
 	if m.Has("oversubscription") {
@@ -315,8 +331,8 @@ func parseHostFields(d *yamlfile.Decoder, m *yamlfile.Map, p *hostProfile) {
 		if d.Err() != nil {
 			return
 		}
-		if s <= 0 || s > maxSlots {
-			m.Fail("slots", "slots must be positive (and at most %d); got %d", maxSlots, s)
+		if s <= 0 || s > MaxSlots {
+			m.Fail("slots", "slots must be positive (and at most %d); got %d", MaxSlots, s)
 			return
 		}
 		p.slots, p.hasSlots, p.slotsLine = int(s), true, m.LineOf("slots")
@@ -326,8 +342,7 @@ func parseHostFields(d *yamlfile.Decoder, m *yamlfile.Map, p *hostProfile) {
 		if d.Err() != nil {
 			return
 		}
-		if !(v > 0) {
-			m.Fail("nic_gbps", "nic_gbps must be positive")
+		if !rateField(m, "nic_gbps", v, gbpsBytes) {
 			return
 		}
 		p.nic, p.hasNIC, p.nicLine = v, true, m.LineOf("nic_gbps")
@@ -372,25 +387,23 @@ func parseTiers(d *yamlfile.Decoder, items []*yaml.Node, where string, line int)
 		if d.Err() != nil {
 			return nil
 		}
-		if !(tr.ReadBps > 0) {
-			m.Fail("read_mb_s", "read_mb_s must be positive")
+		if !rateField(m, "read_mb_s", tr.ReadBps, mbsBytes) {
 		}
-		if !(tr.WriteBps > 0) {
-			m.Fail("write_mb_s", "write_mb_s must be positive")
+		if !rateField(m, "write_mb_s", tr.WriteBps, mbsBytes) {
 		}
 		switch {
 		case m.Has("capacity_gib") && m.Has("capacity_bytes"):
 			m.Fail("capacity_bytes", "give capacity_gib or capacity_bytes, not both")
 		case m.Has("capacity_gib"):
 			g := m.Float("capacity_gib")
-			if g < 0 || g*gib >= math.MaxInt64 {
-				m.Fail("capacity_gib", "capacity_gib must be between 0 and 2^33 (got %g)", g)
+			if !(g >= 0 && g*gib <= float64(MaxCapacityBytes)) {
+				m.Fail("capacity_gib", "capacity_gib must be between 0 and 2^32 (got %g)", g)
 			}
 			tr.CapacityBytes = int64(math.Round(g * gib))
 		case m.Has("capacity_bytes"):
 			tr.CapacityBytes = m.Int("capacity_bytes")
-			if tr.CapacityBytes < 0 {
-				m.Fail("capacity_bytes", "capacity_bytes must not be negative")
+			if tr.CapacityBytes < 0 || tr.CapacityBytes > MaxCapacityBytes {
+				m.Fail("capacity_bytes", "capacity_bytes must be between 0 and 2^62 (got %d)", tr.CapacityBytes)
 			}
 		}
 		if d.Err() != nil {
@@ -454,8 +467,8 @@ func ParseUniform(d *yamlfile.Decoder, n *yaml.Node, where string) *UniformSpec 
 		m.Fail("hosts_per_rack", "hosts_per_rack must be positive")
 		return nil
 	}
-	if racks > maxHosts || per > maxHosts || racks*per > maxHosts {
-		m.Fail("racks", "racks × hosts_per_rack must be at most %d (got %d × %d)", maxHosts, racks, per)
+	if racks > MaxHosts || per > MaxHosts || racks*per > MaxHosts {
+		m.Fail("racks", "racks × hosts_per_rack must be at most %d (got %d × %d)", MaxHosts, racks, per)
 		return nil
 	}
 	spec := DefaultUniform()

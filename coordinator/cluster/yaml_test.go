@@ -239,6 +239,8 @@ func FuzzParseTopology(f *testing.F) {
 	f.Add([]byte("racks: &a [*a]\n"))
 	f.Add([]byte("host_defaults: {slots: 0}\nracks: []\n"))
 	f.Add([]byte("core_gbps: 1e999\n"))
+	f.Add([]byte("uniform: {racks: 2, hosts_per_rack: 3, slots: 8, nic_gbps: 1e-300, oversubscription: 5}\n"))
+	f.Add([]byte("racks:\n  - {name: r1, uplink_gbps: 1e-12, host_count: 2, host_defaults: {slots: 2, nic_gbps: 1}}\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		topo, err := ParseTopology("f.yaml", data)
 		if err != nil {

@@ -3,6 +3,7 @@ package engine
 import (
 	"fmt"
 	"math"
+	"math/bits"
 
 	"github.com/racklab/racklab/coordinator/cluster"
 	"github.com/racklab/racklab/coordinator/workload"
@@ -121,7 +122,11 @@ func (e *Engine) sizeMapTasks(st *Stage) {
 // total (or before task index i of n when total is 0).
 func apportion(out, done, total int64, n, i int) int64 {
 	if total == 0 {
-		return out * int64(i) / int64(n)
+		// out × i in 128 bits: out may be up to workload.MaxBytes and i up
+		// to workload.MaxTasksPerStage; the quotient is at most out
+		hi, lo := bits.Mul64(uint64(out), uint64(i))
+		q, _ := bits.Div64(hi, lo, uint64(n))
+		return int64(q)
 	}
 	return int64(float64(out) * float64(done) / float64(total))
 }

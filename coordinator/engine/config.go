@@ -257,7 +257,7 @@ func withDefaults(cfg Config) (Config, error) {
 	if cfg.SlowStart == 0 {
 		cfg.SlowStart = 0.05
 	}
-	if cfg.SlowStart < 0 || cfg.SlowStart > 1 {
+	if !(cfg.SlowStart >= 0 && cfg.SlowStart <= 1) { // NaN too
 		return cfg, fmt.Errorf("slow-start fraction %g is outside [0,1]", cfg.SlowStart)
 	}
 	if cfg.EarlyShuffleLimit == 0 {

@@ -174,12 +174,15 @@ func (w *Workload) Validate(ds *Datasets) error {
 			return err
 		}
 	}
-	return w.checkAcyclic(ids)
+	if err := w.checkAcyclic(ids); err != nil {
+		return err
+	}
+	return w.checkSizes(ds, ids)
 }
 
 func (j *Job) validate(ids map[string]int, datasets map[string]bool) error {
-	if j.Arrival < 0 {
-		return fmt.Errorf("job %q: arrival %g is negative", j.ID, j.Arrival)
+	if !(j.Arrival >= 0 && j.Arrival <= MaxArrivalS) {
+		return fmt.Errorf("job %q: arrival_s %g is outside [0, %g]", j.ID, j.Arrival, MaxArrivalS)
 	}
 	parents := map[string]bool{}
 	for _, p := range j.Parents {
@@ -204,6 +207,9 @@ func (j *Job) validate(ids map[string]int, datasets map[string]bool) error {
 		}
 		if s.Tasks < 0 || s.Selectivity < 0 || s.OutputBytes < 0 || s.ComputeNsPerByte < 0 || s.Skew < 0 || s.OutputReplicas < 0 {
 			return fmt.Errorf("job %q stage %q: counts, sizes and costs must not be negative", j.ID, s.Name)
+		}
+		if err := s.checkBounds(); err != nil {
+			return fmt.Errorf("job %q stage %q: %w", j.ID, s.Name, err)
 		}
 		switch s.Kind {
 		case Map:
@@ -293,23 +299,36 @@ func (ds *Datasets) Validate(t *cluster.Topology) error {
 		}
 		seen[d.Name] = true
 		if !d.Placed() {
-			if d.Size < 0 {
-				return fmt.Errorf("dataset %q: size %d is negative", d.Name, d.Size)
+			if d.Size < 0 || d.Size > MaxBytes {
+				return fmt.Errorf("dataset %q: size_bytes %d is outside [0, %s]", d.Name, d.Size, maxBytesText)
 			}
-			if d.BlockSize <= 0 {
-				return fmt.Errorf("dataset %q: an unplaced dataset needs a positive block size", d.Name)
+			if d.BlockSize <= 0 || d.BlockSize > MaxBytes {
+				return fmt.Errorf("dataset %q: an unplaced dataset needs a block_size_bytes in [1, %s] (got %d)", d.Name, maxBytesText, d.BlockSize)
 			}
-			if d.Replication < 0 {
-				return fmt.Errorf("dataset %q: replication %d is negative", d.Name, d.Replication)
+			if d.Replication < 0 || d.Replication > MaxReplicas {
+				return fmt.Errorf("dataset %q: replication %d is outside [0, %d]", d.Name, d.Replication, MaxReplicas)
+			}
+			if n := (d.Size + d.BlockSize - 1) / d.BlockSize; n > MaxTasksPerStage {
+				return fmt.Errorf("dataset %q: size_bytes / block_size_bytes gives %d blocks, above the limit of %d (one map task per block)", d.Name, n, MaxTasksPerStage)
 			}
 			continue
 		}
+		if len(d.Blocks) > MaxTasksPerStage {
+			return fmt.Errorf("dataset %q: %d blocks is above the limit of %d (one map task per block)", d.Name, len(d.Blocks), MaxTasksPerStage)
+		}
+		var total int64
 		for bi, b := range d.Blocks {
-			if b.Size < 0 {
-				return fmt.Errorf("dataset %q block %d: size %d is negative", d.Name, bi, b.Size)
+			if b.Size < 0 || b.Size > MaxBytes {
+				return fmt.Errorf("dataset %q block %d: size_bytes %d is outside [0, %s]", d.Name, bi, b.Size, maxBytesText)
+			}
+			if total += b.Size; total > MaxBytes {
+				return fmt.Errorf("dataset %q block %d: the blocks add up to more than the limit of %s bytes", d.Name, bi, maxBytesText)
 			}
 			if len(b.Replicas) == 0 {
 				return fmt.Errorf("dataset %q block %d has no replica", d.Name, bi)
+			}
+			if len(b.Replicas) > MaxReplicas {
+				return fmt.Errorf("dataset %q block %d: %d replicas is above the limit of %d", d.Name, bi, len(b.Replicas), MaxReplicas)
 			}
 			for _, r := range b.Replicas {
 				if r.Host < 0 || int(r.Host) >= len(t.Hosts) {

@@ -34,8 +34,9 @@ package workload
 // The top-level block_size_bytes and replication apply to unplaced datasets
 // only.
 //
-// Unknown fields are errors, and every error names the file, the line and
-// the field.
+// Unknown fields are errors, numbers are held to the limits of limits.go
+// (MaxBytes, MaxTasksPerStage, MaxArrivalS, ...), and every error names
+// the file, the line and the field.
 
 import (
 	"fmt"
@@ -48,8 +49,6 @@ import (
 	"github.com/racklab/racklab/internal/yamlfile"
 	"gopkg.in/yaml.v3"
 )
-
-const maxCount = math.MaxInt32 // bound on task and replica counts
 
 // LoadWorkload reads a workload file; see ParseWorkload.
 func LoadWorkload(path string) (*Workload, error) {
@@ -154,6 +153,8 @@ func (p *workloadParser) job(n *yaml.Node, i int) Job {
 	j.Arrival = m.Float("arrival_s")
 	if j.Arrival < 0 {
 		m.Fail("arrival_s", "arrival_s must not be negative")
+	} else if j.Arrival > MaxArrivalS {
+		m.Fail("arrival_s", "arrival_s must be at most %g (got %g)", float64(MaxArrivalS), j.Arrival)
 	}
 	j.Queue = m.Str("queue")
 	j.Recurring = m.Str("recurring")
@@ -205,35 +206,35 @@ func (p *workloadParser) stage(job string, n *yaml.Node, k int, prev []Stage, pr
 		return s, 0
 	}
 	s.Kind = kind
-	s.Tasks = int(count(m, "tasks"))
+	s.Tasks = int(count(m, "tasks", MaxTasksPerStage))
 	s.Input = m.Str("input")
 	s.After = m.Strs("after")
-	s.Selectivity = nonNegFloat(m, "selectivity")
+	s.Selectivity = boundedFloat(m, "selectivity", MaxSelectivity)
 	if m.Has("output_bytes") {
 		s.OutputBytes = m.Int("output_bytes")
-		if s.OutputBytes < 0 {
-			m.Fail("output_bytes", "output_bytes must not be negative")
-		}
+		checkByteField(m, "output_bytes", s.OutputBytes, 0)
 	}
-	s.ComputeNsPerByte = nonNegFloat(m, "compute_ns_per_byte")
-	s.Skew = nonNegFloat(m, "skew")
-	s.OutputReplicas = int(count(m, "output_replicas"))
+	s.ComputeNsPerByte = boundedFloat(m, "compute_ns_per_byte", MaxComputeNsPerByte)
+	s.Skew = boundedFloat(m, "skew", math.MaxFloat64)
+	s.OutputReplicas = int(count(m, "output_replicas", MaxReplicas))
 	return s, m.Line
 }
 
-func count(m *yamlfile.Map, key string) int64 {
+// count reads a count field that must lie in [0, limit].
+func count(m *yamlfile.Map, key string, limit int64) int64 {
 	if !m.Has(key) {
 		return 0
 	}
 	v := m.Int(key)
-	if v < 0 || v > maxCount {
-		m.Fail(key, "%s must be between 0 and %d (got %d)", key, maxCount, v)
+	if v < 0 || v > limit {
+		m.Fail(key, "%s must be between 0 and %d (got %d)", key, limit, v)
 		return 0
 	}
 	return v
 }
 
-func nonNegFloat(m *yamlfile.Map, key string) float64 {
+// boundedFloat reads a number field that must lie in [0, limit].
+func boundedFloat(m *yamlfile.Map, key string, limit float64) float64 {
 	if !m.Has(key) {
 		return 0
 	}
@@ -242,7 +243,23 @@ func nonNegFloat(m *yamlfile.Map, key string) float64 {
 		m.Fail(key, "%s must not be negative", key)
 		return 0
 	}
+	if v > limit {
+		m.Fail(key, "%s must be at most %g (got %g)", key, limit, v)
+		return 0
+	}
 	return v
+}
+
+// checkByteField fails a byte count outside [lo, MaxBytes].
+func checkByteField(m *yamlfile.Map, key string, v, lo int64) {
+	switch {
+	case v < lo && lo == 0:
+		m.Fail(key, "%s must not be negative", key)
+	case v < lo:
+		m.Fail(key, "%s must be positive", key)
+	case v > MaxBytes:
+		m.Fail(key, "%s must be at most %s = %d bytes (got %d)", key, maxBytesText, MaxBytes, v)
+	}
 }
 
 // locate gives a Validate error the line of the job (and stage) it names.

@@ -63,12 +63,10 @@ func (p *datasetsParser) parse(top *yaml.Node) *Datasets {
 	hasBlock, hasRepl := m.Has("block_size_bytes"), m.Has("replication")
 	if hasBlock {
 		defBlock = m.Int("block_size_bytes")
-		if defBlock <= 0 {
-			m.Fail("block_size_bytes", "block_size_bytes must be positive")
-		}
+		checkByteField(m, "block_size_bytes", defBlock, 1)
 	}
 	if hasRepl {
-		defRepl = count(m, "replication")
+		defRepl = count(m, "replication", MaxReplicas)
 	}
 	items := m.Seq("datasets")
 	ds := &Datasets{}
@@ -97,18 +95,14 @@ func (p *datasetsParser) parse(top *yaml.Node) *Datasets {
 		p.lines = append(p.lines, dm.Line)
 		if dm.Has("size_bytes") {
 			x.Size = dm.Int("size_bytes")
-			if x.Size < 0 {
-				dm.Fail("size_bytes", "size_bytes must not be negative")
-			}
+			checkByteField(dm, "size_bytes", x.Size, 0)
 		}
 		if dm.Has("block_size_bytes") {
 			x.BlockSize = dm.Int("block_size_bytes")
-			if x.BlockSize <= 0 {
-				dm.Fail("block_size_bytes", "block_size_bytes must be positive")
-			}
+			checkByteField(dm, "block_size_bytes", x.BlockSize, 1)
 		}
 		if dm.Has("replication") {
-			x.Replication = int(count(dm, "replication"))
+			x.Replication = int(count(dm, "replication", MaxReplicas))
 		}
 		blocks := dm.Seq("blocks")
 		if d.Err() != nil {
@@ -167,12 +161,12 @@ func (p *datasetsParser) blocks(dm *yamlfile.Map, items []*yaml.Node) []Block {
 		if d.Err() != nil {
 			return nil
 		}
-		if b.Size < 0 {
-			bm.Fail("size_bytes", "size_bytes must not be negative")
+		if b.Size < 0 || b.Size > MaxBytes {
+			checkByteField(bm, "size_bytes", b.Size, 0)
 			return nil
 		}
-		if total += b.Size; total < 0 {
-			bm.Fail("size_bytes", "the dataset's blocks add up to more than 2^63 bytes")
+		if total += b.Size; total > MaxBytes {
+			bm.Fail("size_bytes", "the dataset's blocks add up to more than %s bytes", maxBytesText)
 			return nil
 		}
 		reps := bm.Seq("replicas")

@@ -169,7 +169,11 @@ func randomWorkload(rng *rand.Rand, n int) (*Workload, *Datasets) {
 		} else {
 			ds.Datasets = append(ds.Datasets, Dataset{Name: in, Size: rng.Int63n(1 << 40), BlockSize: 1 << (20 + rng.Intn(8)), Replication: rng.Intn(4)})
 		}
-		j.Stages = append(j.Stages, Stage{Name: "map", Kind: Map, Input: in, Tasks: rng.Intn(2), Selectivity: num(), ComputeNsPerByte: num(), Skew: num()})
+		sel := num()
+		if in[:1] == ParentOutputPrefix {
+			sel = min(sel, 1) // chains of selectivities above 1 would pass MaxBytes
+		}
+		j.Stages = append(j.Stages, Stage{Name: "map", Kind: Map, Input: in, Tasks: rng.Intn(2), Selectivity: sel, ComputeNsPerByte: num(), Skew: num()})
 		if rng.Intn(2) == 0 {
 			j.Stages = append(j.Stages, Stage{Name: "r:1", Kind: StageKind(1 + rng.Intn(2)), Tasks: 1 + rng.Intn(100), After: []string{"map"},
 				OutputBytes: rng.Int63n(1 << 40), Skew: num(), OutputReplicas: rng.Intn(3), ComputeNsPerByte: num()})
@@ -344,6 +348,9 @@ func FuzzParseWorkload(f *testing.F) {
 	f.Add([]byte("s: &s {name: m, kind: map, input: x}\njobs: [{id: a, stages: [*s, {<<: *s, name: n}]}]\n"))
 	f.Add([]byte("jobs:\n  - id: [\n"))
 	f.Add([]byte("jobs:\n  - {id: a, stages: [{name: r, kind: reduce, tasks: -1}]}\n"))
+	f.Add([]byte("jobs:\n  - {id: a, arrival_s: 1e300, stages: [{name: m, kind: map, input: x}]}\n"))
+	f.Add([]byte("jobs:\n  - {id: a, stages: [{name: m, kind: map, input: x, selectivity: 1e6, output_bytes: 4611686018427387905}]}\n"))
+	f.Add([]byte("jobs:\n  - {id: a, stages: [{name: m, kind: map, input: x}, {name: r, kind: reduce, after: [m], tasks: 2147483647}]}\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		w, err := ParseWorkload("f.yaml", data)
 		if err != nil {
@@ -364,6 +371,8 @@ func FuzzParseDatasets(f *testing.F) {
 	f.Add([]byte("datasets:\n  - name: a\n    blocks:\n      - {size_bytes: 1, replicas: [\"r9h0:hdd\"]}\n"))
 	f.Add([]byte("datasets:\n  - name: a\n    size_bytes: 3\n    blocks:\n      - {size_bytes: 1, replicas: [\"r0h0:hdd\", \"r0h1:mem\"]}\n"))
 	f.Add([]byte("datasets: [\n"))
+	f.Add([]byte("datasets:\n  - {name: a, size_bytes: 9223372036854775807, block_size_bytes: 1}\n"))
+	f.Add([]byte("datasets:\n  - {name: a, size_bytes: 4611686018427387904, block_size_bytes: 4611686018427387904, replication: 100000}\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		ds, err := ParseDatasets("f.yaml", data, topo)
 		if err != nil {

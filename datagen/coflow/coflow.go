@@ -59,6 +59,10 @@ func (o *Options) check() error {
 		return fmt.Errorf("bad tier kind %d", o.Tier)
 	case o.MaxCoflows < 0:
 		return fmt.Errorf("max coflows must not be negative (got %d)", o.MaxCoflows)
+	case o.InputRatio > workload.MaxSelectivity || o.OutputRatio > workload.MaxSelectivity:
+		return fmt.Errorf("input and output ratios must be at most %g (got %g and %g)", float64(workload.MaxSelectivity), o.InputRatio, o.OutputRatio)
+	case o.ComputeNsPerByte > workload.MaxComputeNsPerByte:
+		return fmt.Errorf("compute ns per byte %g is above the limit of %g", o.ComputeNsPerByte, float64(workload.MaxComputeNsPerByte))
 	}
 	return nil
 }
@@ -203,10 +207,10 @@ func ImportStats(r io.Reader, name string, t *cluster.Topology, opts Options) (*
 		return nil, nil, st, fmt.Errorf("%s:1: the header declares %d coflows, but the file has %d", name, declared, len(st.Coflows))
 	}
 	if err := im.w.Validate(im.ds); err != nil {
-		return nil, nil, st, fmt.Errorf("%s: %w", name, err)
+		return nil, nil, st, fmt.Errorf("%s: %w", where(name, err, im.seen, "coflow"), err)
 	}
 	if err := im.ds.Validate(t); err != nil {
-		return nil, nil, st, fmt.Errorf("%s: %w", name, err)
+		return nil, nil, st, fmt.Errorf("%s: %w", where(name, err, im.seen, "coflow"), err)
 	}
 	return im.w, im.ds, st, nil
 }
@@ -246,6 +250,9 @@ func (im *importer) coflow(lineNo int, line string, ports int) (Coflow, error) {
 	}
 	if ms < 0 {
 		return Coflow{}, errf("arrival (field 2): %s is negative", f[1])
+	}
+	if ms/1000 > workload.MaxArrivalS {
+		return Coflow{}, errf("arrival (field 2): %s ms is above the limit of %g s", f[1], float64(workload.MaxArrivalS))
 	}
 	c := Coflow{ID: id, Job: "coflow" + id, Line: lineNo, Arrival: ms / 1000}
 
@@ -412,4 +419,33 @@ func bytesOf(v, s float64) (int64, error) {
 func add(a, b int64) (int64, bool) {
 	s := a + b
 	return s, s >= a
+}
+
+// named is the name that a workload.Validate error gives after kind
+// ("job" or "dataset"), or "".
+func named(err error, kind string) string {
+	msg := err.Error()
+	i := strings.Index(msg, kind+` "`)
+	if i < 0 {
+		return ""
+	}
+	q, err := strconv.QuotedPrefix(msg[i+len(kind)+1:])
+	if err != nil {
+		return ""
+	}
+	id, _ := strconv.Unquote(q)
+	return id
+}
+
+// where is "name:line" for a workload.Validate error about the job (or
+// its input dataset, "in-<job>") of a trace line, or name.
+func where(name string, err error, lines map[string]int, jobPrefix string) string {
+	id, ok := strings.CutPrefix(named(err, "job"), jobPrefix)
+	if !ok || id == "" {
+		id, _ = strings.CutPrefix(named(err, "dataset"), "in-"+jobPrefix)
+	}
+	if line, ok := lines[id]; ok {
+		return fmt.Sprintf("%s:%d", name, line)
+	}
+	return name
 }

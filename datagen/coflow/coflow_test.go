@@ -280,6 +280,9 @@ func TestMalformed(t *testing.T) {
 		{"pair range", "5 1\n1 0 1 0 1 1:1e300\n", "t.txt:2: reducer (field 6): the size is out of range"},
 		{"sum overflow", "5 1\n1 0 1 0 2 1:8000000000000 2:8000000000000\n", "t.txt:2: coflow 1: the shuffle exceeds 2^63 bytes"},
 		{"total overflow", "5 2\n1 0 1 0 1 1:8000000000000\n2 0 1 0 1 1:8000000000000\n", "t.txt:3: the trace's total bytes exceed 2^63"},
+		// the workload's limits (workload.MaxArrivalS, MaxBytes, ...)
+		{"arrival huge", "5 1\n1 1e15 1 0 1 1:1\n", "t.txt:2: arrival (field 2): 1e15 ms is above the limit of 1e+09 s"},
+		{"workload total", "5 2\n1 0 1 0 1 1:1\n2 0 1 0 1 1:4000000000000\n", `t.txt:3: job "coflow2" stage "map"`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, _, err := Import(strings.NewReader(tc.src), "t.txt", uniform(t, 2, 2), DefaultOptions())

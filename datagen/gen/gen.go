@@ -95,6 +95,10 @@ func (o *Options) Check() error {
 		return fmt.Errorf("block size must be positive (got %d)", o.BlockSize)
 	case o.Replication < 1:
 		return fmt.Errorf("replication must be at least 1 (got %d)", o.Replication)
+	case o.Replication > workload.MaxReplicas:
+		return fmt.Errorf("replication must be at most %d (got %d)", workload.MaxReplicas, o.Replication)
+	case o.Arrivals == Poisson && o.Rate < 1/workload.MaxArrivalS:
+		return fmt.Errorf("poisson arrivals need a rate of at least %g per second, one in the longest arrival time (got %g)", 1/workload.MaxArrivalS, o.Rate)
 	}
 	if o.Bytes(float64(o.BlockSize)) >= 1<<62 {
 		return fmt.Errorf("block size %d × scale %g is out of range", o.BlockSize, o.Scale)

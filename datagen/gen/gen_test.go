@@ -84,6 +84,8 @@ func TestOptions(t *testing.T) {
 		{func(o *Options) { o.BlockSize = 0 }, "block size must be positive"},
 		{func(o *Options) { o.Scale = 1e20 }, "out of range"},
 		{func(o *Options) { o.Replication = 0 }, "replication must be at least 1"},
+		{func(o *Options) { o.Replication = 1 << 30 }, "replication must be at most 512"},
+		{func(o *Options) { o.Arrivals, o.Rate = Poisson, 1e-300 }, "poisson arrivals need a rate of at least 1e-09"},
 	} {
 		o := DefaultOptions()
 		tc.mod(&o)

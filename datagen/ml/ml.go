@@ -158,6 +158,8 @@ func (o *Options) check() error {
 	switch {
 	case o.Workloads < 1:
 		return fmt.Errorf("workloads must be at least 1 (got %d)", o.Workloads)
+	case o.Workloads > workload.MaxTotalTasks:
+		return fmt.Errorf("workloads must be at most %d, the workload's limit on tasks (got %d)", workload.MaxTotalTasks, o.Workloads)
 	case !(o.Duration > 0) || math.IsInf(o.Duration, 0):
 		return fmt.Errorf("duration must be positive (got %g s)", o.Duration)
 	case !(o.Ratio >= 4 && o.Ratio <= 1000):

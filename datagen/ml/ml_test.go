@@ -204,6 +204,7 @@ func TestOptions(t *testing.T) {
 		want string
 	}{
 		{func(o *Options) { o.Workloads = 0 }, "workloads must be at least 1"},
+		{func(o *Options) { o.Workloads = 1 << 40 }, "workloads must be at most 10000000"},
 		{func(o *Options) { o.Duration = 0 }, "duration must be positive"},
 		{func(o *Options) { o.Labels = []string{"B16"} }, `unknown benchmark label "B16"`},
 		{func(o *Options) { o.Labels = []string{"kmeans"} }, `unknown benchmark label "kmeans"`},

@@ -60,6 +60,14 @@ func (o *Options) check() error {
 		return fmt.Errorf("replication must be at least 1 (got %d)", o.Replication)
 	case o.MaxJobs < 0:
 		return fmt.Errorf("max jobs must not be negative (got %d)", o.MaxJobs)
+	case o.BlockSize > workload.MaxBytes:
+		return fmt.Errorf("block size %d is above the limit of 2^62 bytes", o.BlockSize)
+	case o.ReduceBytes > workload.MaxBytes:
+		return fmt.Errorf("reduce bytes %d is above the limit of 2^62 bytes", o.ReduceBytes)
+	case o.Replication > workload.MaxReplicas:
+		return fmt.Errorf("replication %d is above the limit of %d", o.Replication, workload.MaxReplicas)
+	case o.ComputeNsPerByte > workload.MaxComputeNsPerByte:
+		return fmt.Errorf("compute ns per byte %g is above the limit of %g", o.ComputeNsPerByte, float64(workload.MaxComputeNsPerByte))
 	}
 	return nil
 }
@@ -165,6 +173,9 @@ func ImportStats(r io.Reader, name string, opts Options) (*workload.Workload, *w
 			}
 			secs[i] = v
 		}
+		if secs[0] > workload.MaxArrivalS {
+			return nil, nil, st, errf("submit time (field 2): %s s is above the limit of %g s", f[1], float64(workload.MaxArrivalS))
+		}
 		var raw, sizes [3]int64
 		for i, what := range []string{"map input bytes", "shuffle bytes", "reduce output bytes"} {
 			v, err := strconv.ParseInt(f[3+i], 10, 64)
@@ -180,6 +191,9 @@ func ImportStats(r io.Reader, name string, opts Options) (*workload.Workload, *w
 			raw[i] = v
 			if sizes[i], err = scale(v, opts.Scale); err != nil {
 				return nil, nil, st, errf("%s (field %d): %v", what, 4+i, err)
+			}
+			if sizes[i] > workload.MaxBytes {
+				return nil, nil, st, errf("%s (field %d): %d bytes (scaled) is above the limit of 2^62", what, 4+i, sizes[i])
 			}
 		}
 		in, shuffle, out := sizes[0], sizes[1], sizes[2]
@@ -234,9 +248,11 @@ func ImportStats(r io.Reader, name string, opts Options) (*workload.Workload, *w
 			job.Stages = []workload.Stage{m}
 			st.MapOnly++
 		} else {
-			if in > 0 {
-				m.Selectivity = float64(raw[1]) / float64(raw[0])
+			if sel := float64(raw[1]) / float64(raw[0]); in > 0 && sel <= workload.MaxSelectivity {
+				m.Selectivity = sel
 			} else {
+				// no input, or a tiny input with a large shuffle: the
+				// shuffle is given directly
 				m.OutputBytes = shuffle
 			}
 			tasks := shuffle / opts.ReduceBytes
@@ -246,7 +262,7 @@ func ImportStats(r io.Reader, name string, opts Options) (*workload.Workload, *w
 			if opts.MaxReducers > 0 && tasks > int64(opts.MaxReducers) {
 				tasks = int64(opts.MaxReducers)
 			}
-			if tasks > math.MaxInt32 {
+			if tasks > workload.MaxTasksPerStage {
 				return nil, nil, st, errf("shuffle bytes (field 5): %d bytes make %d reduce tasks; raise --reduce-bytes", shuffle, tasks)
 			}
 			red := workload.Stage{Name: "reduce", Kind: workload.Reduce, Tasks: int(max(1, tasks)), After: []string{"map"},
@@ -268,7 +284,7 @@ func ImportStats(r io.Reader, name string, opts Options) (*workload.Workload, *w
 	}
 	shareJobs(w, ds, reads, &st)
 	if err := w.Validate(ds); err != nil {
-		return nil, nil, st, fmt.Errorf("%s: %w", name, err)
+		return nil, nil, st, fmt.Errorf("%s: %w", where(name, err, seen, ""), err)
 	}
 	return w, ds, st, nil
 }
@@ -409,4 +425,33 @@ func scale(v int64, s float64) (int64, error) {
 func add(a, b int64) (int64, bool) {
 	s := a + b
 	return s, s >= a
+}
+
+// named is the name that a workload.Validate error gives after kind
+// ("job" or "dataset"), or "".
+func named(err error, kind string) string {
+	msg := err.Error()
+	i := strings.Index(msg, kind+` "`)
+	if i < 0 {
+		return ""
+	}
+	q, err := strconv.QuotedPrefix(msg[i+len(kind)+1:])
+	if err != nil {
+		return ""
+	}
+	id, _ := strconv.Unquote(q)
+	return id
+}
+
+// where is "name:line" for a workload.Validate error about the job (or
+// its input dataset, "in-<job>") of a trace line, or name.
+func where(name string, err error, lines map[string]int, jobPrefix string) string {
+	id, ok := strings.CutPrefix(named(err, "job"), jobPrefix)
+	if !ok || id == "" {
+		id, _ = strings.CutPrefix(named(err, "dataset"), "in-"+jobPrefix)
+	}
+	if line, ok := lines[id]; ok {
+		return fmt.Sprintf("%s:%d", name, line)
+	}
+	return name
 }

@@ -171,7 +171,12 @@ func TestMalformed(t *testing.T) {
 		{"input fraction", "job0\t5\t1\t1.5\t1\t1\n", `t.tsv:1: map input bytes (field 4): "1.5" is not a whole number`},
 		{"shuffle negative", "job0\t5\t1\t1\t-1\t1\n", "t.tsv:1: shuffle bytes (field 5): -1 is negative"},
 		{"output range", "job0\t5\t1\t1\t1\t99999999999999999999\n", "t.tsv:1: reduce output bytes (field 6): 99999999999999999999 is out of range"},
-		{"sum overflow", "a\t5\t1\t9000000000000000000\t1\t1\nb\t5\t1\t9000000000000000000\t1\t1\n", "t.tsv:2: the trace's total bytes exceed"},
+		{"sum overflow", "a\t5\t1\t4000000000000000000\t1\t1\nb\t5\t1\t4000000000000000000\t1\t1\nc\t5\t1\t4000000000000000000\t1\t1\n", "t.tsv:3: the trace's total bytes exceed"},
+		// the workload's limits (workload.MaxBytes, MaxArrivalS, ...)
+		{"size above 2^62", "job0\t5\t1\t9000000000000000000\t1\t1\n", "t.tsv:1: map input bytes (field 4): 9000000000000000000 bytes (scaled) is above the limit of 2^62"},
+		{"arrival huge", "job0\t1e300\t1\t1\t1\t1\n", "t.tsv:1: submit time (field 2): 1e300 s is above the limit of 1e+09 s"},
+		{"blocks too many", "x\t5\t1\t10\t0\t1\njob0\t5\t1\t4000000000000000000\t0\t1\n", `t.tsv:2: job "job0" stage "map": 29802322388 tasks (one per input block) is above the limit of 10000000`},
+		{"workload total", "x\t5\t1\t10\t0\t1\njob0\t5\t1\t1\t3000000000000000000\t3000000000000000000\n", `t.tsv:2: job "job0" stage "reduce": the workload's total of stage inputs and outputs is 9e+18 bytes, above the limit of 2^62`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, _, err := Import(strings.NewReader(tc.src), "t.tsv", DefaultOptions())

@@ -1,0 +1,87 @@
+package campaign
+
+import (
+	"fmt"
+
+	"github.com/racklab/racklab/coordinator/workload"
+	"github.com/racklab/racklab/internal/yamlfile"
+	"gopkg.in/yaml.v3"
+)
+
+// MaxRepetitions bounds a run set's repetitions: each is a whole run with
+// its own records, and a thousand runs of one policy are more than any
+// confidence interval needs; a typo such as 1e9 would otherwise plan
+// runs (and seeds) until memory runs out.
+const MaxRepetitions = 1000
+
+// checkNumbers holds a parsed campaign's numbers to their limits, with
+// the line of each: the ones that, out of range, crashed or hung a run
+// after parsing (a negative seed, a NaN-free but huge repetition count, a
+// negative simulated-time limit, generator and trace parameters beyond the
+// workload's limits). The other values are checked where they are read.
+func checkNumbers(d *yamlfile.Decoder, top *yaml.Node) {
+	m := d.Map(top, "campaign")
+	nonNegInt(m, "seed", -1)
+	if m.Has("slowstart") {
+		if v := m.Float("slowstart"); !(v >= 0 && v <= 1) {
+			m.Fail("slowstart", "slowstart must be between 0 and 1 (got %g)", v)
+		}
+	}
+	if n := m.Node("limits"); n != nil {
+		lm := d.Map(n, "limits")
+		if lm.Has("max_sim_time_s") {
+			if v := lm.Float("max_sim_time_s"); v < 0 {
+				lm.Fail("max_sim_time_s", "max_sim_time_s must not be negative (got %g; 0: a bound derived from the workload)", v)
+			}
+		}
+	}
+	for i, n := range m.Seq("runs") {
+		nonNegInt(d.Map(n, fmt.Sprintf("runs[%d]", i)), "repetitions", MaxRepetitions)
+	}
+	wn := m.Node("workload")
+	if wn == nil {
+		return
+	}
+	wm := d.Map(wn, "workload")
+	if n := wm.Node("generator"); n != nil {
+		gm := d.Map(n, "workload generator")
+		nonNegInt(gm, "seed", -1)
+		nonNegInt(gm, "workloads", workload.MaxTotalTasks)
+		nonNegInt(gm, "replication", workload.MaxReplicas)
+		positive(gm, "scale")
+		if gm.Has("rate") {
+			if v := gm.Float("rate"); v != 0 && v < 1/workload.MaxArrivalS {
+				gm.Fail("rate", "rate must be at least %g submissions per second, one in the longest arrival time (got %g)", 1/workload.MaxArrivalS, v)
+			}
+		}
+	}
+	if n := wm.Node("swim"); n != nil {
+		sm := d.Map(n, "workload swim")
+		nonNegInt(sm, "max_jobs", -1)
+		nonNegInt(sm, "max_reducers", workload.MaxTasksPerStage)
+		positive(sm, "scale")
+	}
+}
+
+// nonNegInt fails an integer field below 0 or, when limit ≥ 0, above it.
+func nonNegInt(m *yamlfile.Map, key string, limit int64) {
+	if !m.Has(key) {
+		return
+	}
+	v := m.Int(key)
+	switch {
+	case v < 0:
+		m.Fail(key, "%s must not be negative (got %d)", key, v)
+	case limit >= 0 && v > limit:
+		m.Fail(key, "%s must be at most %d (got %d)", key, limit, v)
+	}
+}
+
+// positive fails a number field that is not above zero.
+func positive(m *yamlfile.Map, key string) {
+	if m.Has(key) {
+		if v := m.Float(key); !(v > 0) {
+			m.Fail(key, "%s must be positive (got %g)", key, v)
+		}
+	}
+}

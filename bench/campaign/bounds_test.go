@@ -1,0 +1,34 @@
+package campaign
+
+import (
+	"strings"
+	"testing"
+)
+
+// Numbers that parsed and then crashed or hung a run are refused with the
+// file, the line, the field and the limit.
+func TestCampaignNumberLimits(t *testing.T) {
+	const head = "name: x\ncluster: {racks: 2, hosts_per_rack: 2}\n"
+	const file = "workload: {file: w.yaml}\n"
+	const runs = "runs: [{mode: sim, policies: [fifo]}]\n"
+	for _, tc := range []struct{ name, text, want string }{
+		{"seed negative", head + file + "seed: -1\n" + runs, "c.yaml:4: campaign: seed must not be negative (got -1)"},
+		{"slowstart above 1", head + file + "slowstart: 7\n" + runs, "c.yaml:4: campaign: slowstart must be between 0 and 1 (got 7)"},
+		{"max sim time negative", head + file + "limits: {max_sim_time_s: -10}\n" + runs, "c.yaml:4: limits: max_sim_time_s must not be negative"},
+		{"repetitions huge", head + file + "runs:\n  - mode: sim\n    policies: [fifo]\n    repetitions: 1000000000\n", "c.yaml:7: runs[0]: repetitions must be at most 1000 (got 1000000000)"},
+		{"generator seed negative", head + "workload:\n  generator: {name: ml, seed: -5}\n" + runs, "c.yaml:4: workload generator: seed must not be negative"},
+		{"generator workloads huge", head + "workload:\n  generator: {name: ml, workloads: 100000000000}\n" + runs, "c.yaml:4: workload generator: workloads must be at most 10000000"},
+		{"generator replication huge", head + "workload:\n  generator: {name: ml, replication: 100000}\n" + runs, "c.yaml:4: workload generator: replication must be at most 512"},
+		{"generator rate near zero", head + "workload:\n  generator: {name: ml, arrivals: poisson, rate: 1e-300}\n" + runs, "c.yaml:4: workload generator: rate must be at least 1e-09"},
+		{"swim max jobs negative", head + "workload:\n  swim: {trace: t.tsv, max_jobs: -1}\n" + runs, "c.yaml:4: workload swim: max_jobs must not be negative"},
+		{"swim max reducers huge", head + "workload:\n  swim: {trace: t.tsv, max_reducers: 2000000000}\n" + runs, "c.yaml:4: workload swim: max_reducers must be at most 10000000"},
+		{"swim scale zero", head + "workload:\n  swim: {trace: t.tsv, scale: 0}\n" + runs, "c.yaml:4: workload swim: scale must be positive"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := Load(writeCampaign(t, tc.text))
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("error\n  %v\nwant\n  %s", err, tc.want)
+			}
+		})
+	}
+}
