@@ -12,8 +12,8 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/racklab/racklab/coordinator/cluster"
 	"github.com/racklab/racklab/coordinator/engine"
-	"github.com/racklab/racklab/coordinator/workload"
 	"github.com/racklab/racklab/coordinator/wire"
+	"github.com/racklab/racklab/coordinator/workload"
 )
 
 // nodeLocal is FIFO that runs maps only where their block is, so that a
