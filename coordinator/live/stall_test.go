@@ -80,7 +80,7 @@ datasets:
 	subj, _ := wire.NewSubjects("lostin")
 	out := t.TempDir()
 	cfg := Config{Topology: topo, Workload: w, Datasets: ds, Policy: "nodelocal", PolicyImpl: nodeLocal{}, Seed: 1, Cluster: "lostin", Listen: "127.0.0.1:0",
-		Creds: creds, OutDir: out, StopWorkers: true, Logf: t.Logf, HeartbeatTimeout: 2 * time.Second, MaxRunTime: 40 * time.Second}
+		Creds: creds, OutDir: out, StopWorkers: true, Logf: t.Logf, MemberAddr: "127.0.0.1", MaxRunTime: 40 * time.Second}
 	var mu sync.Mutex
 	killed := false
 	cfg.OnListening = func(u string) {
@@ -129,7 +129,7 @@ datasets:
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"job-failed", "doomed", "every replica of input block", "job-succeeded"} {
+	for _, want := range []string{"2 finished tasks to recompute", "job-failed", "doomed", "every replica of input block", "job-succeeded"} {
 		if !strings.Contains(string(events), want) {
 			t.Errorf("events.jsonl does not mention %q", want)
 		}
