@@ -150,10 +150,11 @@ func TestStalledRunEndsWithReason(t *testing.T) {
 	w, ds := smallInputs(t, topo)
 	creds, _ := wire.NewCredentials()
 	out := t.TempDir()
-	const bound = 2 * time.Second
+	// just above the default heartbeat timeout (3 s)
+	const bound = 4 * time.Second
 	cfg := Config{Topology: topo, Workload: w, Datasets: ds, Policy: "idle", PolicyImpl: idle{}, Seed: 1, Cluster: "idle",
 		Listen: "127.0.0.1:0", Creds: creds, OutDir: out, StopWorkers: true, Logf: t.Logf,
-		HeartbeatTimeout: time.Second, StallTimeout: bound, MaxRunTime: 15 * time.Second}
+		StallTimeout: bound, MaxRunTime: 20 * time.Second}
 	cfg.OnListening = func(u string) { startWorkers(t, topo, u, creds, "idle") }
 	var started time.Time
 	cfg.OnEvent = func(ev Event) {
@@ -163,7 +164,7 @@ func TestStalledRunEndsWithReason(t *testing.T) {
 	}
 	res, err := Run(context.Background(), cfg)
 	took := time.Since(started)
-	want := "the run stalled: no progress for 2s at t="
+	want := "the run stalled: no progress for 4s at t="
 	if err == nil || !strings.Contains(err.Error(), want) {
 		t.Fatalf("run ended with %v, want %q", err, want)
 	}
@@ -219,8 +220,8 @@ func TestRunWithoutLiveHostStalls(t *testing.T) {
 	}
 	creds, _ := wire.NewCredentials()
 	cfg := Config{Topology: topo, Workload: w, Datasets: ds, Policy: "fifo", Seed: 1, Cluster: "nohost",
-		Listen: "127.0.0.1:0", Creds: creds, OutDir: t.TempDir(), StopWorkers: true, Logf: t.Logf,
-		HeartbeatTimeout: time.Second, StallTimeout: 2 * time.Second, MaxRunTime: 15 * time.Second}
+		Listen: "127.0.0.1:0", Creds: creds, OutDir: t.TempDir(), StopWorkers: true, Logf: t.Logf, MemberAddr: "127.0.0.1",
+		StallTimeout: 4 * time.Second, MaxRunTime: 20 * time.Second}
 	var cancels map[string]context.CancelFunc
 	cfg.OnListening = func(u string) { cancels = startCancellableWorkers(t, topo, u, creds, "nohost") }
 	cfg.OnEvent = func(ev Event) {
@@ -234,7 +235,7 @@ func TestRunWithoutLiveHostStalls(t *testing.T) {
 	if err == nil {
 		t.Fatal("a run without a live host finished")
 	}
-	for _, want := range []string{"the run stalled: no progress for 2s", "8 tasks pending and 0 attempts running, no live slot",
+	for _, want := range []string{"the run stalled: no progress for 4s", "8 tasks pending and 0 attempts running, no live slot",
 		"gen (running, 0 of 8 tasks done, 8 pending)", "hosts lost: r"} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("run ended with %v: want %q in it", err, want)
