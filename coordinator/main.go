@@ -104,6 +104,7 @@ happen. With an embedded server and no credentials file, it generates one.`,
 	f.StringVar(&cfg.OutDir, "out", "results/live", "directory for the run's records")
 	f.DurationVar(&cfg.RegisterTimeout, "register-timeout", time.Minute, "how long to wait for every host to register")
 	f.DurationVar(&cfg.MaxRunTime, "max-run-time", 0, "give up on a run after this long (0: never)")
+	f.DurationVar(&cfg.StallTimeout, "stall-timeout", 0, fmt.Sprintf("end a run that makes no progress for this long, saying why (0: %v; negative: never)", live.DefaultStallTimeout))
 	f.BoolVar(&cfg.StopWorkers, "stop-workers", true, "tell the workers to exit when the run ends")
 	f.StringVar(&cfg.MetricsAddr, "metrics-addr", "127.0.0.1:9464", "serve Prometheus metrics on this address (empty: off)")
 	_ = cmd.MarkFlagRequired("topology")

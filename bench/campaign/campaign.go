@@ -96,6 +96,9 @@ type SwimSpec struct {
 type Limits struct {
 	MaxRunTime time.Duration // live runs
 	MaxSimTime float64       // simulated seconds
+	// StallTimeout ends a live run that makes no progress for this long
+	// (0: the live driver's default).
+	StallTimeout time.Duration
 }
 
 // RunSet is one mode's part of the matrix.
@@ -293,7 +296,7 @@ func parseQueue(d *yamlfile.Decoder, n *yaml.Node, i int) engine.Queue {
 
 func parseLimits(d *yamlfile.Decoder, n *yaml.Node) Limits {
 	m := d.Map(n, "limits")
-	m.Known("max_run_time", "max_sim_time_s")
+	m.Known("max_run_time", "max_sim_time_s", "stall_timeout")
 	var l Limits
 	if m.Has("max_run_time") {
 		v, err := time.ParseDuration(m.Str("max_run_time"))
@@ -301,6 +304,13 @@ func parseLimits(d *yamlfile.Decoder, n *yaml.Node) Limits {
 			m.Fail("max_run_time", "max_run_time %q is not a positive duration such as 10m", m.Str("max_run_time"))
 		}
 		l.MaxRunTime = v
+	}
+	if m.Has("stall_timeout") {
+		v, err := time.ParseDuration(m.Str("stall_timeout"))
+		if err != nil || v <= 0 {
+			m.Fail("stall_timeout", "stall_timeout %q is not a positive duration such as 30s", m.Str("stall_timeout"))
+		}
+		l.StallTimeout = v
 	}
 	l.MaxSimTime = m.Float("max_sim_time_s")
 	return l

@@ -334,7 +334,7 @@ func (ex *executor) live(ctx context.Context, r Run, jobsDone func(int)) (metric
 	}
 	cfg := live.Config{Sink: sink, Background: ex.c.Background, Topology: ex.in.topo, Workload: ex.in.w, Datasets: ex.in.ds,
 		Policy: r.Policy.String(), PolicyImpl: p, Seed: r.Seed, Queues: ex.c.Queues, Predicted: ex.in.pred,
-		SlowStart: ex.c.SlowStart, OutDir: r.Dir, MaxRunTime: ex.c.Limits.MaxRunTime, Logf: func(string, ...any) {}, // events.jsonl has them
+		SlowStart: ex.c.SlowStart, OutDir: r.Dir, MaxRunTime: ex.c.Limits.MaxRunTime, StallTimeout: ex.c.Limits.StallTimeout, Logf: func(string, ...any) {}, // events.jsonl has them
 		OnEvent: func(ev live.Event) {
 			if strings.HasPrefix(ev.Kind, "job-") {
 				done++

@@ -46,6 +46,11 @@ func (e *Engine) submit(j *Job) {
 	if h, ok := e.policy.(JobSubmittedHook); ok {
 		h.JobSubmitted(&e.ctx, j.ID)
 	}
+	// a job that arrives after a host's loss, or reads a parent's output
+	// that died with it, may find an input block with no live replica
+	if e.Stats.HostsLost > 0 && e.failIfInputLost(j) {
+		return
+	}
 	if j.TasksDone == j.Tasks { // a job with nothing to do
 		e.finishJob(j, JobSucceeded, "")
 	}

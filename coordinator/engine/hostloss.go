@@ -51,10 +51,6 @@ func (e *Engine) recoverJob(j *Job, h cluster.HostID) {
 		needed := !st.Final && !e.consumersDone(j, st)
 		for ti := range st.Tasks {
 			t := &st.Tasks[ti]
-			if st.Spec.Kind == workload.Map && st.Released && t.State != TaskDone && len(e.liveReplicas(st, int32(ti))) == 0 {
-				e.finishJob(j, JobFailed, fmt.Sprintf("every replica of input block %d of stage %s is lost", t.Block, st.Spec.Name))
-				return
-			}
 			if t.State != TaskDone {
 				continue
 			}
@@ -69,6 +65,32 @@ func (e *Engine) recoverJob(j *Job, h cluster.HostID) {
 		}
 	}
 	e.refreshUpstream(j)
+	// after the recomputations are known: a map whose output was lost must
+	// read its block again, and may have lost every replica of it too
+	e.failIfInputLost(j)
+}
+
+// failIfInputLost fails a running job that has a map task left to run
+// whose input block has no live replica: the task can never run, so the
+// job could never finish, and its attempts (reducers waiting for that
+// map's output) would wait forever. It reports whether it failed the job.
+func (e *Engine) failIfInputLost(j *Job) bool {
+	if j.State != JobRunning {
+		return false
+	}
+	for _, st := range j.Stages {
+		if st.Spec.Kind != workload.Map || !st.Released {
+			continue
+		}
+		for ti := range st.Tasks {
+			t := &st.Tasks[ti]
+			if t.State != TaskDone && t.Block >= 0 && len(e.liveReplicas(st, int32(ti))) == 0 {
+				e.finishJob(j, JobFailed, fmt.Sprintf("every replica of input block %d of stage %s is lost", t.Block, st.Spec.Name))
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // pruneHeld forgets the held outputs (of duplicate attempts awaiting the

@@ -47,6 +47,16 @@ type Config struct {
 	HeartbeatTimeout time.Duration
 	// MaxRunTime ends a run that has not finished (0: no limit).
 	MaxRunTime time.Duration
+	// StallTimeout ends, with an error that says why, a run whose engine
+	// has made no progress for this long: jobs are left, no attempt runs
+	// and none is launched, and no job is yet to arrive (or no live host
+	// has a slot). 0 means DefaultStallTimeout or twice HeartbeatTimeout,
+	// whichever is longer; a negative value turns the watchdog off. It
+	// must be longer than HeartbeatTimeout: workers that fell silent with
+	// attempts running are not stalled until the failure detector has
+	// declared them lost, and a policy may leave slots idle on purpose
+	// for a few seconds (delay scheduling).
+	StallTimeout time.Duration
 	// Counters, when set, reads the kernel's cross-rack payload bytes per
 	// rack uplink and downlink (the emulator supplies it); the run records
 	// them over time and in its summary.
@@ -91,7 +101,11 @@ type Result struct {
 	MaterializedBytes       int64   `json:"materialized_bytes"`
 	MaterializeSeconds      float64 `json:"materialize_seconds"`
 	MaterializeBoundSeconds float64 `json:"materialize_bound_seconds"`
-	Dir                     string  `json:"-"`
+	// Stalled says the watchdog ended the run (StallTimeout), and
+	// StallReason why, as the simulator's Result does.
+	Stalled     bool   `json:"stalled,omitempty"`
+	StallReason string `json:"stall_reason,omitempty"`
+	Dir         string `json:"-"`
 }
 
 type hostInfo struct {
@@ -108,6 +122,11 @@ type hostInfo struct {
 	members   map[string]string
 	shaped    map[string]wire.Counter
 }
+
+// DefaultStallTimeout is the default StallTimeout: far longer than any
+// wait a policy makes on purpose (delay scheduling waits seconds), short
+// enough that a stuck run does not hold a campaign for its MaxRunTime.
+const DefaultStallTimeout = 30 * time.Second
 
 // heartbeatInterval is the workers' default heartbeat period.
 const heartbeatInterval = 500 * time.Millisecond
@@ -150,6 +169,9 @@ type run struct {
 	workerCounted bool
 	// lastCounters is the previous kernel sample, for utilisation.
 	lastCounters []float64
+	// idleSince is when the engine was last seen with jobs left and
+	// nothing running or to come (zero while it progresses).
+	idleSince time.Time
 }
 
 func (r *run) logf(format string, args ...any) { r.cfg.Logf(format, args...) }
@@ -186,6 +208,12 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	}
 	if cfg.HeartbeatTimeout <= 0 {
 		cfg.HeartbeatTimeout = 3 * time.Second
+	}
+	switch {
+	case cfg.StallTimeout == 0:
+		cfg.StallTimeout = max(DefaultStallTimeout, 2*cfg.HeartbeatTimeout)
+	case cfg.StallTimeout > 0 && cfg.StallTimeout <= cfg.HeartbeatTimeout:
+		return nil, fmt.Errorf("stall timeout %v must be longer than the heartbeat timeout %v", cfg.StallTimeout, cfg.HeartbeatTimeout)
 	}
 	if cfg.Listen == "" {
 		cfg.Listen = "127.0.0.1:4222"
@@ -390,6 +418,12 @@ func (r *run) loop(ctx context.Context) error {
 		if err := r.step(); err != nil {
 			r.finish()
 			return err
+		}
+		if why, stalled := r.stalled(time.Now()); stalled {
+			r.res.Stalled, r.res.StallReason = true, why
+			r.event("stalled", "", "%s", why)
+			r.finish()
+			return fmt.Errorf("the run stalled: %s", why)
 		}
 	}
 	r.finish()
