@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/racklab/racklab/internal/safefile"
 )
 
 // Options steer Generate.
@@ -168,10 +170,10 @@ func Generate(dir string, opt Options) (*Report, error) {
 			f.Number = n
 			f.SVGPath = filepath.Join(r.OutDir, f.ID+".svg")
 			f.PNGPath = filepath.Join(r.OutDir, f.ID+".png")
-			if err := os.WriteFile(f.SVGPath, f.SVG, 0o644); err != nil {
+			if err := safefile.WriteFile(f.SVGPath, f.SVG, 0o644); err != nil {
 				return nil, err
 			}
-			if err := os.WriteFile(f.PNGPath, f.PNG, 0o644); err != nil {
+			if err := safefile.WriteFile(f.PNGPath, f.PNG, 0o644); err != nil {
 				return nil, err
 			}
 		}
@@ -182,10 +184,10 @@ func Generate(dir string, opt Options) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := os.WriteFile(r.HTMLPath, html, 0o644); err != nil {
+	if err := safefile.WriteFile(r.HTMLPath, html, 0o644); err != nil {
 		return nil, err
 	}
-	if err := os.WriteFile(r.MarkdownPath, r.Markdown(), 0o644); err != nil {
+	if err := safefile.WriteFile(r.MarkdownPath, r.Markdown(), 0o644); err != nil {
 		return nil, err
 	}
 	return r, nil
