@@ -315,3 +315,19 @@ func TestPlantedLinksAreNotFollowed(t *testing.T) {
 		t.Fatalf("a mode directory that is a link: %v", err)
 	}
 }
+
+// The runs a result directory's campaign plans: modes × policies ×
+// repetitions.
+func TestPlannedRuns(t *testing.T) {
+	c := tinyCampaign(t, 3)
+	out := t.TempDir()
+	if n, err := PlannedRuns(out); n != 0 || err != nil {
+		t.Fatalf("no campaign.yaml: %d, %v", n, err)
+	}
+	if err := os.WriteFile(filepath.Join(out, "campaign.yaml"), c.Source, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := PlannedRuns(out); n != 9 || err != nil {
+		t.Fatalf("PlannedRuns: %d, %v; want 9", n, err)
+	}
+}

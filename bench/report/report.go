@@ -23,6 +23,9 @@ type Options struct {
 	// campaign's results (bench/reproduce builds them); the report shows
 	// them in a section of their own.
 	Headlines []Headlines
+	// PlannedRuns is how many runs the campaign plans (0: unknown); the
+	// header says when the report holds fewer.
+	PlannedRuns int
 }
 
 // Headlines is a paper's headline table checked against one mode of a
@@ -52,6 +55,7 @@ type Report struct {
 	CampaignYAML string
 	Headlines    []Headlines
 	Modes        []*Mode
+	PlannedRuns  int // see Options.PlannedRuns and Partial
 }
 
 // Mode is the part of the report about one result set.
@@ -109,7 +113,7 @@ func Generate(dir string, opt Options) (*Report, error) {
 	if !isDir(abs) {
 		return nil, fmt.Errorf("%s: not a directory", dir)
 	}
-	r := &Report{Dir: dir, OutDir: opt.OutDir, Title: opt.Title, Headlines: opt.Headlines}
+	r := &Report{Dir: dir, OutDir: opt.OutDir, Title: opt.Title, Headlines: opt.Headlines, PlannedRuns: opt.PlannedRuns}
 	if r.OutDir == "" {
 		r.OutDir = filepath.Join(dir, "report")
 	}
