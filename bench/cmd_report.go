@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 
+	"github.com/racklab/racklab/bench/campaign"
 	"github.com/racklab/racklab/bench/report"
 	"github.com/racklab/racklab/bench/reproduce"
 	"github.com/spf13/cobra"
@@ -29,6 +30,9 @@ headlines section, see 'bench reproduce'), the report checks it too.`,
 			if opt.Headlines, err = reproduce.ForResultDir(args[0]); err != nil {
 				return fmt.Errorf("headlines: %w", err)
 			}
+			if opt.PlannedRuns, err = campaign.PlannedRuns(args[0]); err != nil {
+				return err
+			}
 			r, err := report.Generate(args[0], opt)
 			if err != nil {
 				return err
@@ -50,7 +54,11 @@ func afterCampaign(cmd *cobra.Command, dir string) error {
 	if err != nil {
 		return fmt.Errorf("headlines: %w", err)
 	}
-	r, err := report.Generate(dir, report.Options{Headlines: headlines})
+	planned, err := campaign.PlannedRuns(dir)
+	if err != nil {
+		return err
+	}
+	r, err := report.Generate(dir, report.Options{Headlines: headlines, PlannedRuns: planned})
 	if err != nil {
 		return fmt.Errorf("report: %w", err)
 	}

@@ -21,6 +21,7 @@ import (
 	"github.com/racklab/racklab/coordinator/policy"
 	"github.com/racklab/racklab/coordinator/workload"
 	"github.com/racklab/racklab/datagen/swim"
+	"github.com/racklab/racklab/internal/safefile"
 	"github.com/racklab/racklab/internal/units"
 	"github.com/racklab/racklab/worker/agent"
 )
@@ -344,7 +345,7 @@ func writeTimings(path string, ts []sim.Timing) error {
 	for _, t := range ts {
 		fmt.Fprintf(&b, "%s,%d,%.3f,%.3f,%d,%.0f,%d,%.2f,%.2f,%.2f,%.6f\n", t.Policy, t.Seed, t.WallS, t.SimS, t.Events, t.EventsPerS, t.Decisions, t.DecisionMeanUs, t.DecisionP50Us, t.DecisionP99Us, t.PlanS)
 	}
-	return os.WriteFile(path, []byte(b.String()), 0o644)
+	return safefile.WriteFile(path, []byte(b.String()), 0o644)
 }
 
 // maxRSSMiB is the process's peak resident memory.

@@ -2,9 +2,11 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"syscall"
 	"testing"
@@ -62,6 +64,11 @@ runs:
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
+	// a second bench on the same directory is refused, naming the first
+	second, err := exec.Command(bin, "run", camp, "--out", out, "--quiet").CombinedOutput()
+	if want := fmt.Sprintf("pid %d", cmd.Process.Pid); err == nil || !strings.Contains(string(second), want) {
+		t.Errorf("a second bench run while the first runs: %v, want a refusal naming %s:\n%s", err, want, second)
+	}
 	if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
@@ -69,6 +76,17 @@ runs:
 	before := done()
 	if len(before) >= 12 {
 		t.Skip("the campaign finished before it could be killed")
+	}
+	// the report of the killed campaign says it is partial
+	if res, err := exec.Command(bin, "report", out).CombinedOutput(); err != nil {
+		t.Fatalf("bench report: %v\n%s", err, res)
+	}
+	md, err := os.ReadFile(filepath.Join(out, "report", "report.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !regexp.MustCompile(`\*\*partial: [0-9]+ of 12 runs done\*\*`).Match(md) {
+		t.Errorf("the report of the killed campaign does not say it is partial:\n%.400s", md)
 	}
 	rerun, err := exec.Command(bin, "run", camp, "--out", out, "--quiet").CombinedOutput()
 	if err != nil {
@@ -85,6 +103,9 @@ runs:
 		if !after[run].Equal(stamp) {
 			t.Errorf("run %s, finished before the kill, was redone", run)
 		}
+	}
+	if md, err := os.ReadFile(filepath.Join(out, "report", "report.md")); err != nil || strings.Contains(string(md), "partial") {
+		t.Errorf("the report of the finished campaign: %v, or says it is partial", err)
 	}
 }
 

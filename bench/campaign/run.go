@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -25,6 +26,7 @@ import (
 	"github.com/racklab/racklab/coordinator/workload"
 	"github.com/racklab/racklab/datagen/recurring"
 	"github.com/racklab/racklab/datagen/swim"
+	"github.com/racklab/racklab/internal/safefile"
 	"github.com/racklab/racklab/shaping"
 	"github.com/racklab/racklab/worker/agent"
 	"github.com/vbauerster/mpb/v8"
@@ -75,20 +77,6 @@ func (c *Campaign) Matrix(out string) []Run {
 		}
 	}
 	return runs
-}
-
-// Done reports whether a run finished in an earlier invocation, and its
-// summary.
-func Done(r Run) (metrics.Summary, bool) {
-	b, err := os.ReadFile(filepath.Join(r.Dir, doneFile))
-	if err != nil {
-		return metrics.Summary{}, false
-	}
-	var s metrics.Summary
-	if json.Unmarshal(b, &s) != nil {
-		return metrics.Summary{}, false
-	}
-	return s, true
 }
 
 type inputs struct {
@@ -150,8 +138,10 @@ func (c *Campaign) load() (*inputs, error) {
 }
 
 // Execute runs the campaign's matrix, skipping the runs an earlier
-// invocation finished. It stops cleanly when ctx is cancelled: finished
-// runs stay, the interrupted one is redone next time.
+// invocation finished (with their records as done.json lists them; the
+// others are redone, and the log says why). It stops cleanly when ctx is
+// cancelled: finished runs stay, the interrupted one is redone next time.
+// The result directory is locked while Execute runs (see Lock).
 func Execute(ctx context.Context, c *Campaign, opt Options) error {
 	if opt.Logf == nil {
 		opt.Logf = func(string, ...any) {}
@@ -159,6 +149,14 @@ func Execute(ctx context.Context, c *Campaign, opt Options) error {
 	if opt.Parallel <= 0 {
 		opt.Parallel = runtime.NumCPU()
 	}
+	if err := os.MkdirAll(opt.Out, 0o755); err != nil {
+		return err
+	}
+	release, err := Lock(opt.Out)
+	if err != nil {
+		return err
+	}
+	defer release()
 	if err := prepareDir(c, opt.Out); err != nil {
 		return err
 	}
@@ -168,10 +166,17 @@ func Execute(ctx context.Context, c *Campaign, opt Options) error {
 	}
 	runs := c.Matrix(opt.Out)
 	var todo []Run
+	done := map[string]metrics.Summary{}
 	for _, r := range runs {
-		if _, ok := Done(r); !ok {
-			todo = append(todo, r)
+		s, err := CheckDone(r)
+		switch {
+		case err == nil:
+			done[r.Dir] = s
+			continue
+		case !errors.Is(err, fs.ErrNotExist):
+			opt.Logf("%s: redone: its records do not match its done.json: %v", r.ID(), err)
 		}
+		todo = append(todo, r)
 	}
 	if len(todo) < len(runs) {
 		opt.Logf("resuming: %d of %d runs already done", len(runs)-len(todo), len(runs))
@@ -189,7 +194,7 @@ func Execute(ctx context.Context, c *Campaign, opt Options) error {
 		overall.SetCurrent(int64(len(runs) - len(todo)))
 		defer progress.Wait()
 	}
-	ex := &executor{c: c, opt: opt, in: in, progress: progress, overall: overall, runs: runs}
+	ex := &executor{c: c, opt: opt, in: in, progress: progress, overall: overall, runs: runs, done: done}
 	// simulated runs share the cores; live runs own the machine (or the
 	// lab), one at a time
 	var sims, lives []Run
@@ -229,6 +234,8 @@ type executor struct {
 	overall  *mpb.Bar
 	runs     []Run
 	mu       sync.Mutex
+	// done holds the summaries of the finished runs, by directory
+	done map[string]metrics.Summary
 }
 
 func (ex *executor) runSims(ctx context.Context, sims []Run) error {
@@ -372,13 +379,12 @@ func (ex *executor) live(ctx context.Context, r Run, jobsDone func(int)) (metric
 // finish marks a run done and rewrites its mode's summary.csv from every
 // run done so far, in matrix order.
 func (ex *executor) finish(r Run, sum metrics.Summary) error {
-	b, err := json.MarshalIndent(sum, "", "  ")
-	if err != nil {
+	if err := markDone(r, sum); err != nil {
 		return err
 	}
-	if err := writeAtomic(filepath.Join(r.Dir, doneFile), append(b, '\n')); err != nil {
-		return err
-	}
+	ex.mu.Lock()
+	ex.done[r.Dir] = sum
+	ex.mu.Unlock()
 	return ex.writeSummary(r.Mode)
 }
 
@@ -392,7 +398,7 @@ func (ex *executor) writeSummary(mode string) error {
 		if o.Mode != mode {
 			continue
 		}
-		if s, ok := Done(o); ok {
+		if s, ok := ex.done[o.Dir]; ok {
 			rows = append(rows, s)
 		}
 	}
@@ -405,19 +411,16 @@ func (ex *executor) writeSummary(mode string) error {
 	return metrics.WriteSummaries(filepath.Join(ex.opt.Out, mode, "summary.csv"), rows)
 }
 
-func writeAtomic(path string, data []byte) error {
-	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, data, 0o644); err != nil {
-		return err
-	}
-	return os.Rename(tmp, path)
-}
-
-// prepareDir makes the result directory, or checks that it belongs to
-// this campaign when resuming.
+// prepareDir checks that the result directory belongs to this campaign
+// when resuming, and that its mode directories are directories of its
+// own (a runs' directory is removed and rewritten: through a link, that
+// would be outside).
 func prepareDir(c *Campaign, out string) error {
-	if err := os.MkdirAll(out, 0o755); err != nil {
-		return err
+	for _, rs := range c.Runs {
+		st, err := os.Lstat(filepath.Join(out, rs.Mode))
+		if err == nil && !st.IsDir() {
+			return fmt.Errorf("%s is not a directory (a symbolic link?): remove it", filepath.Join(out, rs.Mode))
+		}
 	}
 	path := filepath.Join(out, "campaign.yaml")
 	old, err := os.ReadFile(path)
@@ -429,7 +432,7 @@ func prepareDir(c *Campaign, out string) error {
 	case !os.IsNotExist(err):
 		return err
 	}
-	return writeAtomic(path, c.Source)
+	return safefile.WriteFile(path, c.Source, 0o644)
 }
 
 // Meta is meta.json: what a result directory was made with.
@@ -470,7 +473,7 @@ func writeMeta(c *Campaign, out string, alreadyDone int) error {
 	if err != nil {
 		return err
 	}
-	return writeAtomic(path, append(b, '\n'))
+	return safefile.WriteFile(path, append(b, '\n'), 0o644)
 }
 
 // Summaries returns the summaries of the finished runs of each mode, in

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"encoding/csv"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -13,6 +14,7 @@ import (
 	"github.com/racklab/racklab/coordinator/cluster"
 	"github.com/racklab/racklab/coordinator/engine"
 	"github.com/racklab/racklab/coordinator/workload"
+	"github.com/racklab/racklab/internal/safefile"
 )
 
 // Summary is one run's headline figures: one row of summary.csv.
@@ -102,6 +104,9 @@ type Recorder struct {
 	mapByTier  [cluster.NumTierKinds]int64
 }
 
+// RecordFiles are the files a Recorder writes in its directory.
+var RecordFiles = []string{"attempts.csv", "jobs.csv", "links.csv"}
+
 // NewRecorder creates dir and the record files in it.
 func NewRecorder(dir string, w *workload.Workload) (*Recorder, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
@@ -109,7 +114,9 @@ func NewRecorder(dir string, w *workload.Workload) (*Recorder, error) {
 	}
 	r := &Recorder{dir: dir, first: math.Inf(1)}
 	open := func(name string, header []string) (*csv.Writer, error) {
-		f, err := os.Create(filepath.Join(dir, name))
+		// a record file is created anew, never opened through a link
+		// found in the directory
+		f, err := safefile.Create(filepath.Join(dir, name), 0o644)
 		if err != nil {
 			return nil, err
 		}
@@ -376,23 +383,18 @@ func Skew(xs []float64) float64 {
 	return hi / lo
 }
 
-// WriteSummaries writes summary.csv.
+// WriteSummaries writes summary.csv, replacing the file (see
+// internal/safefile).
 func WriteSummaries(path string, rows []Summary) error {
-	f, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	w := csv.NewWriter(f)
-	_ = w.Write(SummaryHeader)
-	for i := range rows {
-		_ = w.Write(rows[i].Row())
-	}
-	w.Flush()
-	if err := w.Error(); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
+	return safefile.Write(path, 0o644, func(out io.Writer) error {
+		w := csv.NewWriter(out)
+		_ = w.Write(SummaryHeader)
+		for i := range rows {
+			_ = w.Write(rows[i].Row())
+		}
+		w.Flush()
+		return w.Error()
+	})
 }
 
 // Table formats summaries as an aligned comparison table.

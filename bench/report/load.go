@@ -148,7 +148,7 @@ func (c *csvFile) num(rec []string, line int, name string) (float64, error) {
 	if err != nil {
 		return 0, inputErr(c.path, line, "column %s: %q is not a number", name, s)
 	}
-	return x, nil
+	return x, c.checkFinite(line, name, x)
 }
 
 func (c *csvFile) str(rec []string, name string) string {

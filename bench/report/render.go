@@ -45,6 +45,7 @@ var htmlTmpl = template.Must(template.New("report").Funcs(template.FuncMap{
 <body>
 <header>
 <h1>{{.R.Title}}</h1>
+{{with .R.Partial}}<p class="partial"><strong>{{.}}</strong></p>{{end}}
 <p class="note">Source: <code>{{.R.Dir}}</code>{{if .R.Campaign}} (campaign){{else}} (result set){{end}}.
 Values are means over repetitions (runs of one policy with different seeds) with 95% confidence intervals
 (Student t, n-1 degrees of freedom); &Delta; is the relative change of the mean against the baseline policy's mean.</p>
@@ -195,6 +196,9 @@ func (r *Report) Markdown() []byte {
 	var b strings.Builder
 	w := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
 	w("# %s\n\n", r.Title)
+	if p := r.Partial(); p != "" {
+		w("**%s**\n\n", p)
+	}
 	kind := "result set"
 	if r.Campaign {
 		kind = "campaign"

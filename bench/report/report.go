@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/racklab/racklab/internal/safefile"
 )
 
 // Options steer Generate.
@@ -21,6 +23,9 @@ type Options struct {
 	// campaign's results (bench/reproduce builds them); the report shows
 	// them in a section of their own.
 	Headlines []Headlines
+	// PlannedRuns is how many runs the campaign plans (0: unknown); the
+	// header says when the report holds fewer.
+	PlannedRuns int
 }
 
 // Headlines is a paper's headline table checked against one mode of a
@@ -50,6 +55,7 @@ type Report struct {
 	CampaignYAML string
 	Headlines    []Headlines
 	Modes        []*Mode
+	PlannedRuns  int // see Options.PlannedRuns and Partial
 }
 
 // Mode is the part of the report about one result set.
@@ -107,7 +113,7 @@ func Generate(dir string, opt Options) (*Report, error) {
 	if !isDir(abs) {
 		return nil, fmt.Errorf("%s: not a directory", dir)
 	}
-	r := &Report{Dir: dir, OutDir: opt.OutDir, Title: opt.Title, Headlines: opt.Headlines}
+	r := &Report{Dir: dir, OutDir: opt.OutDir, Title: opt.Title, Headlines: opt.Headlines, PlannedRuns: opt.PlannedRuns}
 	if r.OutDir == "" {
 		r.OutDir = filepath.Join(dir, "report")
 	}
@@ -168,10 +174,10 @@ func Generate(dir string, opt Options) (*Report, error) {
 			f.Number = n
 			f.SVGPath = filepath.Join(r.OutDir, f.ID+".svg")
 			f.PNGPath = filepath.Join(r.OutDir, f.ID+".png")
-			if err := os.WriteFile(f.SVGPath, f.SVG, 0o644); err != nil {
+			if err := safefile.WriteFile(f.SVGPath, f.SVG, 0o644); err != nil {
 				return nil, err
 			}
-			if err := os.WriteFile(f.PNGPath, f.PNG, 0o644); err != nil {
+			if err := safefile.WriteFile(f.PNGPath, f.PNG, 0o644); err != nil {
 				return nil, err
 			}
 		}
@@ -182,10 +188,10 @@ func Generate(dir string, opt Options) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := os.WriteFile(r.HTMLPath, html, 0o644); err != nil {
+	if err := safefile.WriteFile(r.HTMLPath, html, 0o644); err != nil {
 		return nil, err
 	}
-	if err := os.WriteFile(r.MarkdownPath, r.Markdown(), 0o644); err != nil {
+	if err := safefile.WriteFile(r.MarkdownPath, r.Markdown(), 0o644); err != nil {
 		return nil, err
 	}
 	return r, nil

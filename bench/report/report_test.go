@@ -334,7 +334,7 @@ func TestDegenerate(t *testing.T) {
 		"node_local_frac", "rack_local_frac", "remote_frac", "tier_mem_frac", "tier_ssd_frac", "tier_hdd_frac"} {
 		zero[col] = 0
 	}
-	zero["link_skew"] = math.NaN()
+	zero["link_skew"] = 1 // metrics.Skew of idle links; NaN is refused
 	writeSet(t, dir, []fakeRun{{policy: "solo", seed: 7, values: zero, jcts: []float64{}}, {policy: "instant", seed: 1, values: zero, jcts: []float64{0, 0}}})
 	writeFile(t, filepath.Join(dir, "solo-seed7", "links.csv"), "time_s,direction,rack,utilisation\n")
 	r, err := Generate(dir, Options{})

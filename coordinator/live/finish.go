@@ -2,12 +2,12 @@ package live
 
 import (
 	"encoding/json"
-	"os"
 	"path/filepath"
 	"time"
 
 	"github.com/racklab/racklab/coordinator/cluster"
 	"github.com/racklab/racklab/coordinator/engine"
+	"github.com/racklab/racklab/internal/safefile"
 )
 
 // movesGrace bounds how long the end of a run waits for workers to answer
@@ -129,5 +129,5 @@ func writeJSON(path string, v any) error {
 	if err != nil {
 		return err
 	}
-	return os.WriteFile(path, append(b, '\n'), 0o644)
+	return safefile.WriteFile(path, append(b, '\n'), 0o644)
 }

@@ -6,6 +6,8 @@ import (
 	"os"
 	"sync"
 	"time"
+
+	"github.com/racklab/racklab/internal/safefile"
 )
 
 // journal appends JSON lines and flushes each, so that a crash of the
@@ -17,7 +19,7 @@ type journal struct {
 }
 
 func openJournal(path string) (*journal, error) {
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	f, err := safefile.Create(path, 0o644) // a new file, never a link found in the run directory
 	if err != nil {
 		return nil, err
 	}

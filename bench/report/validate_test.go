@@ -1,0 +1,110 @@
+package report
+
+import (
+	"errors"
+	"math"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// NaN and infinities in the report's inputs are refused with the file,
+// the line and the column; +Inf link skew (an idle link) is a value.
+func TestNonFiniteInputsAreRefused(t *testing.T) {
+	replaceLine := func(t *testing.T, path string, line int, from, to string) {
+		t.Helper()
+		b, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lines := strings.Split(string(b), "\n")
+		if !strings.Contains(lines[line-1], from) {
+			t.Fatalf("%s:%d: no %q in %q", path, line, from, lines[line-1])
+		}
+		lines[line-1] = strings.Replace(lines[line-1], from, to, 1)
+		if err := os.WriteFile(path, []byte(strings.Join(lines, "\n")), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	summaryWith := func(col string, x float64) func(t *testing.T, dir string) {
+		return func(t *testing.T, dir string) {
+			runs := knownRuns()
+			runs[2].values[col] = x
+			writeSet(t, dir, runs)
+		}
+	}
+	cases := []struct {
+		name, file string
+		line       int
+		breakIt    func(t *testing.T, dir string)
+		want       string
+	}{
+		{"summary NaN", "summary.csv", 4, summaryWith("jct_mean_s", math.NaN()), "column 7 (jct_mean_s): NaN is not a finite number"},
+		{"summary +Inf", "summary.csv", 4, summaryWith("makespan_s", math.Inf(1)), "column 5 (makespan_s): +Inf is not a finite number"},
+		{"summary -Inf skew", "summary.csv", 4, summaryWith("link_skew", math.Inf(-1)), "column 25 (link_skew): -Inf"},
+		{"summary NaN skew", "summary.csv", 4, summaryWith("link_skew", math.NaN()), "column 25 (link_skew): NaN"},
+		{"jobs NaN", "fifo-seed1/jobs.csv", 3, func(t *testing.T, dir string) {
+			writeSet(t, dir, knownRuns())
+			replaceLine(t, filepath.Join(dir, "fifo-seed1", "jobs.csv"), 3, ",2.000000,2,2,", ",NaN,2,2,")
+		}, "column 8 (jct_s): NaN is not a finite number"},
+		{"links Inf utilisation", "fifo-seed1/links.csv", 2, func(t *testing.T, dir string) {
+			writeSet(t, dir, knownRuns())
+			replaceLine(t, filepath.Join(dir, "fifo-seed1", "links.csv"), 2, ",up,0,0.200000", ",up,0,inf")
+		}, "column 4 (utilisation): +Inf is not a finite number"},
+		{"links NaN time", "fifo-seed1/links.csv", 6, func(t *testing.T, dir string) {
+			writeSet(t, dir, knownRuns())
+			replaceLine(t, filepath.Join(dir, "fifo-seed1", "links.csv"), 6, "20.000000,", "nan,")
+		}, "column 1 (time_s): NaN is not a finite number"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			c.breakIt(t, dir)
+			_, err := Generate(dir, Options{})
+			var ie *InputError
+			if !errors.As(err, &ie) {
+				t.Fatalf("got %v, want an InputError", err)
+			}
+			want := filepath.Join(dir, c.file) + ":" + strconv.Itoa(c.line) + ": " + c.want
+			if !strings.HasPrefix(err.Error(), want) {
+				t.Errorf("got  %v\nwant %s", err, want)
+			}
+		})
+	}
+	// +Inf link skew is what an idle rack link gives: it stays a value
+	dir := t.TempDir()
+	writeSet(t, dir, knownRuns())
+	if _, err := Generate(dir, Options{}); err != nil {
+		t.Fatalf("+Inf link skew: %v", err)
+	}
+}
+
+// A report of a campaign with fewer runs than it plans says so in its
+// header, in HTML and Markdown; a complete one does not.
+func TestPartialCampaignHeader(t *testing.T) {
+	dir := t.TempDir()
+	writeCampaign(t, dir) // 7 simulated runs, 4 local
+	for planned, want := range map[int]string{15: "partial: 11 of 15 runs done", 11: "", 0: ""} {
+		r, err := Generate(dir, Options{PlannedRuns: planned})
+		if err != nil {
+			t.Fatal(err)
+		}
+		html, md := readFile(t, r.HTMLPath), readFile(t, r.MarkdownPath)
+		header := html[:strings.Index(html, "</header>")]
+		mdHeader := md[:strings.Index(md, "## ")]
+		if want == "" {
+			if strings.Contains(html, "partial") || strings.Contains(md, "partial") {
+				t.Errorf("planned %d: the report says it is partial", planned)
+			}
+			continue
+		}
+		if !strings.Contains(header, "<strong>"+want+"</strong>") {
+			t.Errorf("planned %d: the HTML header lacks %q", planned, want)
+		}
+		if !strings.Contains(mdHeader, "**"+want+"**") {
+			t.Errorf("planned %d: the Markdown header lacks %q:\n%s", planned, want, mdHeader)
+		}
+	}
+}

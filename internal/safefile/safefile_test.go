@@ -1,0 +1,119 @@
+package safefile
+
+import (
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// plant makes dir/name a symbolic link to a file outside dir holding
+// "outside", and returns that file's path.
+func plant(t *testing.T, dir, name string) string {
+	t.Helper()
+	outside := filepath.Join(t.TempDir(), "outside.txt")
+	if err := os.WriteFile(outside, []byte("outside"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(outside, filepath.Join(dir, name)); err != nil {
+		t.Fatal(err)
+	}
+	return outside
+}
+
+func checkUntouched(t *testing.T, outside string) {
+	t.Helper()
+	b, err := os.ReadFile(outside)
+	if err != nil || string(b) != "outside" {
+		t.Errorf("the file outside holds %q (%v), want it untouched", b, err)
+	}
+}
+
+func TestWriteFileReplacesASymlink(t *testing.T) {
+	dir := t.TempDir()
+	outside := plant(t, dir, "summary.csv")
+	path := filepath.Join(dir, "summary.csv")
+	if err := WriteFile(path, []byte("new"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	checkUntouched(t, outside)
+	st, err := os.Lstat(path)
+	if err != nil || !st.Mode().IsRegular() || st.Mode().Perm() != 0o644 {
+		t.Fatalf("%s: %v %v, want a regular file 0644", path, st, err)
+	}
+	if b, _ := os.ReadFile(path); string(b) != "new" {
+		t.Errorf("content %q", b)
+	}
+	if left, _ := filepath.Glob(filepath.Join(dir, ".*tmp*")); len(left) != 0 {
+		t.Errorf("temporary files left: %v", left)
+	}
+}
+
+func TestWriteKeepsTheOldFileWhenFillFails(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "done.json")
+	if err := WriteFile(path, []byte("old"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	boom := errors.New("boom")
+	err := Write(path, 0o644, func(w io.Writer) error {
+		w.Write([]byte("half"))
+		return boom
+	})
+	if !errors.Is(err, boom) {
+		t.Fatalf("err %v", err)
+	}
+	if b, _ := os.ReadFile(path); string(b) != "old" {
+		t.Errorf("content %q, want the old one", b)
+	}
+	if left, _ := filepath.Glob(filepath.Join(filepath.Dir(path), ".*tmp*")); len(left) != 0 {
+		t.Errorf("temporary files left: %v", left)
+	}
+}
+
+func TestCreateDoesNotFollowLinks(t *testing.T) {
+	dir := t.TempDir()
+	outside := plant(t, dir, "attempts.csv")
+	f, err := Create(filepath.Join(dir, "attempts.csv"), 0o644)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Write([]byte("records"))
+	f.Close()
+	checkUntouched(t, outside)
+
+	// a hard link to a file outside keeps that file's content
+	hard := filepath.Join(t.TempDir(), "hard.txt")
+	if err := os.WriteFile(hard, []byte("outside"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Link(hard, filepath.Join(dir, "jobs.csv")); err != nil {
+		t.Fatal(err)
+	}
+	if f, err = Create(filepath.Join(dir, "jobs.csv"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f.Write([]byte("records"))
+	f.Close()
+	checkUntouched(t, hard)
+}
+
+func TestOpenRefusesLinks(t *testing.T) {
+	dir := t.TempDir()
+	plant(t, dir, "attempts.csv")
+	if _, err := Open(filepath.Join(dir, "attempts.csv")); err == nil {
+		t.Error("a symbolic link was opened")
+	}
+	if _, err := Open(dir); err == nil {
+		t.Error("a directory was opened")
+	}
+	path := filepath.Join(dir, "jobs.csv")
+	if err := os.WriteFile(path, []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+}
