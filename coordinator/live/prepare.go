@@ -79,6 +79,9 @@ func (r *run) prepare(ctx context.Context) error {
 				r.malformed(m.Subject, err)
 				continue
 			}
+			if !r.fromSender(m, &done) {
+				continue
+			}
 			if done.Error != "" {
 				return fmt.Errorf("host %s could not write its blocks: %s", done.Host, done.Error)
 			}
