@@ -61,6 +61,7 @@ func (r *run) prepare(ctx context.Context) error {
 		case <-ctx.Done():
 			return ctx.Err()
 		case <-tick.C:
+			r.flushRejected()
 			// a host that dies now takes replicas the run needs
 			r.checkHosts()
 			for h, blocks := range perHost {

@@ -170,6 +170,9 @@ func LoadWorkerSecret(path, host string) (string, error) {
 // both files.
 func LoadCredentials(dir string, hosts []string) (Credentials, error) {
 	c := Credentials{Workers: map[string]string{}}
+	if err := checkDir(dir); err != nil {
+		return c, err
+	}
 	s, err := ReadSecret(CoordinatorFile(dir))
 	if err != nil {
 		return c, err
@@ -199,6 +202,9 @@ func LoadCredentials(dir string, hosts []string) (Credentials, error) {
 // wrote. Files that exist are kept, so that it can run again after a
 // host is added.
 func EnsureCredentials(dir string, hosts []string) (Credentials, []string, error) {
+	if err := checkDir(dir); err != nil {
+		return Credentials{}, nil, err
+	}
 	fresh, err := NewCredentials(hosts)
 	if err != nil {
 		return Credentials{}, nil, err
@@ -224,4 +230,13 @@ func EnsureCredentials(dir string, hosts []string) (Credentials, []string, error
 	}
 	c, err := LoadCredentials(dir, hosts)
 	return c, wrote, err
+}
+
+// checkDir refuses a credentials path that is a file, such as the single
+// file of every password that racklab used before each host had its own.
+func checkDir(dir string) error {
+	if fi, err := os.Stat(dir); err == nil && !fi.IsDir() {
+		return fmt.Errorf("credentials %s: a file, where a directory is wanted (coordinator.json and worker-HOST.json; `coordinator credentials --out DIR` writes one)", dir)
+	}
+	return nil
 }

@@ -115,6 +115,11 @@ func TestBadCredentialFiles(t *testing.T) {
 	if _, err := LoadCredentials(filepath.Join(dir, "missing"), nil); err == nil {
 		t.Error("a missing directory loaded")
 	}
+	// the single file of before
+	old := filepath.Join(dir, "old.json")
+	if _, _, err := EnsureCredentials(old, testHosts); err == nil || !strings.Contains(err.Error(), "where a directory is wanted") {
+		t.Errorf("a credentials file for a directory: %v", err)
+	}
 }
 
 // The coordinator reads who sent a report from its subject.
