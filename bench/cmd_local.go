@@ -233,7 +233,7 @@ run, and removes everything on Ctrl-C or SIGTERM.`,
 			if err != nil {
 				return err
 			}
-			creds := filepath.Join(os.TempDir(), "racklab-"+f.prefix+"-credentials.json")
+			creds := filepath.Join(os.TempDir(), "racklab-"+f.prefix+"-credentials")
 			if err := writeCoordinatorCreds(creds, e); err != nil {
 				return errors.Join(err, e.Stop())
 			}
@@ -242,7 +242,7 @@ run, and removes everything on Ctrl-C or SIGTERM.`,
 				e.NATSListen(), creds, e.Net.MgmtIP)
 			<-ctx.Done()
 			fmt.Fprintln(cmd.ErrOrStderr(), "local: taking the cluster down")
-			return errors.Join(e.Stop(), os.Remove(creds))
+			return errors.Join(e.Stop(), os.RemoveAll(creds))
 		},
 	}
 	addClusterFlags(c, &f)
@@ -306,6 +306,8 @@ func localStatusCmd() *cobra.Command {
 	return c
 }
 
-func writeCoordinatorCreds(path string, e *local.Emulator) error {
-	return wire.WriteCredentials(path, e.CoordinatorCredentials())
+// writeCoordinatorCreds writes the directory a coordinator started by
+// hand reads: its own secret and every host's, for its embedded server.
+func writeCoordinatorCreds(dir string, e *local.Emulator) error {
+	return wire.WriteCredentials(dir, e.CoordinatorCredentials())
 }

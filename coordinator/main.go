@@ -6,7 +6,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io/fs"
 	"log"
 	"os"
 	"os/signal"
@@ -39,7 +38,10 @@ func command() *cobra.Command {
 for every host of the topology to register, writes the input blocks onto the
 workers' tiers, runs the workload with the chosen policy on the wall clock, and
 writes its records (attempts, jobs, links, events, summary) to --out as they
-happen. With an embedded server and no credentials file, it generates one.`,
+happen. With an embedded server, it admits the coordinator and one NATS user
+per host, whose secrets are in the --credentials directory (coordinator.json,
+worker-HOST.json); the files that are missing are generated. Give each worker
+only its own worker-HOST.json ('coordinator credentials' makes them ahead).`,
 		SilenceUsage: true,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			var err error
@@ -67,7 +69,7 @@ happen. With an embedded server and no credentials file, it generates one.`,
 			if cfg.Workload, err = workload.LoadWorkloadFor(wlPath, cfg.Datasets); err != nil {
 				return err
 			}
-			if cfg.Creds, err = credentials(credsPath, cfg.NATSURL == ""); err != nil {
+			if cfg.Creds, err = credentials(credsPath, cfg.Topology, cfg.NATSURL == ""); err != nil {
 				return err
 			}
 			logger := log.New(os.Stderr, "", log.LstdFlags|log.Lmicroseconds)
@@ -98,7 +100,7 @@ happen. With an embedded server and no credentials file, it generates one.`,
 	f.Uint64Var(&cfg.Seed, "seed", 1, "seed of the engine, the placement and the block contents")
 	f.StringVar(&cfg.Listen, "listen", "127.0.0.1:4222", "embedded NATS server address")
 	f.StringVar(&cfg.NATSURL, "nats", "", "external NATS server URL (instead of the embedded one)")
-	f.StringVar(&credsPath, "credentials", "racklab-credentials.json", "credentials file (generated for an embedded server if missing)")
+	f.StringVar(&credsPath, "credentials", "racklab-credentials", "credentials directory: coordinator.json and worker-HOST.json (generated for an embedded server if missing)")
 	f.StringVar(&cfg.Cluster, "cluster", "racklab", "cluster name (prefix of every subject)")
 	f.StringVar(&cfg.MemberAddr, "member-addr", "", "join memberlist on this address to hear of dead workers")
 	f.StringVar(&cfg.OutDir, "out", "results/live", "directory for the run's records")
@@ -109,22 +111,66 @@ happen. With an embedded server and no credentials file, it generates one.`,
 	f.StringVar(&cfg.MetricsAddr, "metrics-addr", "127.0.0.1:9464", "serve Prometheus metrics on this address (empty: off)")
 	_ = cmd.MarkFlagRequired("topology")
 	_ = cmd.MarkFlagRequired("workload")
+	cmd.AddCommand(credentialsCommand())
 	return cmd
 }
 
-// credentials loads the credentials file, or makes one for an embedded
-// server.
-func credentials(path string, embedded bool) (wire.Credentials, error) {
-	c, err := wire.LoadCredentials(path)
-	if err == nil || !embedded || !errors.Is(err, fs.ErrNotExist) {
-		return c, err
+// credentialsCommand issues a cluster's secrets ahead of its runs, for a
+// deployment (such as the Ansible role) that hands each host its file.
+func credentialsCommand() *cobra.Command {
+	var dir, topoPath string
+	var hosts []string
+	cmd := &cobra.Command{
+		Use:   "credentials",
+		Short: "Write the NATS secrets of a cluster: the coordinator's and one per host",
+		Long: `Writes --out/coordinator.json (the coordinator's secret, which stays on the
+coordinator's machine) and --out/worker-HOST.json for every host of --topology
+or --hosts (give each host only its own file). Files that exist are kept, so
+that the command can run again when hosts are added; two files holding the
+same password are refused.`,
+		Args:         cobra.NoArgs,
+		SilenceUsage: true,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if topoPath != "" {
+				topo, err := cluster.LoadTopology(topoPath)
+				if err != nil {
+					return err
+				}
+				for _, h := range topo.Hosts {
+					hosts = append(hosts, h.Name)
+				}
+			}
+			if len(hosts) == 0 {
+				return errors.New("name the hosts with --topology or --hosts")
+			}
+			_, wrote, err := wire.EnsureCredentials(dir, hosts)
+			for _, p := range wrote {
+				fmt.Fprintf(cmd.OutOrStdout(), "wrote %s\n", p)
+			}
+			return err
+		},
 	}
-	if c, err = wire.NewCredentials(); err != nil {
-		return c, err
+	f := cmd.Flags()
+	f.StringVar(&dir, "out", "racklab-credentials", "credentials directory")
+	f.StringVar(&topoPath, "topology", "", "topology YAML whose hosts get secrets")
+	f.StringSliceVar(&hosts, "hosts", nil, "host names that get secrets (comma-separated)")
+	return cmd
+}
+
+// credentials loads the coordinator's secret from dir and, for an
+// embedded server, every host's, writing those that are missing.
+func credentials(dir string, topo *cluster.Topology, embedded bool) (wire.Credentials, error) {
+	if !embedded {
+		// the external server admits the workers: only our own secret
+		return wire.LoadCredentials(dir, nil)
 	}
-	if err := wire.WriteCredentials(path, c); err != nil {
-		return c, err
+	var hosts []string
+	for _, h := range topo.Hosts {
+		hosts = append(hosts, h.Name)
 	}
-	log.Printf("wrote new NATS credentials to %s; start the workers with --credentials %s", path, path)
-	return c, nil
+	c, wrote, err := wire.EnsureCredentials(dir, hosts)
+	if len(wrote) > 0 {
+		log.Printf("wrote %d new NATS secrets in %s; start each worker with --credentials %s", len(wrote), dir, wire.WorkerFile(dir, "HOST"))
+	}
+	return c, err
 }

@@ -111,7 +111,9 @@ type RunSet struct {
 	// Network is the emulated cluster's mode (local): switched or flat.
 	Network string
 	// NATS and Credentials reach a lab cluster's coordinator network
-	// (remote); MemberAddr is where the coordinator joins memberlist.
+	// (remote): Credentials is the directory of secrets that
+	// `coordinator credentials` writes; MemberAddr is where the
+	// coordinator joins memberlist.
 	NATS        string
 	Credentials string
 	Listen      string

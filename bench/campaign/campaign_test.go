@@ -162,12 +162,11 @@ func TestRemoteRunsReachStandingWorkers(t *testing.T) {
 	listen := ln.Addr().String()
 	ln.Close()
 	dir := t.TempDir()
-	creds, err := wire.NewCredentials()
+	creds, err := wire.NewCredentials([]string{"r0h0", "r0h1", "r1h0", "r1h1"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	credsPath := filepath.Join(dir, "creds.json")
-	if err := wire.WriteCredentials(credsPath, creds); err != nil {
+	if err := wire.WriteCredentials(filepath.Join(dir, "creds"), creds); err != nil {
 		t.Fatal(err)
 	}
 	writeFile := func(name, text string) {
@@ -182,7 +181,7 @@ cluster: {racks: 2, hosts_per_rack: 2, slots: 2}
 workload: {file: wl.yaml, datasets: ds.yaml}
 limits: {max_run_time: 15s}
 runs:
-  - {mode: remote, policies: [fifo, fair], listen: "`+listen+`", credentials: creds.json}
+  - {mode: remote, policies: [fifo, fair], listen: "`+listen+`", credentials: creds}
 `)
 	c, err := Load(filepath.Join(dir, "c.yaml"))
 	if err != nil {
@@ -194,8 +193,12 @@ runs:
 	for r := 0; r < 2; r++ {
 		for h := 0; h < 2; h++ {
 			cfg := agent.Config{Host: fmt.Sprintf("r%dh%d", r, h), Rack: fmt.Sprintf("r%d", r), Slots: 2, NATSURL: "nats://" + listen,
-				Password: creds.Worker, DataAddr: "127.0.0.1:0", MemberAddr: "127.0.0.1",
+				DataAddr: "127.0.0.1:0", MemberAddr: "127.0.0.1",
 				Tiers: []store.TierConfig{}}
+			// each worker holds its own file only
+			if cfg.Password, err = wire.LoadWorkerSecret(wire.WorkerFile(filepath.Join(dir, "creds"), cfg.Host), cfg.Host); err != nil {
+				t.Fatal(err)
+			}
 			for _, k := range []cluster.TierKind{cluster.Mem, cluster.SSD, cluster.HDD} {
 				cfg.Tiers = append(cfg.Tiers, store.TierConfig{Kind: k, Dir: filepath.Join(dir, cfg.Host, k.String())})
 			}

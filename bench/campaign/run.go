@@ -364,7 +364,15 @@ func (ex *executor) live(ctx context.Context, r Run, jobsDone func(int)) (metric
 	case ModeRemote:
 		cfg.NATSURL, cfg.Listen, cfg.MemberAddr, cfg.StopWorkers = r.Set.NATS, r.Set.Listen, r.Set.MemberAddr, false
 		if r.Set.Credentials != "" {
-			if cfg.Creds, err = wire.LoadCredentials(r.Set.Credentials); err != nil {
+			// the embedded server admits every host with its own secret;
+			// an external one needs only the coordinator's
+			var hosts []string
+			if cfg.NATSURL == "" {
+				for _, h := range ex.in.topo.Hosts {
+					hosts = append(hosts, h.Name)
+				}
+			}
+			if cfg.Creds, err = wire.LoadCredentials(r.Set.Credentials, hosts); err != nil {
 				return metrics.Summary{}, fmt.Errorf("credentials: %w", err)
 			}
 		}

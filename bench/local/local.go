@@ -82,7 +82,11 @@ func Start(opt Options) (e *Emulator, err error) {
 		spec.Racks = append(spec.Racks, rs)
 	}
 	e = &Emulator{opt: opt}
-	if e.Creds, err = wire.NewCredentials(); err != nil {
+	var hosts []string
+	for _, h := range opt.Topology.Hosts {
+		hosts = append(hosts, h.Name)
+	}
+	if e.Creds, err = wire.NewCredentials(hosts); err != nil {
 		return nil, err
 	}
 	if err := os.MkdirAll(opt.Dir, 0o755); err != nil {
@@ -99,8 +103,10 @@ func Start(opt Options) (e *Emulator, err error) {
 		return nil, fmt.Errorf("local: mount a tmpfs for the tiers at %s: %w", e.tierRoot(), err)
 	}
 	e.mounted = true
-	credsPath := filepath.Join(opt.Dir, "credentials.json")
-	if err := wire.WriteCredentials(credsPath, wire.Credentials{Worker: e.Creds.Worker}); err != nil {
+	// each worker is told only its own file (they all run as root here,
+	// so the directory's mode keeps out nobody but other users)
+	credsDir := filepath.Join(opt.Dir, "credentials")
+	if err := wire.WriteCredentials(credsDir, e.Creds); err != nil {
 		return nil, err
 	}
 	opt.Logf("local: bringing up %d racks × %d hosts (%s mode, prefix %s)", len(spec.Racks), len(opt.Topology.Hosts)/max(len(spec.Racks), 1), opt.Mode, opt.Prefix)
@@ -111,7 +117,7 @@ func Start(opt Options) (e *Emulator, err error) {
 		return nil, fmt.Errorf("local: the network has %d hosts, the topology %d", len(e.Net.Hosts), len(opt.Topology.Hosts))
 	}
 	for i, hn := range e.Net.Hosts {
-		if err := e.startWorker(i, hn, credsPath); err != nil {
+		if err := e.startWorker(i, hn, wire.WorkerFile(credsDir, opt.Topology.Hosts[i].Name)); err != nil {
 			return nil, err
 		}
 	}
@@ -271,8 +277,9 @@ func Run(ctx context.Context, opt Options, cfg live.Config) (res *live.Result, e
 	return live.Run(ctx, cfg)
 }
 
-// CoordinatorCredentials is the full credentials (both users), for a
-// coordinator started by hand against a cluster from 'bench local up'.
+// CoordinatorCredentials is the full credentials (the coordinator's and
+// every host's), for a coordinator started by hand against a cluster
+// from 'bench local up'.
 func (e *Emulator) CoordinatorCredentials() wire.Credentials { return e.Creds }
 
 // Cleanup removes what an emulated cluster with this prefix left after a

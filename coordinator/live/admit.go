@@ -25,6 +25,7 @@ func (r *run) admit(ctx context.Context) error {
 			return ctx.Err()
 		case <-hello.C:
 			r.hello()
+			r.flushRejected()
 		case <-deadline:
 			var names []string
 			for i, h := range r.hosts {
@@ -95,6 +96,14 @@ func (r *run) disagreement(i int) string {
 
 func (r *run) register(m *nats.Msg) bool {
 	var reg wire.Register
+	// the answer goes only to the sender's own inboxes: a reply subject
+	// of another's would have the coordinator, who may publish anywhere,
+	// send there for the sender
+	sender := r.subj.Sender(m.Subject)
+	if m.Reply != "" && !strings.HasPrefix(m.Reply, r.subj.Inbox(sender)+".") {
+		r.malformed(m.Subject, fmt.Errorf("a registration from host %q wants its answer on %s, not its own inbox", sender, m.Reply))
+		return false
+	}
 	reply := func(rep wire.Registered) {
 		if m.Reply != "" {
 			_ = m.Respond(wire.MustEncode(wire.TypeRegistered, &rep))
@@ -103,6 +112,10 @@ func (r *run) register(m *nats.Msg) bool {
 	if err := wire.Decode(m.Data, wire.TypeRegister, &reg); err != nil {
 		r.malformed(m.Subject, err)
 		reply(wire.Registered{Error: err.Error()})
+		return false
+	}
+	if !r.fromSender(m, &reg) {
+		reply(wire.Registered{Error: fmt.Sprintf("host %q may not register as %q", sender, reg.Host)})
 		return false
 	}
 	h, ok := r.byName[reg.Host]

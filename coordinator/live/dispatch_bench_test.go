@@ -16,7 +16,7 @@ import (
 // not in the loop; its decision cost is BenchmarkDecision600Hosts.
 func BenchmarkDispatchNoop9Workers(b *testing.B) {
 	topo := memTopology(b, 3, 3)
-	creds, err := wire.NewCredentials()
+	creds, err := wire.NewCredentials(hostNames(topo))
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -32,7 +32,7 @@ func BenchmarkDispatchNoop9Workers(b *testing.B) {
 	}
 	defer nc.Close()
 	inbox := make(chan *nats.Msg, 1<<16)
-	for _, s := range []string{subj.Register(), subj.Events()} {
+	for _, s := range []string{subj.Register("*"), subj.Events("*")} {
 		sub, err := nc.ChanSubscribe(s, inbox)
 		if err != nil {
 			b.Fatal(err)

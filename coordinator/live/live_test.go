@@ -2,12 +2,16 @@ package live
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
 	"os"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -30,7 +34,7 @@ func startWorkers(t testing.TB, topo *cluster.Topology, url string, creds wire.C
 	t.Cleanup(func() { cancel(); wg.Wait() })
 	for i, h := range topo.Hosts {
 		cfg := agent.Config{Host: h.Name, Rack: topo.Racks[h.Rack].Name, Slots: h.Slots, NATSURL: url,
-			Password: creds.Worker, Cluster: clusterName, DataAddr: "127.0.0.1:0", MemberAddr: "127.0.0.1",
+			Password: creds.Workers[h.Name], Cluster: clusterName, DataAddr: "127.0.0.1:0", MemberAddr: "127.0.0.1",
 			Tiers: []store.TierConfig{{Kind: cluster.Mem, Dir: filepath.Join(t.TempDir(), h.Name)}}}
 		if i < len(metricsAddrs) {
 			cfg.MetricsAddr = metricsAddrs[i]
@@ -70,50 +74,89 @@ func smallInputs(t testing.TB, topo *cluster.Topology) (*workload.Workload, *wor
 // Malformed and unknown messages are rejected, logged and counted, and
 // crash neither the coordinator nor a worker; a client without
 // credentials cannot connect, and a worker's credentials cannot launch.
+// A client holding host r0h0's credentials can neither hear host r1h0's
+// commands nor register or heartbeat as r1h0, and r1h0 keeps its work.
 func TestBadMessagesAndCredentials(t *testing.T) {
 	topo := memTopology(t, 2, 1)
 	w, ds := smallInputs(t, topo)
-	creds, err := wire.NewCredentials()
+	creds, err := wire.NewCredentials(hostNames(topo))
 	if err != nil {
 		t.Fatal(err)
 	}
 	out := t.TempDir()
 	subj, _ := wire.NewSubjects("bad")
 	var url string
-	var rogue *nats.Conn
+	var rogue, spy *nats.Conn
+	var spied, watched *nats.Subscription // r1h0's commands, as r0h0's credentials and the coordinator's hear them
 	var probeErr error
+	var refusedMu sync.Mutex
+	var refused []string // the server's permission violations, as the rogue heard them
 	cfg := Config{Topology: topo, Workload: w, Datasets: ds, Policy: "fifo", Seed: 1, Cluster: "bad", Listen: "127.0.0.1:0",
 		Creds: creds, OutDir: out, StopWorkers: true, Logf: t.Logf}
 	cfg.OnListening = func(u string) {
 		url = u
-		// no credentials, or a wrong password: refused
-		if nc, err := nats.Connect(u, nats.MaxReconnects(0)); err == nil {
-			nc.Close()
-			probeErr = errors.New("a client without credentials connected")
-			return
+		// no credentials, a wrong password, or the coordinator's password
+		// for a worker's user: refused
+		for name, opt := range map[string]nats.Option{
+			"no credentials":               nil,
+			"a wrong password":             nats.UserInfo(wire.WorkerUser("r0h0"), "wrong"),
+			"r1h0's password for r0h0":     nats.UserInfo(wire.WorkerUser("r0h0"), creds.Workers["r1h0"]),
+			"the coordinator's for a host": nats.UserInfo(wire.WorkerUser("r0h0"), creds.Coordinator),
+		} {
+			opts := []nats.Option{nats.MaxReconnects(0)}
+			if opt != nil {
+				opts = append(opts, opt)
+			}
+			if nc, err := nats.Connect(u, opts...); err == nil {
+				nc.Close()
+				probeErr = fmt.Errorf("a client with %s connected", name)
+				return
+			}
 		}
-		if nc, err := nats.Connect(u, nats.UserInfo(wire.WorkerUser, "wrong"), nats.MaxReconnects(0)); err == nil {
-			nc.Close()
-			probeErr = errors.New("a client with a wrong password connected")
-			return
-		}
-		// a client with worker credentials, misbehaving
-		rogue, err = nats.Connect(u, nats.UserInfo(wire.WorkerUser, creds.Worker))
+		// a client with r0h0's credentials, misbehaving
+		onErr := nats.ErrorHandler(func(_ *nats.Conn, _ *nats.Subscription, err error) {
+			refusedMu.Lock()
+			refused = append(refused, err.Error())
+			refusedMu.Unlock()
+		})
+		rogue, err = nats.Connect(u, nats.UserInfo(wire.WorkerUser("r0h0"), creds.Workers["r0h0"]), onErr)
 		if err != nil {
 			probeErr = err
 			return
 		}
 		for _, m := range [][]byte{
 			[]byte("not json"),
-			[]byte(`{"type":"explode","v":1,"body":{}}`),
-			[]byte(`{"type":"heartbeat","v":1,"body":{"host":"r0h0","bogus":true}}`),
+			[]byte(`{"type":"explode","v":2,"body":{}}`),
+			[]byte(`{"type":"heartbeat","v":2,"body":{"host":"r0h0","bogus":true}}`),
 			[]byte(`{"type":"heartbeat","v":9,"body":{"host":"r0h0"}}`),
 			wire.MustEncode(wire.TypeLaunch, &wire.Launch{Attempt: 1, Kind: wire.KindNoop}), // not a coordinator message
 		} {
-			_ = rogue.Publish(subj.Heartbeat(), m)
-			_ = rogue.Publish(subj.Events(), m)
+			_ = rogue.Publish(subj.Heartbeat("r0h0"), m)
+			_ = rogue.Publish(subj.Events("r0h0"), m)
 		}
+		// it tries to hear r1h0's commands, on a connection of its own so
+		// that the server's refusal is not lost among the others
+		if spy, err = nats.Connect(u, nats.UserInfo(wire.WorkerUser("r0h0"), creds.Workers["r0h0"]), onErr); err != nil {
+			probeErr = err
+			return
+		}
+		if spied, err = spy.SubscribeSync(subj.Worker("r1h0")); err != nil {
+			probeErr = err
+			return
+		}
+		_ = spy.Flush()
 		_ = rogue.Flush()
+		watch, err := nats.Connect(u, nats.UserInfo(wire.CoordinatorUser, creds.Coordinator))
+		if err != nil {
+			probeErr = err
+			return
+		}
+		t.Cleanup(watch.Close)
+		if watched, err = watch.SubscribeSync(subj.Worker("r1h0")); err != nil {
+			probeErr = err
+			return
+		}
+		_ = watch.Flush()
 		startWorkers(t, topo, u, creds, "bad")
 	}
 	var launchesSeen int
@@ -130,11 +173,23 @@ func TestBadMessagesAndCredentials(t *testing.T) {
 		}
 		defer admin.Close()
 		sub, _ := admin.SubscribeSync(subj.Worker("r1h0"))
-		_ = admin.Publish(subj.Worker("r0h0"), []byte(`{"type":"launch","v":1,"body":{"attempt":7,"kind":"explode"}}`))
+		_ = admin.Publish(subj.Worker("r0h0"), []byte(`{"type":"launch","v":2,"body":{"attempt":7,"kind":"explode"}}`))
 		_ = admin.Publish(subj.Worker("r0h0"), []byte(`{{{{`))
 		_ = admin.Flush()
 		// a worker's credentials may not publish a launch to any worker
 		_ = rogue.Publish(subj.Worker("r1h0"), wire.MustEncode(wire.TypeLaunch, &wire.Launch{Attempt: 99, Kind: wire.KindNoop}))
+		// r0h0's credentials pose as r1h0, a new process of it: on r0h0's
+		// subjects the coordinator refuses the lie, and on r1h0's the
+		// server does
+		impostor := wire.MustEncode(wire.TypeRegister, &wire.Register{Host: "r1h0", Rack: "r1", Slots: 2,
+			Tiers: []wire.TierInfo{{Kind: "mem"}}, DataAddr: "127.0.0.1:1", MemberAddr: "127.0.0.1:1", Pid: 1})
+		silence := wire.MustEncode(wire.TypeHeartbeat, &wire.Heartbeat{Host: "r1h0", Seq: 1 << 40})
+		for _, on := range []string{"r0h0", "r1h0"} {
+			_ = rogue.Publish(subj.Register(on), impostor)
+			_ = rogue.Publish(subj.Heartbeat(on), silence)
+		}
+		// nor may it have the coordinator answer on r1h0's command subject
+		_ = rogue.PublishRequest(subj.Register("r0h0"), subj.Worker("r1h0"), impostor)
 		_ = rogue.Flush()
 		for {
 			m, err := sub.NextMsg(300 * time.Millisecond)
@@ -145,13 +200,37 @@ func TestBadMessagesAndCredentials(t *testing.T) {
 			if wire.Decode(m.Data, wire.TypeLaunch, &l) == nil && l.Attempt == 99 {
 				launchesSeen++
 			}
+
 		}
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	res, err := Run(ctx, cfg)
-	if rogue != nil {
-		rogue.Close()
+	var overheard int
+	if spied != nil {
+		for {
+			if _, err := spied.NextMsg(10 * time.Millisecond); err != nil {
+				break
+			}
+			overheard++
+		}
+	}
+	var reflected int
+	if watched != nil {
+		for {
+			m, err := watched.NextMsg(10 * time.Millisecond)
+			if err != nil {
+				break
+			}
+			if typ, _ := wire.Peek(m.Data); typ == wire.TypeRegistered {
+				reflected++
+			}
+		}
+	}
+	for _, nc := range []*nats.Conn{rogue, spy} {
+		if nc != nil {
+			nc.Close()
+		}
 	}
 	if probeErr != nil {
 		t.Fatal(probeErr)
@@ -165,17 +244,136 @@ func TestBadMessagesAndCredentials(t *testing.T) {
 	if launchesSeen != 0 {
 		t.Fatal("a launch published with worker credentials reached a worker's subject")
 	}
-	if res.MalformedMessages < 10 {
-		t.Errorf("%d messages rejected, want at least the 10 bad ones", res.MalformedMessages)
+	if reflected != 0 {
+		t.Error("r0h0's credentials had the coordinator answer on r1h0's command subject")
+	}
+	if overheard != 0 {
+		t.Errorf("r0h0's credentials heard %d commands meant for r1h0", overheard)
+	}
+	if len(res.HostsLost) != 0 {
+		t.Errorf("hosts %v lost: r0h0's credentials evicted another host", res.HostsLost)
+	}
+	if res.MalformedMessages < 13 {
+		t.Errorf("%d messages rejected, want at least the 10 bad ones and the 3 lies", res.MalformedMessages)
+	}
+	refusedMu.Lock()
+	violations := strings.Join(refused, "\n")
+	refusedMu.Unlock()
+	for _, want := range []string{subj.Worker("r1h0"), subj.Register("r1h0"), subj.Heartbeat("r1h0")} {
+		if !strings.Contains(strings.ToLower(violations), "permissions violation") || !strings.Contains(violations, want) {
+			t.Errorf("the server did not refuse r0h0's credentials on %s; it said:\n%s", want, violations)
+		}
 	}
 	events, err := os.ReadFile(filepath.Join(out, "events.jsonl"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"rejected-message", "unknown message type", "unknown field", "protocol version", "worker-problem", "unknown kind"} {
+	for _, want := range []string{"rejected-message", "unknown message type", "unknown field", "protocol version", "worker-problem", "unknown kind",
+		`a message for host \"r1h0\" came on host \"r0h0\"'s subject`, "not its own inbox"} {
 		if !strings.Contains(string(events), want) {
 			t.Errorf("events.jsonl does not mention %q", want)
 		}
+	}
+	if strings.Contains(string(events), "restarted") {
+		t.Error("a host was declared restarted")
+	}
+}
+
+// A flood of bad messages is counted exactly, but logged only in part:
+// the events file and the log stay small.
+func TestRejectedFloodLogsStayBounded(t *testing.T) {
+	const flood = 100_000
+	topo := memTopology(t, 2, 1)
+	w, ds := smallInputs(t, topo)
+	creds, err := wire.NewCredentials(hostNames(topo))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := t.TempDir()
+	subj, _ := wire.NewSubjects("flood")
+	var logMu sync.Mutex
+	var logBytes, logLines int
+	cfg := Config{Topology: topo, Workload: w, Datasets: ds, Policy: "fifo", Seed: 1, Cluster: "flood", Listen: "127.0.0.1:0",
+		Creds: creds, OutDir: out, StopWorkers: true}
+	cfg.Logf = func(format string, args ...any) {
+		line := fmt.Sprintf(format, args...)
+		logMu.Lock()
+		logBytes += len(line)
+		logLines++
+		logMu.Unlock()
+	}
+	floodErr := make(chan error, 1)
+	cfg.OnListening = func(u string) {
+		// the run's goroutine waits for registrations meanwhile, and
+		// drains what the flood sends
+		go func() {
+			nc, err := nats.Connect(u, nats.UserInfo(wire.WorkerUser("r0h0"), creds.Workers["r0h0"]))
+			if err != nil {
+				floodErr <- err
+				return
+			}
+			defer nc.Close()
+			for i := range flood {
+				if err := nc.Publish(subj.Heartbeat("r0h0"), []byte("not json")); err != nil {
+					floodErr <- err
+					return
+				}
+				if i%1000 == 999 {
+					// paced, so that the coordinator's inbox never overflows
+					// and drops some: the count must be exact
+					_ = nc.Flush()
+					time.Sleep(2 * time.Millisecond)
+				}
+			}
+			floodErr <- nc.Flush()
+			startWorkers(t, topo, u, creds, "flood")
+		}()
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	res, err := Run(ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := <-floodErr; err != nil {
+		t.Fatal(err)
+	}
+	if res.MalformedMessages != flood {
+		t.Errorf("%d messages rejected, want %d", res.MalformedMessages, flood)
+	}
+	events, err := os.ReadFile(filepath.Join(out, "events.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(events) > 64<<10 {
+		t.Errorf("events.jsonl grew to %d bytes with a flood of %d bad messages", len(events), flood)
+	}
+	logMu.Lock()
+	if logBytes > 64<<10 {
+		t.Errorf("the log grew to %d bytes in %d lines with a flood of %d bad messages", logBytes, logLines, flood)
+	}
+	logMu.Unlock()
+	// what is logged in full and what the summaries count add up to the
+	// flood
+	var full, summed int
+	summary := regexp.MustCompile(`^(\d+) more rejected in the last \d+ s`)
+	for _, line := range strings.Split(strings.TrimSpace(string(events)), "\n") {
+		var ev Event
+		if err := json.Unmarshal([]byte(line), &ev); err != nil {
+			t.Fatalf("events.jsonl: %v", err)
+		}
+		if ev.Kind != "rejected-message" {
+			continue
+		}
+		if m := summary.FindStringSubmatch(ev.Detail); m != nil {
+			n, _ := strconv.Atoi(m[1])
+			summed += n
+		} else {
+			full++
+		}
+	}
+	if full+summed != flood || summed == 0 {
+		t.Errorf("events.jsonl logs %d rejected messages in full and sums up %d more, want %d in all, most summed up", full, summed, flood)
 	}
 }
 
@@ -208,7 +406,7 @@ func scrape(t *testing.T, url string) string {
 func TestPrometheusMetrics(t *testing.T) {
 	topo := memTopology(t, 2, 1)
 	w, ds := smallInputs(t, topo)
-	creds, err := wire.NewCredentials()
+	creds, err := wire.NewCredentials(hostNames(topo))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -247,4 +445,13 @@ func TestPrometheusMetrics(t *testing.T) {
 	if !strings.Contains(before, "racklab_hosts_alive") {
 		t.Errorf("no metrics before the run started:\n%s", before)
 	}
+}
+
+// hostNames are the names of topo's hosts, for their credentials.
+func hostNames(topo *cluster.Topology) []string {
+	var names []string
+	for _, h := range topo.Hosts {
+		names = append(names, h.Name)
+	}
+	return names
 }

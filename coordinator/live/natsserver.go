@@ -16,9 +16,11 @@ type EmbeddedServer struct {
 }
 
 // StartServer starts an embedded NATS server on listen (host:port; port 0
-// picks one) that admits only the two users. Workers may only publish
-// their registrations, heartbeats and events, and hear their own
-// commands; only the coordinator may launch anything.
+// picks one) that admits the coordinator and one user per worker host.
+// A worker's user may publish only its own registrations, heartbeats and
+// events, and hear only its own commands, its own replies and the
+// coordinator's hello: it can neither hear another host's commands nor
+// speak as another host. Only the coordinator may launch anything.
 func StartServer(listen string, subj wire.Subjects, creds wire.Credentials) (*EmbeddedServer, error) {
 	host, portStr, err := net.SplitHostPort(listen)
 	if err != nil {
@@ -31,12 +33,15 @@ func StartServer(listen string, subj wire.Subjects, creds wire.Credentials) (*Em
 	if port == 0 {
 		port = server.RANDOM_PORT
 	}
-	if creds.Coordinator == "" || creds.Worker == "" {
-		return nil, fmt.Errorf("the embedded NATS server needs passwords for both users")
+	if err := creds.Check(); err != nil {
+		return nil, fmt.Errorf("the embedded NATS server: %w", err)
 	}
-	workerPerms := &server.Permissions{
-		Publish:   &server.SubjectPermission{Allow: []string{subj.Register(), subj.Heartbeat(), subj.Events()}},
-		Subscribe: &server.SubjectPermission{Allow: []string{subj.WorkerWildcard(), subj.Hello(), "_INBOX.>"}},
+	users := []*server.User{{Username: wire.CoordinatorUser, Password: creds.Coordinator}}
+	for h, pw := range creds.Workers {
+		if err := wire.CheckHostName(h); err != nil {
+			return nil, fmt.Errorf("credentials: %w", err)
+		}
+		users = append(users, &server.User{Username: wire.WorkerUser(h), Password: pw, Permissions: workerPermissions(subj, h)})
 	}
 	opts := &server.Options{
 		Host:          host,
@@ -46,10 +51,7 @@ func StartServer(listen string, subj wire.Subjects, creds wire.Credentials) (*Em
 		MaxPayload:    wire.MaxMessageBytes,
 		MaxPending:    256 << 20,
 		WriteDeadline: 10 * time.Second,
-		Users: []*server.User{
-			{Username: wire.CoordinatorUser, Password: creds.Coordinator},
-			{Username: wire.WorkerUser, Password: creds.Worker, Permissions: workerPerms},
-		},
+		Users:         users,
 	}
 	srv, err := server.NewServer(opts)
 	if err != nil {
@@ -61,6 +63,18 @@ func StartServer(listen string, subj wire.Subjects, creds wire.Credentials) (*Em
 		return nil, fmt.Errorf("NATS server on %s did not become ready", listen)
 	}
 	return &EmbeddedServer{srv: srv}, nil
+}
+
+// workerPermissions are what host's user may do: publish its reports
+// and hear its commands, its replies and the hello; nothing else.
+func workerPermissions(subj wire.Subjects, host string) *server.Permissions {
+	return &server.Permissions{
+		Publish: &server.SubjectPermission{Allow: []string{subj.Register(host), subj.Heartbeat(host), subj.Events(host)}},
+		Subscribe: &server.SubjectPermission{Allow: []string{subj.Worker(host), subj.Hello(),
+			// nats.go's requests wait on INBOX.token.*, INBOX being the
+			// prefix the worker sets (Subjects.Inbox)
+			subj.Inbox(host) + ".>"}},
+	}
 }
 
 // URL is where clients connect.

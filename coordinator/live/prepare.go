@@ -61,6 +61,7 @@ func (r *run) prepare(ctx context.Context) error {
 		case <-ctx.Done():
 			return ctx.Err()
 		case <-tick.C:
+			r.flushRejected()
 			// a host that dies now takes replicas the run needs
 			r.checkHosts()
 			for h, blocks := range perHost {
@@ -77,6 +78,9 @@ func (r *run) prepare(ctx context.Context) error {
 			var done wire.Materialized
 			if err := wire.Decode(m.Data, typ, &done); err != nil {
 				r.malformed(m.Subject, err)
+				continue
+			}
+			if !r.fromSender(m, &done) {
 				continue
 			}
 			if done.Error != "" {

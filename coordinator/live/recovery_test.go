@@ -27,7 +27,7 @@ import (
 func startWorkerAt(t testing.TB, topo *cluster.Topology, h cluster.Host, url string, creds wire.Credentials, clusterName string) context.CancelFunc {
 	ctx, cancel := context.WithCancel(context.Background())
 	cfg := agent.Config{Host: h.Name, Rack: topo.Racks[h.Rack].Name, Slots: h.Slots, NATSURL: url,
-		Password: creds.Worker, Cluster: clusterName, DataAddr: "127.0.0.1:0", MemberAddr: "127.0.0.1",
+		Password: creds.Workers[h.Name], Cluster: clusterName, DataAddr: "127.0.0.1:0", MemberAddr: "127.0.0.1",
 		Tiers: []store.TierConfig{{Kind: cluster.Mem, Dir: filepath.Join(t.TempDir(), h.Name)}}}
 	done := make(chan struct{})
 	go func() {
@@ -107,7 +107,7 @@ func TestEngineKillsReachWorkers(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	creds, _ := wire.NewCredentials()
+	creds, _ := wire.NewCredentials(hostNames(topo))
 	subj, _ := wire.NewSubjects("kill")
 	var mu sync.Mutex
 	kills := map[int64]bool{}
@@ -175,7 +175,7 @@ func TestReducerFinishesWhileUpstreamRecomputed(t *testing.T) {
       - {name: map, kind: map, input: in, selectivity: 1, compute_ns_per_byte: 3000}
       - {name: reduce, kind: reduce, tasks: 1, after: [map], selectivity: 1, compute_ns_per_byte: 500}
 `)
-	creds, _ := wire.NewCredentials()
+	creds, _ := wire.NewCredentials(hostNames(topo))
 	subj, _ := wire.NewSubjects("ref")
 	var cancels map[string]context.CancelFunc
 	cfg := Config{Topology: topo, Workload: w, Datasets: ds, Policy: "fifo", Seed: 1, Cluster: "ref", Listen: "127.0.0.1:0",
@@ -254,7 +254,7 @@ func TestWorkerRestartedWithinHeartbeatTimeout(t *testing.T) {
       - {name: map, kind: map, input: in, selectivity: 1, compute_ns_per_byte: 2000}
       - {name: reduce, kind: reduce, tasks: 2, after: [map], selectivity: 1}
 `)
-	creds, _ := wire.NewCredentials()
+	creds, _ := wire.NewCredentials(hostNames(topo))
 	var url string
 	var cancels map[string]context.CancelFunc
 	cfg := Config{Topology: topo, Workload: w, Datasets: ds, Policy: "fifo", Seed: 1, Cluster: "rst", Listen: "127.0.0.1:0",
@@ -286,7 +286,7 @@ func TestWorkerRestartedWithinHeartbeatTimeout(t *testing.T) {
 func TestWorkerDiesDuringMaterialize(t *testing.T) {
 	topo := memTopology(t, 2, 1)
 	w, ds := smallInputs(t, topo)
-	creds, _ := wire.NewCredentials()
+	creds, _ := wire.NewCredentials(hostNames(topo))
 	var cancels map[string]context.CancelFunc
 	cfg := Config{Topology: topo, Workload: w, Datasets: ds, Policy: "fifo", Seed: 1, Cluster: "prep", Listen: "127.0.0.1:0",
 		Creds: creds, OutDir: t.TempDir(), StopWorkers: true, Logf: t.Logf, HeartbeatTimeout: time.Second}

@@ -56,7 +56,23 @@ func decodeReport[T any](r *run, m *nats.Msg, typ string) (*T, bool) {
 		r.malformed(m.Subject, err)
 		return nil, false
 	}
+	if rep, ok := any(&v).(wire.Report); ok && !r.fromSender(m, rep) {
+		return nil, false
+	}
 	return &v, true
+}
+
+// fromSender says whether a report names the host whose subject it came
+// on, and records it as rejected if not. The server lets each worker's
+// user publish only on its own subjects, so the subject is who sent it,
+// and a body that names another host is a lie.
+func (r *run) fromSender(m *nats.Msg, rep wire.Report) bool {
+	sender := r.subj.Sender(m.Subject)
+	if claimed := rep.SentBy(); claimed != sender {
+		r.malformed(m.Subject, fmt.Errorf("a message for host %q came on host %q's subject", claimed, sender))
+		return false
+	}
+	return true
 }
 
 func (r *run) heartbeat(hb *wire.Heartbeat) {

@@ -36,7 +36,9 @@ type Config struct {
 	// empty runs an embedded server on Listen.
 	NATSURL string
 	Listen  string
-	Creds   wire.Credentials
+	// Creds: the coordinator's password, and with an embedded server
+	// every host's, which the server admits each as its own user.
+	Creds wire.Credentials
 	// MemberAddr, when set, is the ip the coordinator's memberlist agent
 	// binds; workers join it and the coordinator hears of dead peers.
 	MemberAddr string
@@ -172,6 +174,7 @@ type run struct {
 	// idleSince is when the engine was last seen with jobs left and
 	// nothing running or to come (zero while it progresses).
 	idleSince time.Time
+	rejected  rejectedLog
 }
 
 func (r *run) logf(format string, args ...any) { r.cfg.Logf(format, args...) }
@@ -236,6 +239,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		moving:   map[replicaAt]bool{},
 		rackName: map[string]cluster.RackID{}, shuffles: map[engine.AttemptID]*shuffle{}}
 	r.res.Dir = cfg.OutDir
+	r.rejected.since = time.Now()
 	r.res.KernelCrossBytes = -1
 	for i, h := range r.topo.Hosts {
 		r.byName[h.Name] = cluster.HostID(i)
@@ -256,6 +260,11 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 
 	url := cfg.NATSURL
 	if url == "" {
+		for _, h := range cfg.Topology.Hosts {
+			if _, ok := cfg.Creds.Workers[h.Name]; !ok {
+				return nil, fmt.Errorf("credentials: none for host %s, which the embedded NATS server must admit", h.Name)
+			}
+		}
 		srv, err := StartServer(cfg.Listen, subj, cfg.Creds)
 		if err != nil {
 			return nil, err
@@ -274,7 +283,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	}
 	defer r.nc.Close()
 	r.inbox = make(chan *nats.Msg, 1<<16)
-	for _, s := range []string{subj.Register(), subj.Heartbeat(), subj.Events()} {
+	for _, s := range subj.Reports() {
 		// the inbox channel is the only buffer (a channel subscription has
 		// no pending limits); a message dropped when it is full is caught by
 		// the reconciliation of attempts with heartbeats
@@ -315,6 +324,8 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		}
 		r.nc.Flush()
 	}()
+	// the messages rejected but not logged since the last summary
+	defer func() { r.summarizeRejected(time.Now()) }()
 	defer func() {
 		if r.sink != nil && !r.finished {
 			_ = r.sink.Close() // a run that ended early keeps what it wrote
@@ -346,12 +357,6 @@ func (r *run) send(host, typ string, body any) {
 	if err := r.nc.Publish(r.subj.Worker(host), wire.MustEncode(typ, body)); err != nil {
 		r.event("send-failed", host, "%s: %v", typ, err)
 	}
-}
-
-func (r *run) malformed(subject string, err error) {
-	r.res.MalformedMessages++
-	r.prom.rejected.Inc()
-	r.event("rejected-message", "", "on %s: %v", subject, err)
 }
 
 func (r *run) loop(ctx context.Context) error {
@@ -414,6 +419,7 @@ func (r *run) loop(ctx context.Context) error {
 		case <-tick.C:
 			r.checkHosts()
 			r.sampleNetwork()
+			r.flushRejected()
 		}
 		if err := r.step(); err != nil {
 			r.finish()

@@ -76,7 +76,7 @@ datasets:
 	if err != nil {
 		t.Fatal(err)
 	}
-	creds, _ := wire.NewCredentials()
+	creds, _ := wire.NewCredentials(hostNames(topo))
 	subj, _ := wire.NewSubjects("lostin")
 	out := t.TempDir()
 	cfg := Config{Topology: topo, Workload: w, Datasets: ds, Policy: "nodelocal", PolicyImpl: nodeLocal{}, Seed: 1, Cluster: "lostin", Listen: "127.0.0.1:0",
@@ -148,7 +148,7 @@ func (idle) OfferHost(ctx *engine.Context, h cluster.HostID) {}
 func TestStalledRunEndsWithReason(t *testing.T) {
 	topo := memTopology(t, 2, 1)
 	w, ds := smallInputs(t, topo)
-	creds, _ := wire.NewCredentials()
+	creds, _ := wire.NewCredentials(hostNames(topo))
 	out := t.TempDir()
 	// just above the default heartbeat timeout (3 s)
 	const bound = 4 * time.Second
@@ -218,7 +218,7 @@ func TestRunWithoutLiveHostStalls(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	creds, _ := wire.NewCredentials()
+	creds, _ := wire.NewCredentials(hostNames(topo))
 	cfg := Config{Topology: topo, Workload: w, Datasets: ds, Policy: "fifo", Seed: 1, Cluster: "nohost",
 		Listen: "127.0.0.1:0", Creds: creds, OutDir: t.TempDir(), StopWorkers: true, Logf: t.Logf, MemberAddr: "127.0.0.1",
 		StallTimeout: 4 * time.Second, MaxRunTime: 20 * time.Second}

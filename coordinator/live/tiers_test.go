@@ -59,7 +59,7 @@ func TestReplicaTierMovesReachTheWorkers(t *testing.T) {
     stages:
       - {name: map, kind: map, input: in, selectivity: 1}
 `)
-	creds, err := wire.NewCredentials()
+	creds, err := wire.NewCredentials(hostNames(topo))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -76,7 +76,7 @@ func TestReplicaTierMovesReachTheWorkers(t *testing.T) {
 			mem, hdd := filepath.Join(t.TempDir(), "mem"), filepath.Join(t.TempDir(), "hdd")
 			dirs[h.Name] = [2]string{mem, hdd}
 			ac := agent.Config{Host: h.Name, Rack: topo.Racks[h.Rack].Name, Slots: h.Slots, NATSURL: url,
-				Password: creds.Worker, Cluster: "tiers", DataAddr: "127.0.0.1:0", MemberAddr: "127.0.0.1",
+				Password: creds.Workers[h.Name], Cluster: "tiers", DataAddr: "127.0.0.1:0", MemberAddr: "127.0.0.1",
 				Tiers: []store.TierConfig{{Kind: cluster.Mem, Dir: mem}, {Kind: cluster.HDD, Dir: hdd}}}
 			wg.Add(1)
 			go func() {

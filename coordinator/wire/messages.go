@@ -437,3 +437,28 @@ type WorkerProblem struct {
 
 // Validate checks the host name.
 func (m *WorkerProblem) Validate() error { return CheckHostName(m.Host) }
+
+// A Report is a message a worker sends about itself: Host names it, and
+// must be the host whose subject it came on (see Subjects.Sender).
+type Report interface{ SentBy() string }
+
+// SentBy is the host the registration is for.
+func (m *Register) SentBy() string { return m.Host }
+
+// SentBy is the host that sent the heartbeat.
+func (m *Heartbeat) SentBy() string { return m.Host }
+
+// SentBy is the host that read the input.
+func (m *InputDone) SentBy() string { return m.Host }
+
+// SentBy is the host that wrote the blocks.
+func (m *Materialized) SentBy() string { return m.Host }
+
+// SentBy is the host that moved the replica.
+func (m *ReplicaMoved) SentBy() string { return m.Host }
+
+// SentBy is the host that ran the attempt.
+func (m *AttemptEnded) SentBy() string { return m.Host }
+
+// SentBy is the host that had the problem.
+func (m *WorkerProblem) SentBy() string { return m.Host }

@@ -9,7 +9,10 @@ import (
 )
 
 // Version is the protocol version; both sides must speak the same one.
-const Version = 1
+// Version 2 gave every worker its own registration, heartbeat, event and
+// reply-inbox subjects (see Subjects), so that a worker's NATS user can be
+// limited to its own.
+const Version = 2
 
 // MaxMessageBytes bounds what a receiver decodes.
 const MaxMessageBytes = 8 << 20
@@ -30,15 +33,42 @@ func NewSubjects(name string) (Subjects, error) {
 	return Subjects{Prefix: "racklab." + name}, nil
 }
 
-// Register is the subject workers send Register requests to.
-func (s Subjects) Register() string { return s.Prefix + ".register" }
+// A worker publishes only on subjects that end in its own host name, and
+// the server lets each worker's user publish on its own only: the
+// coordinator thus knows who sent a message from its subject, and a body
+// that claims another host is a lie it refuses.
 
-// Heartbeat is the subject of worker heartbeats.
-func (s Subjects) Heartbeat() string { return s.Prefix + ".heartbeat" }
+// Register is the subject host sends its Register requests to.
+func (s Subjects) Register(host string) string { return s.Prefix + ".register." + host }
 
-// Events is the subject of worker events (attempt ends, input done,
+// Heartbeat is the subject of host's heartbeats.
+func (s Subjects) Heartbeat(host string) string { return s.Prefix + ".heartbeat." + host }
+
+// Events is the subject of host's events (attempt ends, input done,
 // replica moves, materialization, problems).
-func (s Subjects) Events() string { return s.Prefix + ".events" }
+func (s Subjects) Events(host string) string { return s.Prefix + ".events." + host }
+
+// Inbox is the prefix of host's reply inboxes: the answers to its
+// registrations come there, and only host may hear them.
+func (s Subjects) Inbox(host string) string { return s.Prefix + ".inbox." + host }
+
+// Reports are the wildcards the coordinator hears every worker's
+// registrations, heartbeats and events on.
+func (s Subjects) Reports() []string {
+	return []string{s.Register("*"), s.Heartbeat("*"), s.Events("*")}
+}
+
+// Sender is the host a worker's report came from, read from the
+// subject it was published on (Register, Heartbeat or Events), or "" if
+// subject is none of those.
+func (s Subjects) Sender(subject string) string {
+	for _, kind := range []string{".register.", ".heartbeat.", ".events."} {
+		if rest, ok := strings.CutPrefix(subject, s.Prefix+kind); ok && checkToken(rest) == nil {
+			return rest
+		}
+	}
+	return ""
+}
 
 // Hello is the subject a coordinator announces itself on, so that
 // workers that outlived an earlier run register again.
@@ -68,12 +98,13 @@ func CheckHostName(name string) error {
 	return nil
 }
 
-// NATS users: the coordinator, and the workers, whom the embedded server
-// lets publish only on Register, Heartbeat and Events.
-const (
-	CoordinatorUser = "coordinator"
-	WorkerUser      = "worker"
-)
+// CoordinatorUser is the coordinator's NATS user, which may do anything.
+const CoordinatorUser = "coordinator"
+
+// WorkerUser is host's NATS user, which the embedded server lets publish
+// only on host's Register, Heartbeat and Events subjects and hear only
+// host's commands, replies and the coordinator's hello.
+func WorkerUser(host string) string { return "worker-" + host }
 
 // Message types.
 const (

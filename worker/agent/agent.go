@@ -26,8 +26,9 @@ type Config struct {
 	Host  string // the topology's host name
 	Rack  string
 	Slots int
-	// NATS: the server URL, the worker user's password, and the cluster
-	// name that prefixes every subject.
+	// NATS: the server URL, the password of this host's own user
+	// (wire.WorkerUser(Host)), and the cluster name that prefixes every
+	// subject.
 	NATSURL  string
 	Password string
 	Cluster  string
@@ -147,10 +148,12 @@ func (w *Worker) open() error {
 		// published from the attempt's goroutine, so that it goes out
 		// before the attempt's end, which the serve loop publishes
 		InputDone: func(ev wire.InputDone) { w.publish(wire.TypeInputDone, &ev) }}
+	// replies to our requests come to our own inboxes, which only our
+	// user may hear
 	opts := []nats.Option{nats.Name("racklab-worker-" + w.cfg.Host), nats.MaxReconnects(-1), nats.ReconnectWait(200 * time.Millisecond),
-		nats.RetryOnFailedConnect(true)}
+		nats.RetryOnFailedConnect(true), nats.CustomInboxPrefix(w.subj.Inbox(w.cfg.Host))}
 	if w.cfg.Password != "" {
-		opts = append(opts, nats.UserInfo(wire.WorkerUser, w.cfg.Password))
+		opts = append(opts, nats.UserInfo(wire.WorkerUser(w.cfg.Host), w.cfg.Password))
 	}
 	if w.nc, err = nats.Connect(w.cfg.NATSURL, opts...); err != nil {
 		return fmt.Errorf("worker %s: connect to NATS at %s: %w", w.cfg.Host, w.cfg.NATSURL, err)
@@ -199,7 +202,7 @@ func (w *Worker) register(ctx context.Context) error {
 		DataAddr: w.dataLn.Addr().String(), MemberAddr: w.members.Addr(), Pid: os.Getpid(), Facts: Facts()})
 	for {
 		rctx, cancel := context.WithTimeout(ctx, 2*time.Second)
-		msg, err := w.nc.RequestWithContext(rctx, w.subj.Register(), req)
+		msg, err := w.nc.RequestWithContext(rctx, w.subj.Register(w.cfg.Host), req)
 		cancel()
 		if err == nil {
 			var rep wire.Registered
@@ -287,7 +290,7 @@ func (w *Worker) serve(ctx context.Context, stop context.CancelFunc) error {
 }
 
 func (w *Worker) publish(typ string, body any) {
-	if err := w.nc.Publish(w.subj.Events(), wire.MustEncode(typ, body)); err != nil {
+	if err := w.nc.Publish(w.subj.Events(w.cfg.Host), wire.MustEncode(typ, body)); err != nil {
 		w.cfg.Logf("worker %s: publish %s: %v", w.cfg.Host, typ, err)
 	}
 }
@@ -546,7 +549,7 @@ func (w *Worker) heartbeat() {
 	if w.shaper != nil {
 		hb.Shaped = w.shaper.counters()
 	}
-	if err := w.nc.Publish(w.subj.Heartbeat(), wire.MustEncode(wire.TypeHeartbeat, &hb)); err != nil {
+	if err := w.nc.Publish(w.subj.Heartbeat(w.cfg.Host), wire.MustEncode(wire.TypeHeartbeat, &hb)); err != nil {
 		w.cfg.Logf("worker %s: heartbeat: %v", w.cfg.Host, err)
 	}
 }

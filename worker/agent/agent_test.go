@@ -49,15 +49,15 @@ func startWorker(t *testing.T, tiers ...store.TierConfig) *coordinator {
 	}
 	t.Cleanup(nc.Close)
 	c := &coordinator{t: t, nc: nc, subj: subj, host: "r0h0", events: make(chan *nats.Msg, 1024), beats: make(chan *nats.Msg, 1024)}
-	if _, err := nc.Subscribe(subj.Register(), func(m *nats.Msg) {
+	if _, err := nc.Subscribe(subj.Register(c.host), func(m *nats.Msg) {
 		_ = m.Respond(wire.MustEncode(wire.TypeRegistered, &wire.Registered{OK: true, Run: "test"}))
 	}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := nc.ChanSubscribe(subj.Events(), c.events); err != nil {
+	if _, err := nc.ChanSubscribe(subj.Events(c.host), c.events); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := nc.ChanSubscribe(subj.Heartbeat(), c.beats); err != nil {
+	if _, err := nc.ChanSubscribe(subj.Heartbeat(c.host), c.beats); err != nil {
 		t.Fatal(err)
 	}
 	if err := nc.Flush(); err != nil {

@@ -83,11 +83,11 @@ runs the attempts it is sent. It removes its objects and shaping on exit.`,
 				cfg.Tiers = []store.TierConfig{{Kind: cluster.Mem, Dir: dir}}
 			}
 			if credsPath != "" {
-				c, err := wire.LoadCredentials(credsPath)
+				pw, err := wire.LoadWorkerSecret(credsPath, cfg.Host)
 				if err != nil {
-					return fmt.Errorf("credentials: %w", err)
+					return err
 				}
-				cfg.Password = c.Worker
+				cfg.Password = pw
 			}
 			if shape != "" {
 				n, err := units.ParseBytes(shape)
@@ -108,7 +108,7 @@ runs the attempts it is sent. It removes its objects and shaping on exit.`,
 	f.StringVar(&cfg.Rack, "rack", "", "this host's rack (required)")
 	f.IntVar(&cfg.Slots, "slots", 2, "task slots")
 	f.StringVar(&cfg.NATSURL, "nats", "nats://127.0.0.1:4222", "NATS server URL")
-	f.StringVar(&credsPath, "credentials", "", "credentials file the coordinator wrote (JSON with the worker password)")
+	f.StringVar(&credsPath, "credentials", "", "this host's own secret, worker-HOST.json, from 'coordinator credentials'")
 	f.StringVar(&cfg.Cluster, "cluster", "racklab", "cluster name (prefix of every subject)")
 	f.StringVar(&cfg.DataAddr, "data-addr", "127.0.0.1:0", "data server address, on the data NIC")
 	f.StringVar(&cfg.MemberAddr, "member-addr", "127.0.0.1", "memberlist bind address, on the management network")
