@@ -16,16 +16,13 @@ import (
 	"github.com/racklab/racklab/datagen/swim"
 )
 
-const fbTrace = "../../../shared/traces/swim/FB-2009_samples_24_times_1hr_0.tsv"
+const fbTrace = "../../traces/swim/FB-2009_samples_24_times_1hr_0.tsv"
 
 // simCampaign simulates a few hundred jobs of the FB-2009 trace with two
 // policies and two seeds into dir/sim, as a campaign with a meta.json.
 func simCampaign(t *testing.T, dir string) {
 	t.Helper()
 	f, err := os.Open(fbTrace)
-	if os.IsNotExist(err) {
-		t.Skipf("no FB-2009 trace at %s", fbTrace)
-	}
 	if err != nil {
 		t.Fatal(err)
 	}
