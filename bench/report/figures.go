@@ -562,8 +562,17 @@ func (in *figureInput) crossRack() (figureSpec, error) {
 		p.Legend.Add("measured (rack uplinks)", s)
 		p.Y.Max = math.Max(p.Y.Max, in.maxMean("measured_cross_rack_bytes")/sc*headroom)
 	}
-	caption := "Mean cross-rack bytes per policy by traffic category, stacked (the engine's accounting over successful attempts); " +
-		"the cross marks the cross-rack bytes measured on the rack uplinks."
+	caption := "Mean cross-rack bytes per policy by traffic category, stacked (the engine's accounting over successful attempts)"
+	switch {
+	case len(meas) == 0:
+		caption += "; no run recorded its links' bytes, so there is no cross."
+	case in.mode == "sim":
+		caption += "; the cross marks the bytes the simulated rack uplinks carried."
+	case in.mode == "local":
+		caption += "; the cross marks the cross-rack bytes the kernel counted on the emulated rack uplinks."
+	default:
+		caption += "; the cross marks the cross-rack bytes measured on the rack uplinks."
+	}
 	noData := ""
 	if len(parts) == 0 && !(in.maxMean("measured_cross_rack_bytes") > 0) {
 		noData = "no cross-rack bytes: every category is zero for every policy"

@@ -155,3 +155,23 @@ func TestLinkCaptionSaysWhatWasDone(t *testing.T) {
 	}
 	t.Error("no link-utilisation figure")
 }
+
+// In a simulation the cross-rack figure's cross is what the simulated
+// uplinks carried, and its caption says so rather than "measured".
+func TestCrossRackCaptionSaysWhereTheCrossIsFrom(t *testing.T) {
+	dir := t.TempDir()
+	writeSet(t, filepath.Join(dir, "sim"), knownRuns())
+	r, err := Generate(dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range r.Figures() {
+		if f.ID == "sim-cross-rack" {
+			if !strings.Contains(f.Caption, "the cross marks the bytes the simulated rack uplinks carried") {
+				t.Errorf("sim cross-rack caption: %s", f.Caption)
+			}
+			return
+		}
+	}
+	t.Error("no sim-cross-rack figure")
+}
