@@ -1,6 +1,10 @@
 # racklab: build, test, lint, demo.
 # sudo's secure_path leaves out Go's usual install directory: find it there too.
 GO        ?= $(shell command -v go 2>/dev/null || { test -x /usr/local/go/bin/go && echo /usr/local/go/bin/go; } || echo go)
+# staticcheck and the tests run go themselves: let them find the same one
+ifneq ($(findstring /,$(GO)),)
+export PATH := $(patsubst %/,%,$(dir $(GO))):$(PATH)
+endif
 BIN       := bin
 TRACES    ?= traces
 STATICCHECK ?= $(shell $(GO) env GOPATH)/bin/staticcheck
