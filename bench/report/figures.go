@@ -277,7 +277,7 @@ func (in *figureInput) jctCDF() (figureSpec, error) {
 		stem:  "jct-cdf",
 		title: "Job completion time CDF",
 		caption: fmt.Sprintf("Cumulative distribution of job completion time (arrival to finish) per policy, pooling the jobs of all repetitions "+
-			"(failed jobs excluded), from 0 below the shortest; %s x axis.", scale),
+			"(failed jobs excluded), starting at 0 below the shortest time; %s x axis.", scale),
 		alt:  "Line chart of the cumulative distribution of job completion time, one line per policy: " + strings.Join(alt, "; ") + ".",
 		grid: one(p), w: 6.5 * vg.Inch, h: 4 * vg.Inch,
 	}, nil
