@@ -76,7 +76,7 @@ and prints a comparison table. Identical flags give byte-identical records
 Either give a workload (--workload, --datasets) or a SWIM trace (--swim),
 and either a topology file (--topology) or a uniform cluster (--racks,
 --hosts-per-rack, ...).`,
-		Example: `  bench sim --swim ../shared/traces/swim/FB-2009_samples_24_times_1hr_0.tsv \
+		Example: `  bench sim --swim traces/swim/FB-2009_samples_24_times_1hr_0.tsv \
       --racks 20 --hosts-per-rack 30 --slots 8 --oversubscription 5 \
       --policies fifo,fair,capacity --out results/fb2009`,
 		Args: cobra.NoArgs,

@@ -9,7 +9,7 @@ import (
 	"testing"
 )
 
-const fb2009 = "../../shared/traces/swim/FB-2009_samples_24_times_1hr_0.tsv"
+const fb2009 = "../traces/swim/FB-2009_samples_24_times_1hr_0.tsv"
 
 func runBench(t *testing.T, args ...string) string {
 	t.Helper()
@@ -28,7 +28,7 @@ func runBench(t *testing.T, args ...string) string {
 // a summary with the required columns, identical records on a rerun.
 func TestSimComparesPoliciesReproducibly(t *testing.T) {
 	if _, err := os.Stat(fb2009); err != nil {
-		t.Skip("FB-2009 trace not beside the repository")
+		t.Fatalf("FB-2009 trace missing from traces/: %v", err)
 	}
 	dirs := []string{t.TempDir(), t.TempDir()}
 	var tables []string

@@ -18,7 +18,7 @@ func TestReproduceEndToEnd(t *testing.T) {
 		t.Fatal(err)
 	}
 	if _, err := os.Stat(trace); err != nil {
-		t.Skip("FB-2009 trace not beside the repository")
+		t.Fatalf("FB-2009 trace missing from traces/: %v", err)
 	}
 	src, err := os.ReadFile("../campaigns/baselines.yaml")
 	if err != nil {
@@ -26,9 +26,9 @@ func TestReproduceEndToEnd(t *testing.T) {
 	}
 	text := string(src)
 	for old, new := range map[string]string{
-		"cluster: {racks: 20, hosts_per_rack: 30,":                     "cluster: {racks: 4, hosts_per_rack: 5,",
-		"../../shared/traces/swim/FB-2009_samples_24_times_1hr_0.tsv}": trace + ", max_jobs: 200}",
-		"    repetitions: 3\n":                                         "    repetitions: 2\n  - {mode: local, policies: [fifo], repetitions: 1}\n",
+		"cluster: {racks: 20, hosts_per_rack: 30,":           "cluster: {racks: 4, hosts_per_rack: 5,",
+		"../traces/swim/FB-2009_samples_24_times_1hr_0.tsv}": trace + ", max_jobs: 200}",
+		"    repetitions: 3\n":                               "    repetitions: 2\n  - {mode: local, policies: [fifo], repetitions: 1}\n",
 	} {
 		if !strings.Contains(text, old) {
 			t.Fatalf("campaigns/baselines.yaml no longer has %q", old)

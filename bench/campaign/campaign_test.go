@@ -17,7 +17,7 @@ import (
 	"github.com/racklab/racklab/worker/store"
 )
 
-const fb2009 = "../../../shared/traces/swim/FB-2009_samples_24_times_1hr_0.tsv"
+const fb2009 = "../../traces/swim/FB-2009_samples_24_times_1hr_0.tsv"
 
 func writeCampaign(t *testing.T, text string) string {
 	t.Helper()
@@ -55,7 +55,7 @@ func simCampaign(t *testing.T) *Campaign {
 		t.Fatal(err)
 	}
 	if _, err := os.Stat(trace); err != nil {
-		t.Skip("FB-2009 trace not beside the repository")
+		t.Fatalf("FB-2009 trace missing from traces/: %v", err)
 	}
 	c, err := Load(writeCampaign(t, `name: resume
 cluster: {racks: 4, hosts_per_rack: 5, slots: 4}
@@ -136,6 +136,17 @@ func TestInterruptedCampaignResumes(t *testing.T) {
 	}
 	if n := strings.Count(string(sum), "\n"); n != len(runs)+1 {
 		t.Fatalf("summary.csv has %d lines, want %d", n, len(runs)+1)
+	}
+
+	// With progress bars in place of the log (a terminal), a resume is
+	// still said, with how to start over.
+	var progress strings.Builder
+	if err := Execute(context.Background(), c, Options{Out: out, Parallel: 1, Progress: &progress}); err != nil {
+		t.Fatal(err)
+	}
+	want := fmt.Sprintf("resuming: %d of %d runs already done in %s are kept; remove it to start over", len(runs), len(runs), out)
+	if !strings.Contains(progress.String(), want) {
+		t.Fatalf("the progress output does not say it resumed:\n%s", progress.String())
 	}
 }
 

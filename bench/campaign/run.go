@@ -179,7 +179,13 @@ func Execute(ctx context.Context, c *Campaign, opt Options) error {
 		todo = append(todo, r)
 	}
 	if len(todo) < len(runs) {
-		opt.Logf("resuming: %d of %d runs already done", len(runs)-len(todo), len(runs))
+		// said even when progress bars replace the log: numbers from an
+		// older build are kept, and the user must know how to start over
+		msg := fmt.Sprintf("resuming: %d of %d runs already done in %s are kept; remove it to start over", len(runs)-len(todo), len(runs), opt.Out)
+		if opt.Progress != nil {
+			fmt.Fprintln(opt.Progress, msg)
+		}
+		opt.Logf("%s", msg)
 	}
 	if err := writeMeta(c, opt.Out, len(runs)-len(todo)); err != nil {
 		return err

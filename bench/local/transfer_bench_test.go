@@ -6,9 +6,11 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -18,6 +20,15 @@ import (
 	"github.com/racklab/racklab/worker/store"
 )
 
+// skipLoudly skips b and says why on stderr: go test prints a skipped
+// benchmark's reason only with -v, and a comparison that silently prints
+// nothing reads as if it ran.
+func skipLoudly(b *testing.B, why string) {
+	b.Helper()
+	fmt.Fprintf(os.Stderr, "%s: skipped: %s\n", b.Name(), why)
+	b.Skip(why)
+}
+
 // BenchmarkTransferVsIperf3 moves a 1 GiB object from one worker's data
 // server to another's client over an unshaped veth pair (two hosts of one
 // emulated rack), then runs iperf3 over the same pair for the same time,
@@ -25,10 +36,10 @@ import (
 // iperf3's. Needs root and iperf3 (Debian package iperf3).
 func BenchmarkTransferVsIperf3(b *testing.B) {
 	if _, err := exec.LookPath("iperf3"); err != nil {
-		b.Skip("iperf3 is not installed (apt-get install iperf3)")
+		skipLoudly(b, "iperf3 is not installed: install the Debian package iperf3 (apt-get install iperf3) to compare against it")
 	}
 	if benchBin == "" {
-		b.Skip("needs root")
+		skipLoudly(b, "needs root for the emulated rack (network namespaces and tc)")
 	}
 	net1, err := shaping.Up(shaping.ClusterSpec{Prefix: "bx" + strconv.Itoa(int(time.Now().UnixNano()%1000)), Mode: shaping.Switched,
 		Racks: []shaping.RackSpec{{Hosts: 2}}})
@@ -107,4 +118,22 @@ func BenchmarkTransferVsIperf3(b *testing.B) {
 	b.ReportMetric(iperf/1e6, "iperf3-MB/s")
 	b.ReportMetric(ours/iperf, "ratio")
 	fmt.Printf("data plane %.0f MB/s, iperf3 %.0f MB/s over %d s: ratio %.3f\n", ours/1e6, iperf/1e6, secs, ours/iperf)
+}
+
+// Without iperf3 on the PATH, the comparison says that it was skipped and
+// which package to install, without -v.
+func TestTransferVsIperf3SaysWhenIperf3IsMissing(t *testing.T) {
+	if os.Getenv("RACKLAB_IPERF3_CHILD") != "" {
+		t.Skip("inside the child run")
+	}
+	path := t.TempDir() // an empty PATH: no iperf3 (TestMain builds nothing in the child)
+	cmd := exec.Command(os.Args[0], "-test.run=^$", "-test.bench=^BenchmarkTransferVsIperf3$", "-test.benchtime=1x")
+	cmd.Env = append(os.Environ(), "PATH="+path, "RACKLAB_IPERF3_CHILD=1")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("the benchmark run failed: %v\n%s", err, out)
+	}
+	if want := "BenchmarkTransferVsIperf3: skipped: iperf3 is not installed: install the Debian package iperf3"; !strings.Contains(string(out), want) {
+		t.Fatalf("the benchmark run does not say %q:\n%s", want, out)
+	}
 }

@@ -10,6 +10,8 @@
 //
 // Runs of one policy with different seeds are repetitions: every metric is
 // reported as the mean over them with a 95% confidence interval (Student
-// t, n-1 degrees of freedom) and its relative change against a baseline
-// policy's mean. Generate does all of it.
+// t, n-1 degrees of freedom) when there are at least MinCIRepetitions of
+// them, or with the values themselves when there are fewer, and with its
+// relative change against a baseline policy's mean. A figure with nothing
+// to draw is replaced by a line saying so. Generate does all of it.
 package report

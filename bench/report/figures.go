@@ -7,6 +7,7 @@ import (
 	"math"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 
 	"gonum.org/v1/plot"
@@ -25,6 +26,9 @@ type Figure struct {
 	Title   string
 	Caption string
 	Alt     string
+	// NoData says why the figure has nothing to draw; such a figure has
+	// no image, and the report says so in its place.
+	NoData string
 	// SVGPath and PNGPath are the saved files.
 	SVGPath, PNGPath string
 	// SVG is the SVG markup; PNG the PNG image.
@@ -181,8 +185,11 @@ func (in *figureInput) titled(t string) string {
 
 type figureSpec struct {
 	stem, title, caption, alt string
-	grid                      [][]*plot.Plot
-	w, h                      vg.Length
+	// noData, when set, says why there is nothing to draw: the report
+	// says that instead of showing empty axes.
+	noData string
+	grid   [][]*plot.Plot
+	w, h   vg.Length
 }
 
 func (in *figureInput) figures() ([]figureSpec, error) {
@@ -220,6 +227,18 @@ func (in *figureInput) jctCDF() (figureSpec, error) {
 		p.X.Tick.Marker = plot.LogTicks{Prec: -1}
 		p.X.Label.Text = "job completion time (s, log scale)"
 	}
+	if total == 0 {
+		return figureSpec{stem: "jct-cdf", title: "Job completion time CDF",
+			noData: "no job finished in any run, so there is no completion time to draw"}, nil
+	}
+	// the CDF starts at zero: at x = 0 on a linear axis, at the shortest
+	// completion time on a logarithmic one
+	start := 0.0
+	if logX {
+		start = minPos
+	} else {
+		p.X.Min = 0
+	}
 	var alt []string
 	for i, pol := range in.set.Policies {
 		xs := append([]float64(nil), in.jcts[pol]...)
@@ -228,14 +247,7 @@ func (in *figureInput) jctCDF() (figureSpec, error) {
 		if n == 0 {
 			continue
 		}
-		step := max(1, n/1500)
-		var pts plotter.XYs
-		for k := 0; k < n; k += step {
-			pts = append(pts, plotter.XY{X: xs[k], Y: float64(k+1) / float64(n)})
-		}
-		if last := pts[len(pts)-1]; last.Y != 1 {
-			pts = append(pts, plotter.XY{X: xs[n-1], Y: 1})
-		}
+		pts := cdfPoints(xs, start)
 		if logX {
 			for k := range pts {
 				pts[k].X = math.Max(pts[k].X, minPos)
@@ -257,10 +269,6 @@ func (in *figureInput) jctCDF() (figureSpec, error) {
 	p.Y.Min, p.Y.Max = 0, 1
 	p.Legend.Top = false
 	p.Legend.YOffs = vg.Points(4)
-	if total == 0 {
-		p.X.Min, p.X.Max = 0, 1
-		p.Title.Text += " (no finished jobs)"
-	}
 	scale := "linear"
 	if logX {
 		scale = "logarithmic"
@@ -269,10 +277,26 @@ func (in *figureInput) jctCDF() (figureSpec, error) {
 		stem:  "jct-cdf",
 		title: "Job completion time CDF",
 		caption: fmt.Sprintf("Cumulative distribution of job completion time (arrival to finish) per policy, pooling the jobs of all repetitions "+
-			"(failed jobs excluded); %s x axis.", scale),
+			"(failed jobs excluded), starting at 0 below the shortest time; %s x axis.", scale),
 		alt:  "Line chart of the cumulative distribution of job completion time, one line per policy: " + strings.Join(alt, "; ") + ".",
 		grid: one(p), w: 6.5 * vg.Inch, h: 4 * vg.Inch,
 	}, nil
+}
+
+// cdfPoints is the empirical CDF of xs, sorted and not empty, as the
+// corners of a post-step line: from 0 at start, up to 1 at the largest
+// value; above 3,000 values, thinned to fewer than 3,000 steps.
+func cdfPoints(xs []float64, start float64) plotter.XYs {
+	n := len(xs)
+	step := max(1, n/1500)
+	pts := plotter.XYs{{X: start, Y: 0}}
+	for k := 0; k < n; k += step {
+		pts = append(pts, plotter.XY{X: xs[k], Y: float64(k+1) / float64(n)})
+	}
+	if last := pts[len(pts)-1]; last.Y != 1 {
+		pts = append(pts, plotter.XY{X: xs[n-1], Y: 1})
+	}
+	return pts
 }
 
 // errPts are bar tops with their confidence half-widths.
@@ -286,10 +310,13 @@ func barWidth(n int) vg.Length { return vg.Points(math.Min(60, 300/float64(max(1
 
 func finite(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }
 
-// barsCI is a bar per policy of a metric's mean, with its 95% CI.
+// barsCI is a bar per policy of a metric's mean, with its 95% CI where
+// there are enough repetitions for one, and otherwise the repetitions'
+// values as dots.
 func (in *figureInput) barsCI(title, ylabel, key string, scale float64) (*plot.Plot, []string, []string, error) {
 	p := newPlot(in.titled(title), "", ylabel)
 	var e errPts
+	var dots plotter.XYs
 	var desc, skipped []string
 	top := 0.0
 	for i, pol := range in.set.Policies {
@@ -308,11 +335,19 @@ func (in *figureInput) barsCI(title, ylabel, key string, scale float64) (*plot.P
 		b.LineStyle.Width = vg.Points(0.5)
 		p.Add(b)
 		top = math.Max(top, s.Mean/scale)
-		if s.HasCI() {
+		switch {
+		case s.ShowCI():
 			e.x = append(e.x, float64(i))
 			e.y = append(e.y, s.Mean/scale)
 			e.e = append(e.e, s.HalfWidth/scale)
 			top = math.Max(top, s.Hi()/scale)
+		case s.N > 1:
+			for _, v := range s.Values {
+				if finite(v) {
+					dots = append(dots, plotter.XY{X: float64(i), Y: v / scale})
+					top = math.Max(top, v/scale)
+				}
+			}
 		}
 		desc = append(desc, pol+" "+FormatStat(s, scale, 2))
 	}
@@ -324,6 +359,14 @@ func (in *figureInput) barsCI(title, ylabel, key string, scale float64) (*plot.P
 		eb.LineStyle.Width = vg.Points(1.5)
 		eb.CapWidth = vg.Points(10)
 		p.Add(eb)
+	}
+	if len(dots) > 0 {
+		sc, err := plotter.NewScatter(dots)
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		sc.GlyphStyle = draw.GlyphStyle{Color: color.Black, Radius: vg.Points(3.5), Shape: draw.CircleGlyph{}}
+		p.Add(sc)
 	}
 	p.NominalX(in.set.Policies...)
 	p.X.Min, p.X.Max = -0.6, float64(len(in.set.Policies))-0.4
@@ -377,26 +420,36 @@ func (in *figureInput) maxMean(key string) float64 {
 	return hi
 }
 
-const ciNote = "Bars are means over repetitions; error bars are 95% confidence intervals (Student t, n-1 degrees of freedom), absent for policies with one repetition."
+// ciNote says what a bar chart of means shows.
+var ciNote = fmt.Sprintf("Bars are means over repetitions; error bars are 95%% confidence intervals (Student t, n-1 degrees of freedom) "+
+	"for policies with at least %d repetitions; for policies with 2, dots mark the two values instead, and a policy with one has neither.", MinCIRepetitions)
+
+// noBars is the reason a bar chart has nothing to draw, or "".
+func noBars(what string, skipped []string, policies []string) string {
+	if len(skipped) < len(policies) {
+		return ""
+	}
+	return "no policy has a finite " + what + " in its runs"
+}
 
 func (in *figureInput) makespan() (figureSpec, error) {
 	u, sc := hoursOrSeconds(in.maxMean("makespan_s"))
-	p, desc, _, err := in.barsCI("Makespan", "makespan ("+u+")", "makespan_s", sc)
+	p, desc, skipped, err := in.barsCI("Makespan", "makespan ("+u+")", "makespan_s", sc)
 	if err != nil {
 		return figureSpec{}, err
 	}
-	return figureSpec{stem: "makespan", title: "Makespan",
+	return figureSpec{stem: "makespan", title: "Makespan", noData: noBars("makespan", skipped, in.set.Policies),
 		caption: "Makespan (first arrival to last finish) per policy, in " + map[string]string{"h": "hours", "s": "seconds"}[u] + ". " + ciNote,
 		alt:     "Bar chart of mean makespan per policy in " + u + " with 95% confidence intervals: " + strings.Join(desc, "; ") + ".",
 		grid:    one(p), w: 5.5 * vg.Inch, h: 3.8 * vg.Inch}, nil
 }
 
 func (in *figureInput) throughput() (figureSpec, error) {
-	p, desc, _, err := in.barsCI("Throughput", "throughput (jobs/h)", "throughput_jobs_per_h", 1)
+	p, desc, skipped, err := in.barsCI("Throughput", "throughput (jobs/h)", "throughput_jobs_per_h", 1)
 	if err != nil {
 		return figureSpec{}, err
 	}
-	return figureSpec{stem: "throughput", title: "Throughput",
+	return figureSpec{stem: "throughput", title: "Throughput", noData: noBars("throughput", skipped, in.set.Policies),
 		caption: "Throughput (finished jobs per hour of makespan) per policy. " + ciNote,
 		alt:     "Bar chart of mean throughput in jobs per hour per policy with 95% confidence intervals: " + strings.Join(desc, "; ") + ".",
 		grid:    one(p), w: 5.5 * vg.Inch, h: 3.8 * vg.Inch}, nil
@@ -411,7 +464,7 @@ func (in *figureInput) skew() (figureSpec, error) {
 	if len(skipped) > 0 {
 		caption += " No bar for " + strings.Join(skipped, ", ") + ": the skew is infinite or undefined (an idle rack link) in a repetition."
 	}
-	return figureSpec{stem: "link-skew", title: "Rack-link load skew", caption: caption,
+	return figureSpec{stem: "link-skew", title: "Rack-link load skew", caption: caption, noData: noBars("link-load skew", skipped, in.set.Policies),
 		alt:  "Bar chart of mean rack-link load skew per policy with 95% confidence intervals: " + strings.Join(desc, "; ") + ".",
 		grid: one(p), w: 5.5 * vg.Inch, h: 3.8 * vg.Inch}, nil
 }
@@ -509,12 +562,25 @@ func (in *figureInput) crossRack() (figureSpec, error) {
 		p.Legend.Add("measured (rack uplinks)", s)
 		p.Y.Max = math.Max(p.Y.Max, in.maxMean("measured_cross_rack_bytes")/sc*headroom)
 	}
-	caption := "Mean cross-rack bytes per policy by traffic category, stacked (the engine's accounting over successful attempts); " +
-		"the cross marks the cross-rack bytes measured on the rack uplinks."
+	caption := "Mean cross-rack bytes per policy by traffic category, stacked (the engine's accounting over successful attempts)"
+	switch {
+	case len(meas) == 0:
+		caption += "; no run recorded its links' bytes, so there is no cross."
+	case in.mode == "sim":
+		caption += "; the cross marks the bytes the simulated rack uplinks carried."
+	case in.mode == "local":
+		caption += "; the cross marks the cross-rack bytes the kernel counted on the emulated rack uplinks."
+	default:
+		caption += "; the cross marks the cross-rack bytes measured on the rack uplinks."
+	}
+	noData := ""
+	if len(parts) == 0 && !(in.maxMean("measured_cross_rack_bytes") > 0) {
+		noData = "no cross-rack bytes: every category is zero for every policy"
+	}
 	if len(zero) > 0 {
 		caption += " Categories that are zero for every policy are left out: " + strings.Join(zero, ", ") + "."
 	}
-	return figureSpec{stem: "cross-rack", title: "Cross-rack bytes by category", caption: caption,
+	return figureSpec{stem: "cross-rack", title: "Cross-rack bytes by category", caption: caption, noData: noData,
 		alt:  "Stacked bar chart of mean cross-rack bytes per policy by category, in " + unit + ": " + strings.Join(desc, "; ") + ".",
 		grid: one(p), w: 6 * vg.Inch, h: 4.2 * vg.Inch}, nil
 }
@@ -545,17 +611,47 @@ func (in *figureInput) locality() (figureSpec, error) {
 		lp.Title.Text = in.mode + ": " + lp.Title.Text
 		tp.Title.Text = in.mode + ": " + tp.Title.Text
 	}
+	noData := "no map task read an input in any run, so there is no locality to draw"
+	for _, k := range []string{"node_local_frac", "rack_local_frac", "remote_frac", "tier_mem_frac", "tier_ssd_frac", "tier_hdd_frac"} {
+		if in.maxMean(k) > 0 {
+			noData = ""
+		}
+	}
 	var desc []string
 	for _, pol := range in.set.Policies {
 		f := func(k string) string { return FormatNumber(in.stat(pol, k).Mean, 3) }
 		desc = append(desc, fmt.Sprintf("%s: node-local %s, rack-local %s, remote %s; memory %s, SSD %s, HDD %s", pol,
 			f("node_local_frac"), f("rack_local_frac"), f("remote_frac"), f("tier_mem_frac"), f("tier_ssd_frac"), f("tier_hdd_frac")))
 	}
-	return figureSpec{stem: "locality", title: "Locality and storage tier",
+	return figureSpec{stem: "locality", title: "Locality and storage tier", noData: noData,
 		caption: "Left: fraction of map tasks that read their input node-locally, rack-locally or from another rack. " +
 			"Right: fraction of map tasks by the storage tier their input was read from. Means over repetitions, stacked per policy.",
 		alt:  "Two stacked bar charts of mean fractions of map tasks per policy: " + strings.Join(desc, "; ") + ".",
 		grid: [][]*plot.Plot{{lp, tp}}, w: 8 * vg.Inch, h: 4 * vg.Inch}, nil
+}
+
+// samplingNote says how a policy's link samples were drawn: how far apart
+// they are, and how many consecutive samples binned averages into each
+// point of the line.
+func samplingNote(pol string, t []float64, bins int) string {
+	per := "one sample"
+	if len(t) > 1 {
+		per = fmt.Sprintf("%d samples, %s s apart on average", len(t), significant((t[len(t)-1]-t[0])/float64(len(t)-1)))
+	}
+	k := max(1, (len(t)+bins-1)/bins)
+	if k == 1 {
+		return fmt.Sprintf("%s: %s, each drawn as a point.", pol, per)
+	}
+	return fmt.Sprintf("%s: %s; each point is the mean of %d consecutive samples.", pol, per, k)
+}
+
+// significant formats x with three significant digits, without trailing
+// zeros.
+func significant(x float64) string {
+	if math.Abs(x) >= 100 {
+		return strconv.FormatFloat(math.Round(x), 'f', 0, 64)
+	}
+	return strconv.FormatFloat(x, 'g', 3, 64)
 }
 
 // binned averages a series into at most n bins of consecutive samples.
@@ -588,18 +684,15 @@ func (in *figureInput) linkUtil() (figureSpec, error) {
 	down := newPlot(in.titled("Rack downlink utilisation"), "time ("+u+")", "mean downlink utilisation")
 	const bins = 400
 	hi := 0.0
-	var desc []string
-	binSec := 0.0
+	var desc, sampling, noSamples []string
 	for i, pol := range in.set.Policies {
 		ls := in.links[pol]
 		if ls == nil || len(ls.T) == 0 {
 			desc = append(desc, pol+": no samples")
+			noSamples = append(noSamples, pol)
 			continue
 		}
-		if len(ls.T) > 1 {
-			per := (ls.T[len(ls.T)-1] - ls.T[0]) / float64(len(ls.T)-1)
-			binSec = math.Max(binSec, per*float64(max(1, (len(ls.T)+bins-1)/bins)))
-		}
+		sampling = append(sampling, samplingNote(pol, ls.T, bins))
 		var su, sd float64
 		for _, d := range []struct {
 			p  *plot.Plot
@@ -647,12 +740,16 @@ func (in *figureInput) linkUtil() (figureSpec, error) {
 		}
 	}
 	caption := "Utilisation of the rack links over time, averaged over racks (top: uplinks, bottom: downlinks), one line per policy, " +
-		"from each policy's first repetition"
-	if binSec > 0 {
-		caption += fmt.Sprintf("; samples averaged over %s-second bins", FormatNumber(binSec, 0))
+		"from each policy's first repetition. A sample is a link's mean utilisation since the sample before it. " +
+		strings.Join(sampling, " ")
+	if len(noSamples) > 0 && len(sampling) > 0 {
+		caption += " No samples for " + strings.Join(noSamples, ", ") + ": its run ended before its first sample."
 	}
-	caption += "."
-	return figureSpec{stem: "link-utilisation", title: "Rack-link utilisation over time", caption: caption,
+	noData := ""
+	if len(sampling) == 0 {
+		noData = "no rack-link samples in any run: each ended before its first sample period did (links.csv has no rows)"
+	}
+	return figureSpec{stem: "link-utilisation", title: "Rack-link utilisation over time", caption: caption, noData: noData,
 		alt:  "Two line charts of mean rack-link utilisation over time, uplinks and downlinks, one line per policy: " + strings.Join(desc, "; ") + ".",
 		grid: [][]*plot.Plot{{up}, {down}}, w: 7 * vg.Inch, h: 6 * vg.Inch}, nil
 }

@@ -26,6 +26,7 @@ pre{background:#f6f8fa;padding:.7rem;overflow:auto;font-size:.85rem}
 figure{margin:1.5rem 0;padding:.5rem;border:1px solid #e5e7eb;border-radius:6px}
 figure img{display:block;max-width:100%;height:auto;margin:0 auto}
 figcaption{font-size:.9rem;color:#333;margin-top:.4rem}
+.nodata{margin:1rem;color:#555;font-style:italic}
 nav ul{columns:2}
 `
 
@@ -48,7 +49,8 @@ var htmlTmpl = template.Must(template.New("report").Funcs(template.FuncMap{
 {{with .R.Partial}}<p class="partial"><strong>{{.}}</strong></p>{{end}}
 <p class="note">Source: <code>{{.R.Dir}}</code>{{if .R.Campaign}} (campaign){{else}} (result set){{end}}.
 Values are means over repetitions (runs of one policy with different seeds) with 95% confidence intervals
-(Student t, n-1 degrees of freedom); &Delta; is the relative change of the mean against the baseline policy's mean.</p>
+(Student t, n-1 degrees of freedom) where a policy has at least {{.MinCI}} repetitions; with fewer, the values themselves
+are shown instead; &Delta; is the relative change of the mean against the baseline policy's mean.</p>
 {{if .R.Meta}}<h2 id="meta">Campaign metadata</h2>
 <table class="meta"><tr><th>key</th><th>value</th></tr>
 {{range .R.Meta}}<tr><td><code>{{e .Key}}</code></td><td>{{e .Value}}</td></tr>
@@ -84,8 +86,9 @@ Values are means over repetitions (runs of one policy with different seeds) with
 {{end}}
 <h3>Figures</h3>
 {{range .Figures}}<figure id="{{.F.ID}}">
-{{.Img}}
-<figcaption><strong>Figure {{.F.Number}}. {{e .F.Title}}.</strong> {{e .F.Caption}} (<a href="{{.PNG}}">PNG</a>, <a href="{{.SVG}}">SVG</a>)</figcaption>
+{{if .F.NoData}}<p class="nodata">No data: {{e .F.NoData}}.</p>
+<figcaption><strong>Figure {{.F.Number}}. {{e .F.Title}}.</strong> {{e .F.Caption}}</figcaption>{{else}}{{.Img}}
+<figcaption><strong>Figure {{.F.Number}}. {{e .F.Title}}.</strong> {{e .F.Caption}} (<a href="{{.PNG}}">PNG</a>, <a href="{{.SVG}}">SVG</a>)</figcaption>{{end}}
 </figure>
 {{end}}</section>
 {{end}}
@@ -157,6 +160,9 @@ type htmlData struct {
 	Modes []htmlMode
 }
 
+// MinCI is the fewest repetitions a confidence interval is shown for.
+func (htmlData) MinCI() int { return MinCIRepetitions }
+
 // Span is the number of rows of a metric in a mode's tables.
 func (htmlData) Span(m *Mode) int { return len(m.Set.Policies) }
 
@@ -170,6 +176,10 @@ func (r *Report) HTML() ([]byte, error) {
 			hm.Anchor = "results"
 		}
 		for _, f := range m.Figures {
+			if f.NoData != "" {
+				hm.Figures = append(hm.Figures, htmlFigure{F: f})
+				continue
+			}
 			img := fmt.Sprintf(`<img src="data:image/svg+xml;base64,%s" alt="%s" width="%d" height="%d">`,
 				base64.StdEncoding.EncodeToString(f.SVG), html.EscapeString(f.Alt), f.Width, f.Height)
 			hm.Figures = append(hm.Figures, htmlFigure{F: f, Img: template.HTML(img),
@@ -204,8 +214,9 @@ func (r *Report) Markdown() []byte {
 		kind = "campaign"
 	}
 	w("Source: `%s` (%s). Values are means over repetitions with 95%% confidence intervals "+
-		"(Student t, n-1 degrees of freedom), shown as mean ± half-width; Δ is the relative change of the mean "+
-		"against the baseline policy's mean.\n\n", r.Dir, kind)
+		"(Student t, n-1 degrees of freedom), shown as mean ± half-width, where a policy has at least %d repetitions; "+
+		"with fewer, the values themselves are shown instead; Δ is the relative change of the mean "+
+		"against the baseline policy's mean.\n\n", r.Dir, kind, MinCIRepetitions)
 	if len(r.Meta) > 0 {
 		w("## Campaign metadata\n\n| key | value |\n| --- | --- |\n")
 		for _, kv := range r.Meta {
@@ -263,6 +274,10 @@ func (r *Report) Markdown() []byte {
 		}
 		w("### Figures\n\n")
 		for _, f := range m.Figures {
+			if f.NoData != "" {
+				w("*Figure %d. %s.* No data: %s. %s\n\n", f.Number, f.Title, f.NoData, f.Caption)
+				continue
+			}
 			png := filepath.Base(f.PNGPath)
 			w("![%s](%s)\n\n*Figure %d. %s.* %s ([PNG](%s), [SVG](%s))\n\n", mdAlt(f.Alt), png, f.Number, f.Title, f.Caption, png, filepath.Base(f.SVGPath))
 		}

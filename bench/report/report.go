@@ -172,8 +172,18 @@ func Generate(dir string, opt Options) (*Report, error) {
 		for _, f := range m.Figures {
 			n++
 			f.Number = n
-			f.SVGPath = filepath.Join(r.OutDir, f.ID+".svg")
-			f.PNGPath = filepath.Join(r.OutDir, f.ID+".png")
+			svg, png := filepath.Join(r.OutDir, f.ID+".svg"), filepath.Join(r.OutDir, f.ID+".png")
+			if f.NoData != "" {
+				// an earlier report's image of this figure would not be
+				// what this report says
+				for _, p := range []string{svg, png} {
+					if err := os.Remove(p); err != nil && !os.IsNotExist(err) {
+						return nil, err
+					}
+				}
+				continue
+			}
+			f.SVGPath, f.PNGPath = svg, png
 			if err := safefile.WriteFile(f.SVGPath, f.SVG, 0o644); err != nil {
 				return nil, err
 			}
@@ -241,19 +251,20 @@ func (m *Mode) draw(in *figureInput) error {
 		prefix = name + "-"
 	}
 	for _, s := range specs {
-		svg, png, err := render(s.grid, s.w, s.h)
-		if err != nil {
-			return fmt.Errorf("%s: figure %s: %w", m.Set.Dir, s.stem, err)
-		}
 		title := s.title
 		if name != "" {
 			title = name + ": " + title
 		}
-		m.Figures = append(m.Figures, &Figure{
-			ID: prefix + s.stem, Mode: name, Title: title, Caption: s.caption, Alt: s.alt,
-			SVG: svg, PNG: png,
-			Width: int(s.w.Points() * 96 / 72), Height: int(s.h.Points() * 96 / 72),
-		})
+		f := &Figure{ID: prefix + s.stem, Mode: name, Title: title, Caption: s.caption, Alt: s.alt, NoData: s.noData}
+		if f.NoData == "" {
+			svg, png, err := render(s.grid, s.w, s.h)
+			if err != nil {
+				return fmt.Errorf("%s: figure %s: %w", m.Set.Dir, s.stem, err)
+			}
+			f.SVG, f.PNG = svg, png
+			f.Width, f.Height = int(s.w.Points()*96/72), int(s.h.Points()*96/72)
+		}
+		m.Figures = append(m.Figures, f)
 	}
 	return nil
 }

@@ -11,10 +11,22 @@ type Stat struct {
 	// mean, t(0.975, n-1)·SD/√n; NaN when there is no interval (n < 2 or
 	// a value is not finite).
 	HalfWidth float64
+	// Values are the repetitions' values, in the order given.
+	Values []float64
 }
+
+// MinCIRepetitions is the fewest repetitions the report draws a confidence
+// interval for. With two, the t quantile is 12.7 and the interval spans
+// the metric's whole range (below zero, or above 1 for a fraction): it
+// says nothing the two values do not, so the report shows the values.
+const MinCIRepetitions = 3
 
 // HasCI tells whether the statistic has a confidence interval.
 func (s Stat) HasCI() bool { return !math.IsNaN(s.HalfWidth) }
+
+// ShowCI tells whether the report shows the statistic's confidence
+// interval: it has one, from at least MinCIRepetitions repetitions.
+func (s Stat) ShowCI() bool { return s.HasCI() && s.N >= MinCIRepetitions }
 
 // Lo and Hi are the bounds of the 95% confidence interval.
 func (s Stat) Lo() float64 { return s.Mean - s.HalfWidth }
@@ -24,7 +36,7 @@ func (s Stat) Hi() float64 { return s.Mean + s.HalfWidth }
 
 // Summarise computes the mean and the 95% confidence interval of xs.
 func Summarise(xs []float64) Stat {
-	s := Stat{N: len(xs), HalfWidth: math.NaN()}
+	s := Stat{N: len(xs), HalfWidth: math.NaN(), Values: append([]float64(nil), xs...)}
 	if s.N == 0 {
 		s.Mean = math.NaN()
 		return s

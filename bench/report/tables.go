@@ -91,7 +91,8 @@ type Row struct {
 	Stat  Stat
 	Rel   float64
 	RelOK bool
-	// MeanText is "mean ± half-width", or "value (n=1, no CI)";
+	// MeanText is "mean ± half-width", "value (n=1, no CI)" or, with
+	// fewer than MinCIRepetitions, "mean (values a, b; no CI)";
 	// CIText is "[lo, hi]" or "–"; RelText is "+1.2%", "baseline" or "n/a".
 	MeanText, CIText, RelText string
 }
@@ -147,21 +148,30 @@ func FormatRel(rel float64) string {
 }
 
 // FormatStat formats a statistic, in units of scale, as the report does:
-// "mean ± half-width", or "value (n=1, no CI)" for a single repetition.
+// "mean ± half-width"; "value (n=1, no CI)" for a single repetition; and
+// "mean (values a, b; no CI)" for fewer than MinCIRepetitions, whose
+// t-interval would mean nothing.
 func FormatStat(s Stat, scale float64, d int) string {
 	m := FormatNumber(s.Mean/scale, d)
 	switch {
 	case s.N == 1:
 		return m + " (n=1, no CI)"
-	case !s.HasCI():
+	case s.N > 1 && s.N < MinCIRepetitions && len(s.Values) == s.N:
+		vals := make([]string, len(s.Values))
+		for i, v := range s.Values {
+			vals[i] = FormatNumber(v/scale, d)
+		}
+		return m + " (values " + strings.Join(vals, ", ") + "; no CI)"
+	case !s.ShowCI():
 		return m + " (no CI)"
 	}
 	return m + " ± " + FormatNumber(s.HalfWidth/scale, d)
 }
 
-// FormatCI formats the interval of a statistic, in units of scale.
+// FormatCI formats the interval of a statistic, in units of scale; "–"
+// where the report shows none.
 func FormatCI(s Stat, scale float64, d int) string {
-	if !s.HasCI() {
+	if !s.ShowCI() {
 		return "–"
 	}
 	return "[" + FormatNumber(s.Lo()/scale, d) + ", " + FormatNumber(s.Hi()/scale, d) + "]"

@@ -73,11 +73,12 @@ func TestEvaluate(t *testing.T) {
 	if r.Policy.N != 2 || math.Abs(r.Policy.Mean-0.75) > 1e-9 || !r.Policy.HasCI() || r.Baseline.Mean != 0.6 {
 		t.Errorf("row 1 stats: %+v, %+v", r.Policy, r.Baseline)
 	}
-	// the report's text: mean ± t(0.975, 1)·sd/√2 = 0.75 ± 12.7062·0.0707/1.414
-	if r.PolicyText != "0.7500 ± 0.6353" || r.MeasuredText() != "+15.0 pp" {
+	// the report's text: with two repetitions, the values, not the
+	// t-interval 0.75 ± 0.6353 that would reach past 1
+	if r.PolicyText != "0.7500 (values 0.7000, 0.8000; no CI)" || r.MeasuredText() != "+15.0 pp" {
 		t.Errorf("row 1 texts: %q, %q", r.PolicyText, r.MeasuredText())
 	}
-	if ch.Results[1].PolicyText != "10.00 ± 12.71 s" {
+	if ch.Results[1].PolicyText != "10.00 s (values 9.00, 11.00; no CI)" {
 		t.Errorf("row 2 text: %q", ch.Results[1].PolicyText)
 	}
 	if got := ch.Summary(); got != "paper: 1 of 3 headlines reproduced" {

@@ -15,10 +15,10 @@ import (
 // racks × 30 hosts under each baseline, as `make demo` does. Run it with
 // -benchtime 1x: one iteration is one whole run.
 func BenchmarkFB2009(b *testing.B) {
-	path := filepath.Join("..", "..", "..", "shared", "traces", "swim", "FB-2009_samples_24_times_1hr_0.tsv")
+	path := filepath.Join("..", "..", "traces", "swim", "FB-2009_samples_24_times_1hr_0.tsv")
 	f, err := os.Open(path)
 	if err != nil {
-		b.Skipf("trace not found: %v", err)
+		b.Fatalf("trace missing from traces/: %v", err)
 	}
 	w, ds, err := swim.Import(f, path, swim.DefaultOptions())
 	f.Close()

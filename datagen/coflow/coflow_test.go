@@ -13,14 +13,14 @@ import (
 	"github.com/racklab/racklab/coordinator/workload"
 )
 
-// The shared traces sit beside the repository.
-var tracePath = filepath.Join("..", "..", "..", "shared", "traces", "coflow", "FB2010-1Hr-150-0.txt")
+// The traces are in the repository's traces/ directory.
+var tracePath = filepath.Join("..", "..", "traces", "coflow", "FB2010-1Hr-150-0.txt")
 
 func openTrace(t testing.TB) []byte {
 	t.Helper()
 	data, err := os.ReadFile(tracePath)
 	if err != nil {
-		t.Skipf("trace not available: %v", err)
+		t.Fatalf("trace missing from traces/: %v", err)
 	}
 	return data
 }

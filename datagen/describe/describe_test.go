@@ -19,8 +19,8 @@ import (
 	"github.com/racklab/racklab/datagen/tpch"
 )
 
-// The shared traces sit beside the repository.
-var traceDir = filepath.Join("..", "..", "..", "shared", "traces")
+// The traces are in the repository's traces/ directory.
+var traceDir = filepath.Join("..", "..", "traces")
 
 func small() (*workload.Workload, *workload.Datasets) {
 	ds := &workload.Datasets{Datasets: []workload.Dataset{
@@ -133,7 +133,7 @@ func TestBins(t *testing.T) {
 func TestSwimFB2009(t *testing.T) {
 	data, err := os.ReadFile(filepath.Join(traceDir, "swim", "FB-2009_samples_24_times_1hr_0.tsv"))
 	if err != nil {
-		t.Skipf("trace not available: %v", err)
+		t.Fatalf("trace missing from traces/: %v", err)
 	}
 	w, ds, err := swim.Import(bytes.NewReader(data), "fb2009", swim.DefaultOptions())
 	if err != nil {
@@ -194,7 +194,7 @@ func TestSwimWithInputPaths(t *testing.T) {
 func TestCoflowFB2010(t *testing.T) {
 	data, err := os.ReadFile(filepath.Join(traceDir, "coflow", "FB2010-1Hr-150-0.txt"))
 	if err != nil {
-		t.Skipf("trace not available: %v", err)
+		t.Fatalf("trace missing from traces/: %v", err)
 	}
 	topo, err := cluster.Uniform(cluster.UniformSpec{Racks: 150, HostsPerRack: 1, Slots: 1, NICBps: 1e9, Oversubscription: 1})
 	if err != nil {

@@ -11,14 +11,14 @@ import (
 	"github.com/racklab/racklab/coordinator/workload"
 )
 
-// The shared traces sit beside the repository.
-var traceDir = filepath.Join("..", "..", "..", "shared", "traces", "swim")
+// The traces are in the repository's traces/ directory.
+var traceDir = filepath.Join("..", "..", "traces", "swim")
 
 func openTrace(t testing.TB, name string) []byte {
 	t.Helper()
 	data, err := os.ReadFile(filepath.Join(traceDir, name))
 	if err != nil {
-		t.Skipf("trace not available: %v", err)
+		t.Fatalf("trace missing from traces/: %v", err)
 	}
 	return data
 }
