@@ -60,6 +60,7 @@ type simFlags struct {
 	cpuProfile  string
 	resolution  float64
 	fullEvery   float64
+	linkSample  float64
 	parallel    int
 }
 
@@ -101,6 +102,7 @@ and either a topology file (--topology) or a uniform cluster (--racks,
 	fl.BoolVar(&f.quiet, "quiet", false, "no progress on stderr")
 	fl.Float64Var(&f.resolution, "resolution", 0.01, "simulator time step, seconds")
 	fl.Float64Var(&f.fullEvery, "full-recompute", 10, "seconds between exact max-min recomputations over all flows (negative: at every change)")
+	fl.Float64Var(&f.linkSample, "link-sample", 0, "seconds between rack-link samples in links.csv (0: adapt to the run, 0.1 to 10 s)")
 	fl.IntVar(&f.parallel, "parallel", runtime.NumCPU(), "runs to simulate at once (each needs its own memory)")
 	fl.StringVar(&f.cpuProfile, "cpuprofile", "", "write a CPU profile of the simulation to this file")
 	return c
@@ -194,6 +196,7 @@ func (f *simFlags) check() error {
 		{"--max-sim-time", sim.Options{MaxSimTime: f.maxSimTime}},
 		{"--resolution", sim.Options{Resolution: f.resolution}},
 		{"--full-recompute", sim.Options{FullRecompute: f.fullEvery}},
+		{"--link-sample", sim.Options{Sample: f.linkSample}},
 	} {
 		if err := o.opt.Validate(); err != nil {
 			return fmt.Errorf("%s: %w", o.flag, err)
@@ -275,7 +278,7 @@ func runSim(cmd *cobra.Command, f *simFlags) error {
 		go func() {
 			defer wg.Done()
 			defer func() { <-slots }()
-			opt := sim.Options{MaxSimTime: f.maxSimTime, Resolution: f.resolution, FullRecompute: f.fullEvery}
+			opt := sim.Options{MaxSimTime: f.maxSimTime, Resolution: f.resolution, FullRecompute: f.fullEvery, Sample: f.linkSample}
 			if !f.quiet {
 				last := time.Now()
 				opt.Progress = func(now float64, done, total int) {

@@ -27,9 +27,11 @@ type Options struct {
 	// Fetchers is how many source racks a reducer fetches from at once.
 	// Default 5, Hadoop's mapreduce.reduce.shuffle.parallelcopies.
 	Fetchers int
-	// Sample is the period of link-load samples (seconds). Default 10.
-	// It doubles, and the samples so far are averaged in pairs, whenever
-	// a run's samples reach the budget of MaxLinkRows rows.
+	// Sample is the period of link-load samples (seconds). By default it
+	// adapts to the run: a thousandth of the span of its arrivals, between
+	// 0.1 s and 10 s. It doubles, and the samples so far are averaged in
+	// pairs, whenever a run's samples reach the budget of MaxLinkRows rows.
+	// Sampling is a measurement: it never makes the engine schedule.
 	Sample float64
 	// Resolution is the simulator's time step (seconds): events are
 	// rounded up to a multiple of it, so that the events of one step share
@@ -119,6 +121,7 @@ const (
 	timerPoll
 	timerHeartbeat
 	timerSample
+	timerNetwork // the network status handed to the engine, every window
 )
 
 type timer struct {
@@ -159,6 +162,7 @@ type Sim struct {
 	events int64
 
 	hbPending bool
+	acted     bool // this instant had an event other than a link sample
 
 	// resource indexes
 	nicOut, nicIn    []int32
@@ -182,6 +186,7 @@ type Sim struct {
 	netUp0, netDown0 []float64
 	netRx0           []float64
 	netStatus        engine.NetworkStatus
+	netResting       bool // no network timer is set: nothing moves
 }
 
 // New prepares a simulation of an engine's workload on its topology.
@@ -203,7 +208,7 @@ func New(eng *engine.Engine, opt Options) *Sim {
 		opt.Resolution = 0.01
 	}
 	if opt.Sample <= 0 {
-		opt.Sample = 10
+		opt.Sample = samplePeriodFor(eng)
 	}
 	if opt.NetworkWindow <= 0 {
 		opt.NetworkWindow = engine.NetworkWindow
@@ -254,6 +259,11 @@ func New(eng *engine.Engine, opt Options) *Sim {
 	s.netRx0 = make([]float64, len(t.Hosts))
 	s.netStatus = engine.NetworkStatus{UplinkLoad: make([]float64, len(t.Racks)), DownlinkLoad: make([]float64, len(t.Racks)),
 		HostRxBps: make([]float64, len(t.Hosts)), Window: opt.NetworkWindow}
+	for r := range t.Racks {
+		// an idle network carries the background alone
+		s.netStatus.UplinkLoad[r], s.netStatus.DownlinkLoad[r] = opt.Background, opt.Background
+	}
+	eng.SetNetwork(s.netStatus)
 	return s
 }
 
@@ -274,6 +284,7 @@ func (s *Sim) Run() (res *Result, err error) {
 	}()
 	res = &Result{}
 	s.addTimer(s.samplePeriod, timerSample, nil)
+	s.netResting = true // until the first attempt starts
 	if err := s.step(); err != nil {
 		return nil, err
 	}
@@ -292,8 +303,8 @@ func (s *Sim) Run() (res *Result, err error) {
 		if t, _ := s.net.nextFinish(); t < next {
 			next = t
 		}
-		// a sample timer alone does not keep a finished or stuck run going
-		for len(s.timers) > 0 && s.timers[0].kind == timerSample && !s.busy() && math.IsInf(next, 1) {
+		// measurement timers alone do not keep a finished or stuck run going
+		for len(s.timers) > 0 && s.timers[0].kind >= timerSample && !s.busy() && math.IsInf(next, 1) {
 			heap.Pop(&s.timers)
 		}
 		if len(s.timers) > 0 && s.timers[0].t < next {
@@ -319,11 +330,19 @@ func (s *Sim) Run() (res *Result, err error) {
 		if next > s.now {
 			s.now = next
 		}
+		arrival, waiting := s.eng.NextArrival()
 		if err := s.eng.Advance(s.now); err != nil {
 			return nil, err
 		}
+		// only what changes the cluster's state makes the engine schedule:
+		// an arrival, a flow's end, a timer of the work; not a sample
+		after, still := s.eng.NextArrival()
+		s.acted = waiting && (!still || after != arrival)
 		if err := s.fireDue(); err != nil {
 			return nil, err
+		}
+		if !s.acted {
+			continue
 		}
 		if err := s.step(); err != nil {
 			return nil, err
@@ -362,6 +381,7 @@ func (s *Sim) fireDue() error {
 			break
 		}
 		s.events++
+		s.acted = true
 		s.net.remove(s.now, f)
 		r := f.owner
 		r.active--
@@ -409,6 +429,20 @@ func (s *Sim) fireDue() error {
 				return err
 			}
 			s.addTimer(s.now+s.samplePeriod, timerSample, nil)
+		case timerNetwork:
+			// while the network is quiet the status stays as it is, and
+			// the timer rests (a run may idle for days); a start wakes it
+			if moved := s.updateNetworkStatus(); moved || len(s.runs) > 0 {
+				s.addTimer(s.now+s.opt.NetworkWindow, timerNetwork, nil)
+			} else {
+				s.netResting = true
+			}
+		}
+		// samples and network status are measurements: they alone are no
+		// reason to schedule (the policy sees the status at its next
+		// decision, as the live driver's does)
+		if tm.kind < timerSample {
+			s.acted = true
 		}
 	}
 	return nil
@@ -419,7 +453,6 @@ func (s *Sim) fireDue() error {
 func (s *Sim) step() error {
 	for i := 0; ; i++ {
 		s.recompute()
-		s.updateNetworkStatus()
 		s.eng.Schedule()
 		rd := s.eng.Ready()
 		if err := s.apply(&rd); err != nil {
@@ -441,13 +474,14 @@ func (s *Sim) step() error {
 }
 
 // updateNetworkStatus hands the engine the network as the live driver
-// measures it: once a window has passed, every rack link's load averaged
-// over it as a fraction of the link's nominal capacity (background
-// traffic included), and every host's receive rate.
-func (s *Sim) updateNetworkStatus() {
+// measures it, at the end of every window: every rack link's load averaged
+// over the window as a fraction of the link's nominal capacity
+// (background traffic included), and every host's receive rate.
+// It reports whether any bytes moved in the window.
+func (s *Sim) updateNetworkStatus() (moved bool) {
 	dt := s.now - s.netT0
-	if dt < s.opt.NetworkWindow {
-		return
+	if dt <= 0 {
+		return false
 	}
 	bg := s.opt.Background
 	for r := range s.topo.Racks {
@@ -456,15 +490,30 @@ func (s *Sim) updateNetworkStatus() {
 		// the simulated link is what background traffic leaves of it
 		s.netStatus.UplinkLoad[r] = bg + (1-bg)*(u-s.netUp0[r])/dt/up.capacity
 		s.netStatus.DownlinkLoad[r] = bg + (1-bg)*(d-s.netDown0[r])/dt/down.capacity
+		moved = moved || u != s.netUp0[r] || d != s.netDown0[r]
 		s.netUp0[r], s.netDown0[r] = u, d
 	}
 	for h := range s.topo.Hosts {
 		rx := carried(s.now, &s.net.res[s.nicIn[h]])
 		s.netStatus.HostRxBps[h] = (rx - s.netRx0[h]) / dt
+		moved = moved || rx != s.netRx0[h]
 		s.netRx0[h] = rx
 	}
 	s.netT0 = s.now
 	s.eng.SetNetwork(s.netStatus)
+	return moved
+}
+
+// snapshotNetwork notes the bytes every rack link and host NIC has
+// carried by now: the start of a window.
+func (s *Sim) snapshotNetwork() {
+	for r := range s.topo.Racks {
+		s.netUp0[r] = carried(s.now, &s.net.res[s.uplink[r]])
+		s.netDown0[r] = carried(s.now, &s.net.res[s.downlink[r]])
+	}
+	for h := range s.topo.Hosts {
+		s.netRx0[h] = carried(s.now, &s.net.res[s.nicIn[h]])
+	}
 }
 
 // carried is the bytes a resource has carried by now, without settling it
@@ -531,6 +580,13 @@ func (s *Sim) cancel(r *run) {
 }
 
 func (s *Sim) start(a *engine.Attempt) error {
+	if s.netResting {
+		// the window starts now: what it averages is this run's traffic
+		s.netResting = false
+		s.netT0 = s.now
+		s.snapshotNetwork()
+		s.addTimer(s.now+s.opt.NetworkWindow, timerNetwork, nil)
+	}
 	kind, ns := s.eng.StageInfo(a.Task)
 	r := &run{a: a, kind: kind, compute: ns}
 	s.runs[a.ID] = r
@@ -742,4 +798,15 @@ func (s *Sim) flushSamples() error {
 	}
 	s.samples = nil
 	return nil
+}
+
+// samplePeriodFor is the default link-sample period of a run: a
+// thousandth of the span of its arrivals, between 0.1 s and 10 s, so that
+// short runs have samples and day-long ones a manageable number.
+func samplePeriodFor(eng *engine.Engine) float64 {
+	var span float64
+	for _, j := range eng.Jobs() {
+		span = max(span, j.Arrival)
+	}
+	return min(max(span/1000, 0.1), 10)
 }
