@@ -4,11 +4,13 @@ import (
 	"bufio"
 	"errors"
 	"fmt"
-	"github.com/racklab/racklab/internal/units"
 	"io"
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/racklab/racklab/datagen/gen"
+	"github.com/racklab/racklab/internal/units"
 
 	"github.com/racklab/racklab/coordinator/cluster"
 	"github.com/racklab/racklab/coordinator/workload"
@@ -207,10 +209,10 @@ func ImportStats(r io.Reader, name string, t *cluster.Topology, opts Options) (*
 		return nil, nil, st, fmt.Errorf("%s:1: the header declares %d coflows, but the file has %d", name, declared, len(st.Coflows))
 	}
 	if err := im.w.Validate(im.ds); err != nil {
-		return nil, nil, st, fmt.Errorf("%s: %w", where(name, err, im.seen, "coflow"), err)
+		return nil, nil, st, fmt.Errorf("%s: %w", gen.TraceLine(name, err, im.seen, "coflow"), err)
 	}
 	if err := im.ds.Validate(t); err != nil {
-		return nil, nil, st, fmt.Errorf("%s: %w", where(name, err, im.seen, "coflow"), err)
+		return nil, nil, st, fmt.Errorf("%s: %w", gen.TraceLine(name, err, im.seen, "coflow"), err)
 	}
 	return im.w, im.ds, st, nil
 }
@@ -419,33 +421,4 @@ func bytesOf(v, s float64) (int64, error) {
 func add(a, b int64) (int64, bool) {
 	s := a + b
 	return s, s >= a
-}
-
-// named is the name that a workload.Validate error gives after kind
-// ("job" or "dataset"), or "".
-func named(err error, kind string) string {
-	msg := err.Error()
-	i := strings.Index(msg, kind+` "`)
-	if i < 0 {
-		return ""
-	}
-	q, err := strconv.QuotedPrefix(msg[i+len(kind)+1:])
-	if err != nil {
-		return ""
-	}
-	id, _ := strconv.Unquote(q)
-	return id
-}
-
-// where is "name:line" for a workload.Validate error about the job (or
-// its input dataset, "in-<job>") of a trace line, or name.
-func where(name string, err error, lines map[string]int, jobPrefix string) string {
-	id, ok := strings.CutPrefix(named(err, "job"), jobPrefix)
-	if !ok || id == "" {
-		id, _ = strings.CutPrefix(named(err, "dataset"), "in-"+jobPrefix)
-	}
-	if line, ok := lines[id]; ok {
-		return fmt.Sprintf("%s:%d", name, line)
-	}
-	return name
 }

@@ -7,6 +7,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/racklab/racklab/coordinator/workload"
@@ -231,4 +232,35 @@ func CheckSizing(reduceBytes int64, maxReducers int, computeNsPerByte float64) e
 		return fmt.Errorf("max reducers must not be negative (got %d)", maxReducers)
 	}
 	return units.NonNegative("compute ns per byte", computeNsPerByte)
+}
+
+// named is the name that a workload.Validate error gives after kind
+// ("job" or "dataset"), or "".
+func named(err error, kind string) string {
+	msg := err.Error()
+	i := strings.Index(msg, kind+` "`)
+	if i < 0 {
+		return ""
+	}
+	q, err := strconv.QuotedPrefix(msg[i+len(kind)+1:])
+	if err != nil {
+		return ""
+	}
+	id, _ := strconv.Unquote(q)
+	return id
+}
+
+// TraceLine is "name:line" for a workload.Validate error about the job
+// (or its input dataset, "in-<job>") that an importer made from a trace
+// line, lines giving each job's line by its id less jobPrefix; or name
+// when the error names no such job.
+func TraceLine(name string, err error, lines map[string]int, jobPrefix string) string {
+	id, ok := strings.CutPrefix(named(err, "job"), jobPrefix)
+	if !ok || id == "" {
+		id, _ = strings.CutPrefix(named(err, "dataset"), "in-"+jobPrefix)
+	}
+	if line, ok := lines[id]; ok {
+		return fmt.Sprintf("%s:%d", name, line)
+	}
+	return name
 }

@@ -284,7 +284,7 @@ func ImportStats(r io.Reader, name string, opts Options) (*workload.Workload, *w
 	}
 	shareJobs(w, ds, reads, &st)
 	if err := w.Validate(ds); err != nil {
-		return nil, nil, st, fmt.Errorf("%s: %w", where(name, err, seen, ""), err)
+		return nil, nil, st, fmt.Errorf("%s: %w", gen.TraceLine(name, err, seen, ""), err)
 	}
 	return w, ds, st, nil
 }
@@ -425,33 +425,4 @@ func scale(v int64, s float64) (int64, error) {
 func add(a, b int64) (int64, bool) {
 	s := a + b
 	return s, s >= a
-}
-
-// named is the name that a workload.Validate error gives after kind
-// ("job" or "dataset"), or "".
-func named(err error, kind string) string {
-	msg := err.Error()
-	i := strings.Index(msg, kind+` "`)
-	if i < 0 {
-		return ""
-	}
-	q, err := strconv.QuotedPrefix(msg[i+len(kind)+1:])
-	if err != nil {
-		return ""
-	}
-	id, _ := strconv.Unquote(q)
-	return id
-}
-
-// where is "name:line" for a workload.Validate error about the job (or
-// its input dataset, "in-<job>") of a trace line, or name.
-func where(name string, err error, lines map[string]int, jobPrefix string) string {
-	id, ok := strings.CutPrefix(named(err, "job"), jobPrefix)
-	if !ok || id == "" {
-		id, _ = strings.CutPrefix(named(err, "dataset"), "in-"+jobPrefix)
-	}
-	if line, ok := lines[id]; ok {
-		return fmt.Sprintf("%s:%d", name, line)
-	}
-	return name
 }
