@@ -7,6 +7,7 @@ import (
 
 	"github.com/racklab/racklab/coordinator/engine"
 	"github.com/racklab/racklab/coordinator/policy/capacity"
+	"github.com/racklab/racklab/coordinator/policy/dawn"
 	"github.com/racklab/racklab/coordinator/policy/fair"
 	"github.com/racklab/racklab/coordinator/policy/fifo"
 	"gopkg.in/yaml.v3"
@@ -18,6 +19,7 @@ var factories = index(
 	Define("fifo", struct{}{}, func(struct{}) *fifo.Policy { return fifo.New() }),
 	Define("fair", fair.DefaultConfig(), fair.New),
 	Define("capacity", capacity.DefaultConfig(), capacity.New),
+	Define("dawn", dawn.DefaultConfig(), dawn.New),
 )
 
 func index(fs ...Factory) map[string]Factory {

@@ -1,0 +1,385 @@
+package dawn
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/racklab/racklab/coordinator/cluster"
+	"github.com/racklab/racklab/coordinator/engine"
+	"github.com/racklab/racklab/coordinator/workload"
+)
+
+// Policy is the Dawn scheduler.
+type Policy struct {
+	cfg      Config
+	deps     *Deps
+	depsErr  error
+	plans    []jobPlan // per job
+	finished int       // jobs finished so far (Algorithm 2's New)
+	seen     int       // finished count at the last plan update
+	// Balanced counts Algorithm 3's additions (Fig. 15).
+	Balanced int
+
+	// scratch, reused across calls
+	active []*engine.Job
+	load   []int
+	cands  []candidate
+}
+
+type candidate struct {
+	job      *engine.Job
+	plan     *jobPlan
+	key      int64
+	eligible bool
+	starving bool
+}
+
+// New returns a Dawn scheduler.
+func New(cfg Config) *Policy { return &Policy{cfg: cfg} }
+
+// Config is the configuration the policy runs with.
+func (p *Policy) Config() Config { return p.cfg }
+
+// Name implements engine.Policy.
+func (p *Policy) Name() string { return "dawn" }
+
+// Configure states Dawn's engine default: a job's stages do not overlap,
+// reducers wait for every map (§1.2, reduce slow-start 1.0).
+func (*Policy) Configure(cfg *engine.Config) { cfg.SlowStart = 1 }
+
+// JobFinished implements engine.JobFinishedHook: a finished job may move
+// its siblings' dep_reduce (Algorithm 2 lines 13–16).
+func (p *Policy) JobFinished(_ *engine.Context, _ engine.JobID) { p.finished++ }
+
+// OfferHost implements engine.HostScheduler: Algorithm 1, once per free
+// container of the heartbeat's host.
+func (p *Policy) OfferHost(ctx *engine.Context, h cluster.HostID) {
+	if p.deps == nil && p.depsErr == nil {
+		p.deps, p.depsErr = DetectDeps(ctx.Jobs())
+	}
+	if p.depsErr != nil {
+		ctx.Reject(p.depsErr.Error())
+		return
+	}
+	if p.cfg.DependencyUnaware {
+		p.unaware(ctx, h)
+		return
+	}
+	for ctx.FreeSlots(h) > 0 && ctx.PendingTasks() > 0 {
+		if !p.assign(ctx, h) {
+			return
+		}
+	}
+}
+
+// updatePlan is Algorithm 2: plan each active job's current stage once
+// when it starts, and recompute dep_reduce when a job has finished since.
+func (p *Policy) updatePlan(ctx *engine.Context) {
+	for len(p.plans) < len(ctx.Jobs()) {
+		p.plans = append(p.plans, jobPlan{stage: -1})
+	}
+	nr := len(ctx.Topology().Racks)
+	if len(p.load) != nr {
+		p.load = make([]int, nr)
+	}
+	clear(p.load)
+	newFinished := p.finished != p.seen
+	p.seen = p.finished
+	p.active = p.active[:0]
+	for _, j := range ctx.Running() {
+		st, ok := currentStage(j)
+		if !ok {
+			continue
+		}
+		p.active = append(p.active, j)
+		pl := &p.plans[j.ID]
+		switch {
+		case pl.stage != st.Index:
+			*pl = jobPlan{stage: st.Index, since: ctx.Now()}
+			pl.measure(ctx, j, st)
+			pl.maxRack = argmaxRack(pl.byRack, p.load)
+			pl.maxCost = pl.stageCost(pl.maxRack)
+			pl.pref = []pref{{pl.maxRack, pl.maxCost}}
+			switch {
+			case st.Spec.Kind == workload.Map:
+				pl.kind = mapLike
+			case st.Final:
+				pl.kind = outputLike
+				p.planDep(ctx, j, st, pl)
+			default:
+				pl.kind = middle
+			}
+		case newFinished && pl.kind == outputLike:
+			p.planDep(ctx, j, st, pl) // A2-13..16, keeping balancing's adds
+		}
+		for _, e := range pl.pref {
+			p.load[e.rack]++
+		}
+	}
+}
+
+// planDep sets dep_reduce and rebuilds Pref: max_reduce, dep_reduce when
+// it differs, then the racks balancing added.
+func (p *Policy) planDep(ctx *engine.Context, j *engine.Job, st *engine.Stage, pl *jobPlan) {
+	pl.depRack, pl.depCost = pl.maxRack, pl.maxCost
+	if p.cfg.LookAhead >= 2 {
+		pl.depRack, pl.depCost = p.depReduce(ctx, j, st, pl, p.load)
+	}
+	adds := pl.pref[len(pl.pref)-pl.adds:]
+	prefs := []pref{{pl.maxRack, pl.maxCost}}
+	if pl.depRack != pl.maxRack {
+		prefs = append(prefs, pref{pl.depRack, pl.depCost})
+	}
+	n := 0
+	for _, a := range adds {
+		if a.rack != pl.maxRack && a.rack != pl.depRack {
+			prefs = append(prefs, a)
+			n++
+		}
+	}
+	pl.pref, pl.adds = prefs, n
+}
+
+// balance is Algorithm 3 for rack i: when P_i <= b·P_max, give rack i to
+// the job preferring the hotspot that is cheapest at i (or to all of
+// them, with balance_all).
+func (p *Policy) balance(i cluster.RackID) {
+	m := 0
+	for r := range p.load {
+		if p.load[r] > p.load[m] {
+			m = r
+		}
+	}
+	if float64(p.load[i]) > p.cfg.Balance*float64(p.load[m]) || int(i) == m {
+		return
+	}
+	var best *jobPlan
+	for _, j := range p.active { // submission order: ties go to the earliest
+		pl := &p.plans[j.ID]
+		if !pl.prefers(cluster.RackID(m)) || pl.prefers(i) {
+			continue
+		}
+		if p.cfg.BalanceAll {
+			p.add(pl, i)
+			continue
+		}
+		if best == nil || pl.stageCost(i) < best.stageCost(i) {
+			best = pl
+		}
+	}
+	if best != nil {
+		p.add(best, i)
+	}
+}
+
+func (p *Policy) add(pl *jobPlan, i cluster.RackID) {
+	pl.pref = append(pl.pref, pref{i, pl.stageCost(i)})
+	pl.adds++
+	p.load[i]++
+	p.Balanced++
+}
+
+// saturated is NetworkSaturated(i) in the configured scope (§2.4): a
+// rack's load is the larger of its uplink and downlink loads.
+func (p *Policy) saturated(ctx *engine.Context, i cluster.RackID) bool {
+	n := ctx.Network()
+	load := func(r int) float64 {
+		var u, d float64
+		if r < len(n.UplinkLoad) {
+			u = n.UplinkLoad[r]
+		}
+		if r < len(n.DownlinkLoad) {
+			d = n.DownlinkLoad[r]
+		}
+		return max(u, d)
+	}
+	θ := p.cfg.SaturationThreshold
+	switch p.cfg.SaturationScope {
+	case "global":
+		for r := range ctx.Topology().Racks {
+			if load(r) >= θ {
+				return true
+			}
+		}
+		return false
+	case "aggregate":
+		var sum float64
+		nr := len(ctx.Topology().Racks)
+		for r := 0; r < nr; r++ {
+			if r < len(n.UplinkLoad) {
+				sum += n.UplinkLoad[r]
+			}
+			if r < len(n.DownlinkLoad) {
+				sum += n.DownlinkLoad[r]
+			}
+		}
+		return sum >= θ*2*float64(nr)
+	}
+	return load(int(i)) >= θ
+}
+
+// key and eligibility of a job at rack i under the selection variant
+// (§2.5's table).
+func (p *Policy) keyAt(pl *jobPlan, i cluster.RackID, sat bool) (int64, bool) {
+	switch p.cfg.Variant {
+	case "A":
+		k := pl.pref[0].cost
+		for _, e := range pl.pref[1:] {
+			if sat {
+				k = min(k, e.cost)
+			} else {
+				k = max(k, e.cost)
+			}
+		}
+		return k, pl.prefers(i)
+	case "B":
+		sel := pl.pref[0]
+		for _, e := range pl.pref[1:] {
+			if sat && e.cost < sel.cost || !sat && e.cost > sel.cost || e.cost == sel.cost && e.rack == i {
+				sel = e
+			}
+		}
+		return sel.cost, sel.rack == i
+	}
+	c, ok := pl.costAt(i)
+	return c, ok
+}
+
+// assign runs Algorithm 1 for one free container of host h.
+func (p *Policy) assign(ctx *engine.Context, h cluster.HostID) bool {
+	i := ctx.Topology().RackOf(h)
+	p.updatePlan(ctx)
+	p.balance(i)
+	sat := p.saturated(ctx, i)
+	p.cands = p.cands[:0]
+	for _, j := range p.active {
+		pl := &p.plans[j.ID]
+		k, ok := p.keyAt(pl, i, sat)
+		starving := p.cfg.StarveAfter > 0 && ctx.Now()-pl.since > p.cfg.StarveAfter
+		p.cands = append(p.cands, candidate{job: j, plan: pl, key: k, eligible: ok, starving: starving})
+	}
+	sort.SliceStable(p.cands, func(a, b int) bool {
+		ca, cb := p.cands[a], p.cands[b]
+		if ca.starving != cb.starving {
+			return ca.starving
+		}
+		if sat {
+			return ca.key < cb.key
+		}
+		return ca.key > cb.key
+	})
+	first := -1
+	for k := range p.cands {
+		if p.cands[k].eligible {
+			first = k
+			break
+		}
+	}
+	if first < 0 {
+		return false // no job prefers this rack: the container stays free
+	}
+	pick := p.cands[first]
+	if !pick.starving {
+		for _, c := range p.cands[first+1:] {
+			if !c.eligible || c.starving || absDiff(c.key, pick.key) > p.cfg.Epsilon {
+				continue
+			}
+			// A1-31: node-level cost, then submission order (the list's)
+			cn, pn := c.plan.nodeCost(h), pick.plan.nodeCost(h)
+			if sat && cn < pn || !sat && cn > pn {
+				pick = c
+			}
+		}
+	}
+	return launchIn(ctx, pick.job, pick.plan, h)
+}
+
+func absDiff(a, b int64) int64 {
+	if a > b {
+		return a - b
+	}
+	return b - a
+}
+
+// launchIn starts one task of the job's current stage on h (§2.7): a map
+// with a replica on h, else in h's rack, else any; a reducer by index.
+func launchIn(ctx *engine.Context, j *engine.Job, pl *jobPlan, h cluster.HostID) bool {
+	var t engine.TaskRef
+	var ok bool
+	if pl.kind == mapLike {
+		t, _, ok = ctx.PickMap(j.ID, h, engine.Remote)
+	} else {
+		t, ok = ctx.NextPendingShuffle(j.ID)
+	}
+	if !ok {
+		return false
+	}
+	_, err := ctx.Launch(t, h, engine.LaunchOptions{})
+	return err == nil
+}
+
+// unaware is the dependency-unaware scheduler of the case study (§4.3):
+// jobs in submission order; a reducer takes whichever container frees,
+// a map only a container on a host holding its block.
+func (p *Policy) unaware(ctx *engine.Context, h cluster.HostID) {
+	for ctx.FreeSlots(h) > 0 && ctx.PendingTasks() > 0 {
+		launched := false
+		for _, j := range ctx.Running() {
+			if j.Pending == 0 {
+				continue
+			}
+			t, ok := ctx.NextPendingShuffle(j.ID)
+			if !ok {
+				t, _, ok = ctx.PickMap(j.ID, h, engine.NodeLocal)
+			}
+			if !ok {
+				continue
+			}
+			if _, err := ctx.Launch(t, h, engine.LaunchOptions{}); err != nil {
+				return
+			}
+			launched = true
+			break
+		}
+		if !launched {
+			return
+		}
+	}
+}
+
+// Inspect shows the dependency detector's output and each planned job's
+// preferred racks with their costs (policytest.Inspector).
+func (p *Policy) Inspect(jobs []*engine.Job) string {
+	var b strings.Builder
+	if p.deps == nil {
+		deps, err := DetectDeps(jobs)
+		if err != nil {
+			return err.Error() + "\n"
+		}
+		p.deps = deps
+	}
+	names := func(ids []engine.JobID) string {
+		var s []string
+		for _, id := range ids {
+			s = append(s, jobs[id].Spec.ID)
+		}
+		return "{" + strings.Join(s, ",") + "}"
+	}
+	for _, j := range jobs {
+		fmt.Fprintf(&b, "%s next=%s", j.Spec.ID, names(p.deps.Next[j.ID]))
+		for _, y := range p.deps.Next[j.ID] {
+			fmt.Fprintf(&b, " prev(%s)=%s", jobs[y].Spec.ID, names(p.deps.Prev(j.ID, y)))
+		}
+		if int(j.ID) < len(p.plans) && p.plans[j.ID].stage >= 0 {
+			pl := &p.plans[j.ID]
+			fmt.Fprintf(&b, " stage=%d", pl.stage)
+			for _, e := range pl.pref {
+				fmt.Fprintf(&b, " r%d:%d", e.rack, e.cost)
+			}
+		}
+		b.WriteString("\n")
+	}
+	fmt.Fprintf(&b, "balanced=%d\n", p.Balanced)
+	return b.String()
+}
