@@ -7,6 +7,7 @@ import (
 
 	"github.com/racklab/racklab/coordinator/cluster"
 	"github.com/racklab/racklab/coordinator/engine"
+	"github.com/racklab/racklab/coordinator/policy/fair"
 	"github.com/racklab/racklab/coordinator/workload"
 )
 
@@ -319,16 +320,15 @@ func launchIn(ctx *engine.Context, j *engine.Job, pl *jobPlan, h cluster.HostID)
 	return err == nil
 }
 
-// unaware is the dependency-unaware scheduler of the case study (§4.3):
-// jobs in submission order; a reducer takes whichever container frees,
-// a map only a container on a host holding its block.
+// unaware is the dependency-unaware scheduler of the case study (§4.3),
+// Fair with map locality forced: jobs in fair-share order; a reducer
+// takes whichever container frees (heartbeats come in a seeded random
+// order), a map only a container on a host holding its block.
 func (p *Policy) unaware(ctx *engine.Context, h cluster.HostID) {
 	for ctx.FreeSlots(h) > 0 && ctx.PendingTasks() > 0 {
 		launched := false
-		for _, j := range ctx.Running() {
-			if j.Pending == 0 {
-				continue
-			}
+		p.active = fair.Order(ctx, p.active)
+		for _, j := range p.active {
 			t, ok := ctx.NextPendingShuffle(j.ID)
 			if !ok {
 				t, _, ok = ctx.PickMap(j.ID, h, engine.NodeLocal)
