@@ -9,6 +9,7 @@ import (
 	"github.com/racklab/racklab/coordinator/policy/capacity"
 	"github.com/racklab/racklab/coordinator/policy/fair"
 	"github.com/racklab/racklab/coordinator/policy/fifo"
+	"github.com/racklab/racklab/coordinator/policy/shufflewatcher"
 	"gopkg.in/yaml.v3"
 )
 
@@ -18,6 +19,7 @@ var factories = index(
 	Define("fifo", struct{}{}, func(struct{}) *fifo.Policy { return fifo.New() }),
 	Define("fair", fair.DefaultConfig(), fair.New),
 	Define("capacity", capacity.DefaultConfig(), capacity.New),
+	Define("shufflewatcher", shufflewatcher.DefaultConfig(), shufflewatcher.New),
 )
 
 func index(fs ...Factory) map[string]Factory {
