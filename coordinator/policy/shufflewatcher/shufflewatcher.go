@@ -261,12 +261,36 @@ func (p *Policy) planMapRacks(ctx *engine.Context, job *engine.Job) []bool {
 
 // OfferHost implements engine.HostScheduler: SW-3 with the SW-6 guard.
 func (p *Policy) OfferHost(ctx *engine.Context, h cluster.HostID) {
+	rack := ctx.Topology().RackOf(h)
 	for ctx.FreeSlots(h) > 0 && ctx.PendingTasks() > 0 {
+		// most offers find nothing allowed on the rack (SW-1, SW-2 leave
+		// slots idle): say so before sorting the jobs
+		if !p.anythingFor(ctx, rack) {
+			return
+		}
 		p.order = p.jobOrder(ctx)
 		if !p.assign(ctx, h) {
 			return // nothing may run here: the slot stays idle
 		}
 	}
+}
+
+// anythingFor reports whether some job may start a task in the rack: a
+// pending map with the rack among its map racks, or a releasable reducer
+// whose quota has room there.
+func (p *Policy) anythingFor(ctx *engine.Context, rack cluster.RackID) bool {
+	for _, j := range ctx.Running() {
+		if j.Pending == 0 {
+			continue
+		}
+		if p.state(ctx, j.ID).mapRacks[rack] && ctx.PendingMaps(j.ID) > 0 {
+			return true
+		}
+		if t, ok := ctx.NextPendingShuffle(j.ID); ok && ctx.CanRun(t) && p.reduceAllowed(ctx, j, t, rack) {
+			return true
+		}
+	}
+	return false
 }
 
 func (p *Policy) jobOrder(ctx *engine.Context) []*engine.Job {
@@ -378,21 +402,27 @@ func (p *Policy) tryReduce(ctx *engine.Context, h cluster.HostID, j *engine.Job)
 		return false
 	}
 	r := ctx.Topology().RackOf(h)
-	q := p.quota(ctx, j, int(t.Stage))
-	if q == nil { // no map output to follow: anywhere
-		return p.launch(ctx, h, j, t, false)
-	}
-	left := 0
-	for _, n := range q {
-		left += n
-	}
-	if left == 0 { // reruns past the quota go anywhere
-		return p.launch(ctx, h, j, t, false)
-	}
-	if q[r] == 0 {
+	if !p.reduceAllowed(ctx, j, t, r) {
 		return false
 	}
-	return p.launch(ctx, h, j, t, true)
+	q := p.quota(ctx, j, int(t.Stage))
+	return p.launch(ctx, h, j, t, q != nil && q[r] > 0)
+}
+
+// reduceAllowed reports whether reducer t may start in rack r: its
+// stage's quota has room there, or there is no quota to follow (no map
+// output, or reruns past it).
+func (p *Policy) reduceAllowed(ctx *engine.Context, j *engine.Job, t engine.TaskRef, r cluster.RackID) bool {
+	q := p.quota(ctx, j, int(t.Stage))
+	if q == nil || q[r] > 0 {
+		return true
+	}
+	for _, n := range q {
+		if n > 0 {
+			return false
+		}
+	}
+	return true // reruns past the quota go anywhere
 }
 
 func (p *Policy) launch(ctx *engine.Context, h cluster.HostID, j *engine.Job, t engine.TaskRef, charge bool) bool {
