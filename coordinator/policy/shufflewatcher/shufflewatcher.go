@@ -105,6 +105,19 @@ type Policy struct {
 	charged map[engine.AttemptID]cluster.RackID // reduce attempts counted against a quota
 	order   []*engine.Job
 	buf     []int64
+	// idle memoises "nothing may start in rack r" for the state stamp it
+	// was found in: an event offers every free host, and a rack that had
+	// nothing for one host has nothing for the next until something ends,
+	// arrives or is released.
+	idle []stamp
+	gen  uint64
+}
+
+// stamp names a state: the count of hooks seen and the pending tasks.
+type stamp struct {
+	gen     uint64
+	pending int
+	valid   bool
 }
 
 // New returns ShuffleWatcher with the given args.
@@ -145,11 +158,15 @@ func (p *Policy) state(ctx *engine.Context, j engine.JobID) *jobState {
 
 // JobSubmitted plans the job's map racks when it is submitted, when its
 // input (a parent's output too) is in place.
-func (p *Policy) JobSubmitted(ctx *engine.Context, j engine.JobID) { p.state(ctx, j) }
+func (p *Policy) JobSubmitted(ctx *engine.Context, j engine.JobID) {
+	p.gen++
+	p.state(ctx, j)
+}
 
 // AttemptEnded gives back the quota of a reducer that did not succeed:
 // its rerun may take the place again.
 func (p *Policy) AttemptEnded(ctx *engine.Context, a *engine.Attempt) {
+	p.gen++
 	r, ok := p.charged[a.ID]
 	if !ok {
 		return
@@ -265,7 +282,7 @@ func (p *Policy) OfferHost(ctx *engine.Context, h cluster.HostID) {
 	for ctx.FreeSlots(h) > 0 && ctx.PendingTasks() > 0 {
 		// most offers find nothing allowed on the rack (SW-1, SW-2 leave
 		// slots idle): say so before sorting the jobs
-		if !p.anythingFor(ctx, rack) {
+		if p.nothingFor(ctx, rack) {
 			return
 		}
 		p.order = p.jobOrder(ctx)
@@ -274,6 +291,28 @@ func (p *Policy) OfferHost(ctx *engine.Context, h cluster.HostID) {
 		}
 	}
 }
+
+// nothingFor is !anythingFor, memoised per rack until the state changes.
+func (p *Policy) nothingFor(ctx *engine.Context, rack cluster.RackID) bool {
+	if len(p.idle) != len(ctx.Topology().Racks) {
+		p.idle = make([]stamp, len(ctx.Topology().Racks))
+	}
+	now := stamp{gen: p.gen, pending: ctx.PendingTasks(), valid: true}
+	if p.idle[rack] == now {
+		return true
+	}
+	if p.anythingFor(ctx, rack) {
+		return false
+	}
+	p.idle[rack] = now
+	return true
+}
+
+// StageReleased marks a change: reducers may have become runnable.
+func (p *Policy) StageReleased(*engine.Context, engine.JobID, int) { p.gen++ }
+
+// HostLost marks a change: lost outputs are queued to rerun.
+func (p *Policy) HostLost(*engine.Context, cluster.HostID) { p.gen++ }
 
 // anythingFor reports whether some job may start a task in the rack: a
 // pending map with the rack among its map racks, or a releasable reducer
