@@ -452,6 +452,11 @@ func (p *Policy) tryReduce(ctx *engine.Context, h cluster.HostID, j *engine.Job)
 // stage's quota has room there, or there is no quota to follow (no map
 // output, or reruns past it).
 func (p *Policy) reduceAllowed(ctx *engine.Context, j *engine.Job, t engine.TaskRef, r cluster.RackID) bool {
+	if !upstreamDone(j, int(t.Stage)) {
+		// SW-4 whatever slow-start the run set: an early reducer would
+		// hold a slot of a rack its job's maps may be confined to
+		return false
+	}
 	q := p.quota(ctx, j, int(t.Stage))
 	if q == nil || q[r] > 0 {
 		return true
@@ -556,4 +561,17 @@ func argmax(w []int64) int {
 		}
 	}
 	return best
+}
+
+// upstreamDone reports whether every task of the stages a stage shuffles
+// from is done.
+func upstreamDone(j *engine.Job, stage int) bool {
+	for _, up := range j.Stages[stage].Spec.After {
+		for _, us := range j.Stages {
+			if us.Spec.Name == up && us.Done < len(us.Tasks) {
+				return false
+			}
+		}
+	}
+	return true
 }
