@@ -97,7 +97,7 @@ and either a topology file (--topology) or a uniform cluster (--racks,
 	fl.StringVar(&f.policies, "policies", "fifo,fair,capacity", "comma-separated policies")
 	fl.StringVar(&f.seeds, "seeds", "1", "comma-separated seeds")
 	fl.StringVar(&f.out, "out", "results/sim", "result directory")
-	fl.Float64Var(&f.slowStart, "slowstart", 0.05, "reduce slow-start fraction")
+	fl.Float64Var(&f.slowStart, "slowstart", 0, "reduce slow-start fraction (0: the policy's default, else the engine's 0.05)")
 	fl.Float64Var(&f.maxSimTime, "max-sim-time", 0, "stop a run with an error after this many simulated seconds (0: a bound derived from the workload, sim.TimeBound)")
 	fl.BoolVar(&f.quiet, "quiet", false, "no progress on stderr")
 	fl.Float64Var(&f.resolution, "resolution", 0.01, "simulator time step, seconds")

@@ -10,6 +10,7 @@ import (
 	"github.com/racklab/racklab/coordinator/policy/dawn"
 	"github.com/racklab/racklab/coordinator/policy/fair"
 	"github.com/racklab/racklab/coordinator/policy/fifo"
+	"github.com/racklab/racklab/coordinator/policy/shufflewatcher"
 	"gopkg.in/yaml.v3"
 )
 
@@ -20,6 +21,7 @@ var factories = index(
 	Define("fair", fair.DefaultConfig(), fair.New),
 	Define("capacity", capacity.DefaultConfig(), capacity.New),
 	Define("dawn", dawn.DefaultConfig(), dawn.New),
+	Define("shufflewatcher", shufflewatcher.DefaultConfig(), shufflewatcher.New),
 )
 
 func index(fs ...Factory) map[string]Factory {

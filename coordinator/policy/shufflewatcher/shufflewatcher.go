@@ -1,0 +1,577 @@
+package shufflewatcher
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"sort"
+
+	"github.com/racklab/racklab/coordinator/cluster"
+	"github.com/racklab/racklab/coordinator/engine"
+	"github.com/racklab/racklab/coordinator/policy/fair"
+	"github.com/racklab/racklab/coordinator/workload"
+)
+
+// Config is the policy's args. Defaults are dawn.md §4.2's; each comment
+// names the spec that asks for the other values.
+type Config struct {
+	// MapRacks chooses a job's map racks at submission: "cost" picks k
+	// greedy racks minimising remote input plus σ_map·|In|·(1−1/k)
+	// (dawn.md §4.2 SW-1); "single" is the one rack holding a replica of
+	// the most input chunks, ties to the lowest rack (corral.md §4.2).
+	MapRacks string `yaml:"map_racks"`
+	// ReduceRacks says where a job's reducers may run: "proportional"
+	// splits them over racks in proportion to the map output, largest
+	// remainder (dawn.md §4.2 SW-2); "map_racks" confines them to the
+	// job's map racks (corral.md §4.2: "all of j's maps and reducers run
+	// only in S_j"); "largest" puts them all on the rack with the most
+	// map output (pushbox.md §4.3 SW5).
+	ReduceRacks string `yaml:"reduce_racks"`
+	// Network is what "saturated" means for SW-3: "rack" is the offering
+	// host's rack, max(uplink, downlink) load ≥ threshold (dawn.md §4.2
+	// SW-3, with §2.4's default scope); "host" is the host's NIC receive
+	// utilisation (pushbox.md §4.3 SW2); "global" is any rack saturated
+	// (dawn.md §2.4 option global; corral.md §4.2's NASS core
+	// utilisation); "off" never saturates (corral.md §4.2 without NASS).
+	Network string `yaml:"network"`
+	// Threshold is θ; 0 takes the engine's saturation threshold (dawn.md
+	// §4.2 SW-3: "same monitor and θ as Dawn"); pushbox.md §4.3 SW2 uses
+	// 0.9 (sweep 0.75–1.0).
+	Threshold float64 `yaml:"threshold"`
+	// Order is the job order SW-3 walks: "fair" is the fair-share order
+	// (dawn.md §4.2 SW-3, F-2..F-5); "fifo" is submission order (corral.md
+	// §4.2 "FIFO across jobs"; pushbox.md §4.5's FIFO-respecting version).
+	Order string `yaml:"order"`
+	// StarvationSeconds is T_fair: a job below its fair share that has
+	// had no container for longer is served first (dawn.md §4.2 SW-6);
+	// 0 turns the guard off.
+	StarvationSeconds float64 `yaml:"starvation_s"`
+	// SlowStart is the reduce slow-start the policy asks of the run,
+	// unless the run sets one: 1, reducers only after every map
+	// (dawn.md §4.2 SW-4, §7.4).
+	SlowStart float64 `yaml:"slow_start"`
+}
+
+// DefaultConfig is dawn.md §4.2's ShuffleWatcher.
+func DefaultConfig() Config {
+	return Config{MapRacks: "cost", ReduceRacks: "proportional", Network: "rack", Order: "fair", StarvationSeconds: 30, SlowStart: 1}
+}
+
+// Validate checks the args' values.
+func (c Config) Validate() error {
+	oneOf := func(arg, v string, ok ...string) error {
+		for _, o := range ok {
+			if v == o {
+				return nil
+			}
+		}
+		return fmt.Errorf("shufflewatcher: %s %q is not one of %v", arg, v, ok)
+	}
+	if err := oneOf("map_racks", c.MapRacks, "cost", "single"); err != nil {
+		return err
+	}
+	if err := oneOf("reduce_racks", c.ReduceRacks, "proportional", "map_racks", "largest"); err != nil {
+		return err
+	}
+	if err := oneOf("network", c.Network, "rack", "host", "global", "off"); err != nil {
+		return err
+	}
+	if err := oneOf("order", c.Order, "fair", "fifo"); err != nil {
+		return err
+	}
+	if !(c.Threshold >= 0) || !(c.StarvationSeconds >= 0) {
+		return fmt.Errorf("shufflewatcher: threshold %g and starvation_s %g must be ≥ 0", c.Threshold, c.StarvationSeconds)
+	}
+	if !(c.SlowStart >= 0 && c.SlowStart <= 1) {
+		return fmt.Errorf("shufflewatcher: slow_start %g is outside [0,1]", c.SlowStart)
+	}
+	return nil
+}
+
+// jobState is what the policy keeps per job.
+type jobState struct {
+	planned    bool
+	mapRacks   []bool // SW-1: racks the job's maps may run in
+	lastServed engine.Time
+	// quota per reduce stage index: reducers still to start per rack
+	// (SW-2); nil until the stage is first considered
+	quota map[int][]int
+}
+
+// Policy is ShuffleWatcher.
+type Policy struct {
+	cfg     Config
+	jobs    []jobState
+	charged map[engine.AttemptID]cluster.RackID // reduce attempts counted against a quota
+	order   []*engine.Job
+	buf     []int64
+	// idle memoises "nothing may start in rack r" for the state stamp it
+	// was found in: an event offers every free host, and a rack that had
+	// nothing for one host has nothing for the next until something ends,
+	// arrives or is released.
+	idle []stamp
+	gen  uint64
+}
+
+// stamp names a state: the count of hooks seen and the pending tasks.
+type stamp struct {
+	gen     uint64
+	pending int
+	valid   bool
+}
+
+// New returns ShuffleWatcher with the given args.
+func New(cfg Config) *Policy {
+	return &Policy{cfg: cfg, charged: map[engine.AttemptID]cluster.RackID{}}
+}
+
+// Name implements engine.Policy.
+func (*Policy) Name() string { return "shufflewatcher" }
+
+// Configure asks for the slow-start of SW-4 unless the run sets one.
+func (p *Policy) Configure(cfg *engine.Config) {
+	if p.cfg.SlowStart > 0 {
+		cfg.SlowStart = p.cfg.SlowStart
+	}
+}
+
+// MapRacks returns the racks job j's maps may run in (SW-1), planned on
+// first use.
+func (p *Policy) MapRacks(ctx *engine.Context, j engine.JobID) []bool {
+	return p.state(ctx, j).mapRacks
+}
+
+func (p *Policy) state(ctx *engine.Context, j engine.JobID) *jobState {
+	for int(j) >= len(p.jobs) {
+		p.jobs = append(p.jobs, jobState{})
+	}
+	s := &p.jobs[j]
+	if !s.planned {
+		s.planned = true
+		job := ctx.Job(j)
+		s.lastServed = job.Submitted
+		s.quota = map[int][]int{}
+		s.mapRacks = p.planMapRacks(ctx, job)
+	}
+	return s
+}
+
+// JobSubmitted plans the job's map racks when it is submitted, when its
+// input (a parent's output too) is in place.
+func (p *Policy) JobSubmitted(ctx *engine.Context, j engine.JobID) {
+	p.gen++
+	p.state(ctx, j)
+}
+
+// AttemptEnded gives back the quota of a reducer that did not succeed:
+// its rerun may take the place again.
+func (p *Policy) AttemptEnded(ctx *engine.Context, a *engine.Attempt) {
+	p.gen++
+	r, ok := p.charged[a.ID]
+	if !ok {
+		return
+	}
+	delete(p.charged, a.ID)
+	if a.Outcome == engine.AttemptSucceeded {
+		return
+	}
+	if q := p.state(ctx, a.Task.Job).quota[int(a.Task.Stage)]; q != nil {
+		q[r]++
+	}
+}
+
+// block is one map input block: its bytes and the racks with a replica.
+type block struct {
+	bytes int64
+	racks []cluster.RackID
+}
+
+// planMapRacks is SW-1 (or corral.md's single rack).
+func (p *Policy) planMapRacks(ctx *engine.Context, job *engine.Job) []bool {
+	topo := ctx.Topology()
+	nr := len(topo.Racks)
+	var blocks []block
+	var in, out int64
+	shuffled := false
+	for _, st := range job.Stages {
+		if st.Spec.Kind != workload.Map {
+			shuffled = true
+			continue
+		}
+		var stIn int64
+		for i := range st.Tasks {
+			ref := engine.TaskRef{Job: job.ID, Stage: int16(st.Index), Index: int32(i)}
+			b := block{bytes: st.Tasks[i].InputBytes}
+			for _, rep := range ctx.Replicas(ref) {
+				if r := topo.RackOf(rep.Host); !slices.Contains(b.racks, r) {
+					b.racks = append(b.racks, r)
+				}
+			}
+			if p.cfg.MapRacks == "single" {
+				b.bytes = 1 // corral.md §4.2 counts chunks
+			}
+			blocks = append(blocks, b)
+			stIn += st.Tasks[i].InputBytes
+		}
+		in += stIn
+		if st.Spec.OutputBytes > 0 {
+			out += st.Spec.OutputBytes
+		} else {
+			out += int64(float64(stIn) * st.Spec.Selectivity)
+		}
+	}
+	sigma := 0.0
+	if in > 0 && shuffled {
+		sigma = float64(out) / float64(in)
+	}
+	chosen := make([]bool, nr)
+	covered := make([]bool, len(blocks))
+	var total int64
+	for _, b := range blocks {
+		total += b.bytes
+	}
+	remote := total
+	best, bestCost := 0, math.Inf(1)
+	var picks []cluster.RackID
+	for k := 1; k <= nr; k++ {
+		gain := make([]int64, nr)
+		for bi, b := range blocks {
+			if covered[bi] {
+				continue
+			}
+			for _, r := range b.racks {
+				if !chosen[r] {
+					gain[r] += b.bytes
+				}
+			}
+		}
+		add := -1
+		for r := 0; r < nr; r++ {
+			if !chosen[r] && (add < 0 || gain[r] > gain[add]) {
+				add = r
+			}
+		}
+		chosen[add] = true
+		picks = append(picks, cluster.RackID(add))
+		for bi, b := range blocks {
+			for _, r := range b.racks {
+				if int(r) == add {
+					covered[bi] = true
+				}
+			}
+		}
+		remote -= gain[add]
+		cost := float64(remote) + sigma*float64(in)*(1-1/float64(k))
+		if cost < bestCost { // ties → smaller k
+			best, bestCost = k, cost
+		}
+		if p.cfg.MapRacks == "single" || remote == 0 {
+			break // more racks only add shuffle cost
+		}
+	}
+	racks := make([]bool, nr)
+	for _, r := range picks[:best] {
+		racks[r] = true
+	}
+	return racks
+}
+
+// OfferHost implements engine.HostScheduler: SW-3 with the SW-6 guard.
+func (p *Policy) OfferHost(ctx *engine.Context, h cluster.HostID) {
+	rack := ctx.Topology().RackOf(h)
+	for ctx.FreeSlots(h) > 0 && ctx.PendingTasks() > 0 {
+		// most offers find nothing allowed on the rack (SW-1, SW-2 leave
+		// slots idle): say so before sorting the jobs
+		if p.nothingFor(ctx, rack) {
+			return
+		}
+		p.order = p.jobOrder(ctx)
+		if !p.assign(ctx, h) {
+			return // nothing may run here: the slot stays idle
+		}
+	}
+}
+
+// nothingFor is !anythingFor, memoised per rack until the state changes.
+func (p *Policy) nothingFor(ctx *engine.Context, rack cluster.RackID) bool {
+	if len(p.idle) != len(ctx.Topology().Racks) {
+		p.idle = make([]stamp, len(ctx.Topology().Racks))
+	}
+	now := stamp{gen: p.gen, pending: ctx.PendingTasks(), valid: true}
+	if p.idle[rack] == now {
+		return true
+	}
+	if p.anythingFor(ctx, rack) {
+		return false
+	}
+	p.idle[rack] = now
+	return true
+}
+
+// StageReleased marks a change: reducers may have become runnable.
+func (p *Policy) StageReleased(*engine.Context, engine.JobID, int) { p.gen++ }
+
+// HostLost marks a change: lost outputs are queued to rerun.
+func (p *Policy) HostLost(*engine.Context, cluster.HostID) { p.gen++ }
+
+// anythingFor reports whether some job may start a task in the rack: a
+// pending map with the rack among its map racks, or a releasable reducer
+// whose quota has room there.
+func (p *Policy) anythingFor(ctx *engine.Context, rack cluster.RackID) bool {
+	for _, j := range ctx.Running() {
+		if j.Pending == 0 {
+			continue
+		}
+		if p.state(ctx, j.ID).mapRacks[rack] && ctx.PendingMaps(j.ID) > 0 {
+			return true
+		}
+		if t, ok := ctx.NextPendingShuffle(j.ID); ok && ctx.CanRun(t) && p.reduceAllowed(ctx, j, t, rack) {
+			return true
+		}
+	}
+	return false
+}
+
+func (p *Policy) jobOrder(ctx *engine.Context) []*engine.Job {
+	if p.cfg.Order == "fair" {
+		return fair.Order(ctx, p.order)
+	}
+	buf := p.order[:0]
+	for _, j := range ctx.Running() {
+		if j.Pending > 0 {
+			buf = append(buf, j)
+		}
+	}
+	sort.SliceStable(buf, func(a, b int) bool { return engine.OrderFIFO.Less(buf[a], buf[b]) })
+	return buf
+}
+
+func (p *Policy) assign(ctx *engine.Context, h cluster.HostID) bool {
+	if j := p.starving(ctx); j != nil {
+		if p.tryReduce(ctx, h, j) || p.tryMap(ctx, h, j) {
+			return true
+		}
+	}
+	if p.saturated(ctx, h) {
+		return p.anyMap(ctx, h) || p.anyReduce(ctx, h)
+	}
+	return p.anyReduce(ctx, h) || p.anyMap(ctx, h)
+}
+
+// starving is SW-6: the first job, in order, below its fair share of the
+// slots that has had no container for longer than T_fair.
+func (p *Policy) starving(ctx *engine.Context) *engine.Job {
+	if p.cfg.StarvationSeconds <= 0 || len(p.order) == 0 {
+		return nil
+	}
+	share := float64(ctx.TotalSlots()) / float64(len(p.order))
+	for _, j := range p.order {
+		s := p.state(ctx, j.ID)
+		if float64(j.Running) < share && float64(ctx.Now()-s.lastServed) > p.cfg.StarvationSeconds {
+			return j
+		}
+	}
+	return nil
+}
+
+func (p *Policy) saturated(ctx *engine.Context, h cluster.HostID) bool {
+	n := ctx.Network()
+	theta := p.cfg.Threshold
+	if theta == 0 {
+		theta = n.SaturationThreshold
+	}
+	topo := ctx.Topology()
+	rackSat := func(r cluster.RackID) bool {
+		return int(r) < len(n.UplinkLoad) && int(r) < len(n.DownlinkLoad) &&
+			math.Max(n.UplinkLoad[r], n.DownlinkLoad[r]) >= theta
+	}
+	switch p.cfg.Network {
+	case "rack":
+		return rackSat(topo.RackOf(h))
+	case "host":
+		nic := topo.Hosts[h].NICBps
+		return nic > 0 && int(h) < len(n.HostRxBps) && n.HostRxBps[h]/nic >= theta
+	case "global":
+		for r := range topo.Racks {
+			if rackSat(cluster.RackID(r)) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func (p *Policy) anyMap(ctx *engine.Context, h cluster.HostID) bool {
+	for _, j := range p.order {
+		if p.tryMap(ctx, h, j) {
+			return true
+		}
+	}
+	return false
+}
+
+func (p *Policy) anyReduce(ctx *engine.Context, h cluster.HostID) bool {
+	for _, j := range p.order {
+		if p.tryReduce(ctx, h, j) {
+			return true
+		}
+	}
+	return false
+}
+
+// tryMap launches one of j's maps on h if h's rack is one of j's map
+// racks: node-local, then rack-local, then remote (SW-3).
+func (p *Policy) tryMap(ctx *engine.Context, h cluster.HostID, j *engine.Job) bool {
+	s := p.state(ctx, j.ID)
+	if !s.mapRacks[ctx.Topology().RackOf(h)] {
+		return false
+	}
+	t, _, ok := ctx.PickMap(j.ID, h, engine.Remote)
+	if !ok {
+		return false
+	}
+	return p.launch(ctx, h, j, t, false)
+}
+
+// tryReduce launches j's next releasable reducer on h if its stage's
+// quota has room on h's rack (SW-2).
+func (p *Policy) tryReduce(ctx *engine.Context, h cluster.HostID, j *engine.Job) bool {
+	t, ok := ctx.NextPendingShuffle(j.ID)
+	if !ok || !ctx.CanRun(t) {
+		return false
+	}
+	r := ctx.Topology().RackOf(h)
+	if !p.reduceAllowed(ctx, j, t, r) {
+		return false
+	}
+	q := p.quota(ctx, j, int(t.Stage))
+	return p.launch(ctx, h, j, t, q != nil && q[r] > 0)
+}
+
+// reduceAllowed reports whether reducer t may start in rack r: its
+// stage's quota has room there, or there is no quota to follow (no map
+// output, or reruns past it).
+func (p *Policy) reduceAllowed(ctx *engine.Context, j *engine.Job, t engine.TaskRef, r cluster.RackID) bool {
+	if !upstreamDone(j, int(t.Stage)) {
+		// SW-4 whatever slow-start the run set: an early reducer would
+		// hold a slot of a rack its job's maps may be confined to
+		return false
+	}
+	q := p.quota(ctx, j, int(t.Stage))
+	if q == nil || q[r] > 0 {
+		return true
+	}
+	for _, n := range q {
+		if n > 0 {
+			return false
+		}
+	}
+	return true // reruns past the quota go anywhere
+}
+
+func (p *Policy) launch(ctx *engine.Context, h cluster.HostID, j *engine.Job, t engine.TaskRef, charge bool) bool {
+	id, err := ctx.Launch(t, h, engine.LaunchOptions{})
+	if err != nil {
+		return false
+	}
+	p.state(ctx, j.ID).lastServed = ctx.Now()
+	if charge {
+		r := ctx.Topology().RackOf(h)
+		p.jobs[j.ID].quota[int(t.Stage)][r]--
+		p.charged[id] = r
+	}
+	return true
+}
+
+// quota returns the reducers of a stage still to start per rack, split
+// when the stage is first considered (with SW-4, when every map is done).
+// Nil means the upstream wrote nothing: no place to prefer.
+func (p *Policy) quota(ctx *engine.Context, j *engine.Job, stage int) []int {
+	s := p.state(ctx, j.ID)
+	if q, ok := s.quota[stage]; ok {
+		return q
+	}
+	st := j.Stages[stage]
+	nr := len(ctx.Topology().Racks)
+	inter := make([]int64, nr)
+	var total int64
+	for _, up := range st.Spec.After {
+		for _, us := range j.Stages {
+			if us.Spec.Name != up {
+				continue
+			}
+			p.buf = ctx.StageOutputByRack(j.ID, us.Index, p.buf[:0])
+			for r, b := range p.buf {
+				inter[r] += b
+				total += b
+			}
+		}
+	}
+	var q []int
+	if total > 0 {
+		q = make([]int, nr)
+		n := len(st.Tasks)
+		switch p.cfg.ReduceRacks {
+		case "proportional":
+			q = largestRemainder(inter, total, n)
+		case "largest":
+			q[argmax(inter)] = n
+		case "map_racks":
+			// every map rack may take any number: the confinement is the point
+			for r, ok := range s.mapRacks {
+				if ok {
+					q[r] = n
+				}
+			}
+		}
+	}
+	s.quota[stage] = q
+	return q
+}
+
+// largestRemainder splits n over racks in proportion to w (which sums to
+// total), floors first, then the largest remainders, ties to the lower rack.
+func largestRemainder(w []int64, total int64, n int) []int {
+	q := make([]int, len(w))
+	rem := make([]float64, len(w))
+	given := 0
+	for r, b := range w {
+		exact := float64(n) * float64(b) / float64(total)
+		q[r] = int(exact)
+		rem[r] = exact - float64(q[r])
+		given += q[r]
+	}
+	idx := make([]int, len(w))
+	for i := range idx {
+		idx[i] = i
+	}
+	sort.SliceStable(idx, func(a, b int) bool { return rem[idx[a]] > rem[idx[b]] })
+	for i := 0; given < n; i++ {
+		q[idx[i]]++
+		given++
+	}
+	return q
+}
+
+func argmax(w []int64) int {
+	best := 0
+	for r, b := range w {
+		if b > w[best] {
+			best = r
+		}
+	}
+	return best
+}
+
+// upstreamDone reports whether every task of the stages a stage shuffles
+// from is done.
+func upstreamDone(j *engine.Job, stage int) bool {
+	for _, up := range j.Stages[stage].Spec.After {
+		for _, us := range j.Stages {
+			if us.Spec.Name == up && us.Done < len(us.Tasks) {
+				return false
+			}
+		}
+	}
+	return true
+}
