@@ -13,36 +13,10 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/racklab/racklab/coordinator/cluster"
 	"github.com/racklab/racklab/coordinator/engine"
+	"github.com/racklab/racklab/coordinator/policy/policytest"
 	"github.com/racklab/racklab/coordinator/wire"
 	"github.com/racklab/racklab/coordinator/workload"
 )
-
-// nodeLocal is FIFO that runs maps only where their block is, so that a
-// test knows where map outputs are.
-type nodeLocal struct{}
-
-func (nodeLocal) Name() string { return "nodelocal" }
-
-func (nodeLocal) OfferHost(ctx *engine.Context, h cluster.HostID) {
-	for ctx.FreeSlots(h) > 0 {
-		launched := false
-		for _, j := range ctx.Running() {
-			t, ok := ctx.NextPendingShuffle(j.ID)
-			if !ok {
-				t, _, ok = ctx.PickMap(j.ID, h, engine.NodeLocal)
-			}
-			if ok {
-				if _, err := ctx.Launch(t, h, engine.LaunchOptions{}); err == nil {
-					launched = true
-					break
-				}
-			}
-		}
-		if !launched {
-			return
-		}
-	}
-}
 
 // Two jobs; every block of "doomed"'s input has its only replica on
 // r1h1, which dies once doomed's maps are done and its reducer has
@@ -79,7 +53,9 @@ datasets:
 	creds, _ := wire.NewCredentials(hostNames(topo))
 	subj, _ := wire.NewSubjects("lostin")
 	out := t.TempDir()
-	cfg := Config{Topology: topo, Workload: w, Datasets: ds, Policy: "nodelocal", PolicyImpl: nodeLocal{}, Seed: 1, Cluster: "lostin", Listen: "127.0.0.1:0",
+	cfg := Config{Topology: topo, Workload: w, Datasets: ds, Policy: "greedy",
+		PolicyImpl: &policytest.Greedy{Farthest: engine.NodeLocal}, // maps where their block is: outputs on r1h1
+		Seed:       1, Cluster: "lostin", Listen: "127.0.0.1:0",
 		Creds: creds, OutDir: out, StopWorkers: true, Logf: t.Logf, MemberAddr: "127.0.0.1", MaxRunTime: 40 * time.Second}
 	var mu sync.Mutex
 	killed := false

@@ -9,40 +9,9 @@ import (
 	"github.com/racklab/racklab/coordinator/engine"
 )
 
-// greedy is a toy policy for testing the harness: it fills every offered
-// slot with the first runnable task it finds, reduces first, wherever the
-// input is. It counts its offers for `inspect`.
-type greedy struct{ offers int }
-
-func (*greedy) Name() string { return "greedy" }
-
-func (g *greedy) OfferHost(ctx *engine.Context, h cluster.HostID) {
-	g.offers++
-	for ctx.FreeSlots(h) > 0 {
-		launched := false
-		for _, j := range ctx.Running() {
-			t, ok := ctx.NextPendingShuffle(j.ID)
-			if !ok {
-				t, _, ok = ctx.PickMap(j.ID, h, engine.Remote)
-			}
-			if ok {
-				if _, err := ctx.Launch(t, h, engine.LaunchOptions{}); err == nil {
-					launched = true
-					break
-				}
-			}
-		}
-		if !launched {
-			return
-		}
-	}
-}
-
-func (g *greedy) Inspect([]*engine.Job) string { return fmt.Sprintf("offers=%d\n", g.offers) }
-
 // demoting is greedy that, once a map has read its input, moves the
 // replica it read to HDD: it exercises input-done and tier moves.
-type demoting struct{ greedy }
+type demoting struct{ Greedy }
 
 func (*demoting) InputDone(ctx *engine.Context, a *engine.Attempt) {
 	if a.Source.Host < 0 {
@@ -60,9 +29,9 @@ func greedyFactory(name string, args map[string]string) (engine.Policy, error) {
 	}
 	switch name {
 	case "greedy":
-		return &greedy{}, nil
+		return &Greedy{Farthest: engine.Remote}, nil
 	case "demoting":
-		return &demoting{}, nil
+		return &demoting{Greedy{Farthest: engine.Remote}}, nil
 	}
 	return nil, fmt.Errorf("unknown policy %q", name)
 }
