@@ -38,17 +38,36 @@ func checkNumbers(d *yamlfile.Decoder, top *yaml.Node) {
 	for i, n := range m.Seq("runs") {
 		nonNegInt(d.Map(n, fmt.Sprintf("runs[%d]", i)), "repetitions", MaxRepetitions)
 	}
-	wn := m.Node("workload")
-	if wn == nil {
-		return
+	if wn := m.Node("workload"); wn != nil {
+		checkWorkloadNumbers(d, wn, "workload")
 	}
-	wm := d.Map(wn, "workload")
+	if n := m.Node("workloads"); n != nil {
+		wsm := d.Map(n, "workloads")
+		for _, name := range wsm.Keys() {
+			if wn := wsm.Node(name); wn != nil {
+				checkWorkloadNumbers(d, wn, "workloads "+name)
+			}
+		}
+	}
+}
+
+// checkWorkloadNumbers is checkNumbers for one workload; where names it.
+func checkWorkloadNumbers(d *yamlfile.Decoder, wn *yaml.Node, where string) {
+	wm := d.Map(wn, where)
 	if n := wm.Node("generator"); n != nil {
-		gm := d.Map(n, "workload generator")
+		gm := d.Map(n, where+" generator")
 		nonNegInt(gm, "seed", -1)
 		nonNegInt(gm, "workloads", workload.MaxTotalTasks)
 		nonNegInt(gm, "replication", workload.MaxReplicas)
+		nonNegInt(gm, "rounds", workload.MaxTotalTasks)
 		positive(gm, "scale")
+		for _, key := range []string{"duration", "window"} {
+			if gm.Has(key) {
+				if v := gm.Float(key); v > workload.MaxArrivalS {
+					gm.Fail(key, "%s must be at most %g s, the longest arrival time (got %g)", key, workload.MaxArrivalS, v)
+				}
+			}
+		}
 		if gm.Has("rate") {
 			if v := gm.Float("rate"); v != 0 && v < 1/workload.MaxArrivalS {
 				gm.Fail("rate", "rate must be at least %g submissions per second, one in the longest arrival time (got %g)", 1/workload.MaxArrivalS, v)
@@ -56,7 +75,7 @@ func checkNumbers(d *yamlfile.Decoder, top *yaml.Node) {
 		}
 	}
 	if n := wm.Node("swim"); n != nil {
-		sm := d.Map(n, "workload swim")
+		sm := d.Map(n, where+" swim")
 		nonNegInt(sm, "max_jobs", -1)
 		nonNegInt(sm, "max_reducers", workload.MaxTasksPerStage)
 		positive(sm, "scale")

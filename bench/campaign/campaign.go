@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -29,8 +30,12 @@ type Campaign struct {
 	// Topology: a topology file, or a uniform cluster.
 	TopologyFile string
 	Uniform      *cluster.UniformSpec
-	Workload     WorkloadSpec
-	Seed         uint64
+	// Workload is the campaign's one workload (workload:); Workloads are
+	// its named workloads (workloads:), in file order. A campaign has
+	// one or the other.
+	Workload  WorkloadSpec
+	Workloads []NamedWorkload
+	Seed      uint64
 	// Background is the share of every rack link's capacity that
 	// background traffic occupies (0: none).
 	Background float64
@@ -46,6 +51,40 @@ type Campaign struct {
 	// Source is the file's text, kept for the result directory.
 	Source []byte
 	Path   string
+}
+
+// NamedWorkload is one workload of a campaign's workloads section; its
+// name is a directory of each mode's results.
+type NamedWorkload struct {
+	Name string
+	Spec WorkloadSpec
+}
+
+// Named says whether the campaign has named workloads (workloads:)
+// rather than one (workload:).
+func (c *Campaign) Named() bool { return len(c.Workloads) > 0 }
+
+// WorkloadNames lists the named workloads in file order; nil for a
+// campaign of one workload.
+func (c *Campaign) WorkloadNames() []string {
+	var out []string
+	for _, w := range c.Workloads {
+		out = append(out, w.Name)
+	}
+	return out
+}
+
+// spec is the workload of a name ("" for the campaign's one workload).
+func (c *Campaign) spec(name string) (WorkloadSpec, bool) {
+	if name == "" {
+		return c.Workload, !c.Named()
+	}
+	for _, w := range c.Workloads {
+		if w.Name == name {
+			return w.Spec, true
+		}
+	}
+	return WorkloadSpec{}, false
 }
 
 // WorkloadSpec names the workload: files, the SWIM importer, or one of
@@ -71,12 +110,20 @@ type GeneratorSpec struct {
 	Rate        float64
 	BlockSize   int64
 	Replication int
-	// tpch
+	// tpch: Rounds submits the query set this many times, a Window (s)
+	// apart, each round's arrivals spread over the Window; Queries selects
+	// queries by number (empty: all).
 	ScaleFactor float64
 	MultiStage  bool
-	// ml: submissions; recurring: w1, w2 or w3 and its size error; mix:
-	// a preset.
+	Rounds      int
+	Window      float64
+	Queries     []int
+	// ml: submissions, the span (s) of their arrivals, and the templates
+	// drawn from (B1–B15; empty: all); recurring: w1, w2 or w3 and its
+	// size error; mix: a preset.
 	Workloads int
+	Duration  float64
+	Labels    []string
 	Set       string
 	SizeError float64
 	Preset    string
@@ -108,6 +155,9 @@ type RunSet struct {
 	// label its results go by; no two share a label.
 	Policies    []policy.Spec
 	Repetitions int
+	// Workloads are the named workloads the run set runs (default: all of
+	// the campaign's); nil for a campaign of one workload.
+	Workloads []string
 	// Network is the emulated cluster's mode (local): switched or flat.
 	Network string
 	// NATS and Credentials reach a lab cluster's coordinator network
@@ -147,11 +197,17 @@ func Load(path string) (*Campaign, error) {
 		return filepath.Join(dir, p)
 	}
 	c.TopologyFile = abs(c.TopologyFile)
-	c.Workload.File = abs(c.Workload.File)
-	c.Workload.Datasets = abs(c.Workload.Datasets)
-	c.Workload.Predicted = abs(c.Workload.Predicted)
-	if c.Workload.Swim != nil {
-		c.Workload.Swim.Trace = abs(c.Workload.Swim.Trace)
+	absWorkload := func(w *WorkloadSpec) {
+		w.File = abs(w.File)
+		w.Datasets = abs(w.Datasets)
+		w.Predicted = abs(w.Predicted)
+		if w.Swim != nil {
+			w.Swim.Trace = abs(w.Swim.Trace)
+		}
+	}
+	absWorkload(&c.Workload)
+	for i := range c.Workloads {
+		absWorkload(&c.Workloads[i].Spec)
 	}
 	for i := range c.Runs {
 		c.Runs[i].Credentials = abs(c.Runs[i].Credentials)
@@ -168,10 +224,14 @@ func Parse(name string, data []byte) (*Campaign, error) {
 	}
 	c := &Campaign{Source: data, Seed: 1}
 	m := d.Map(top, "campaign")
-	m.Known("name", "topology", "cluster", "workload", "seed", "background", "limits", "slowstart", "queues", "runs", "headlines")
-	m.Require("name", "workload", "runs")
+	m.Known("name", "topology", "cluster", "workload", "workloads", "seed", "background", "limits", "slowstart", "queues", "runs", "headlines")
+	m.Require("name")
+	if !m.Has("workloads") {
+		m.Require("workload")
+	}
+	m.Require("runs")
 	c.Name = m.Str("name")
-	if c.Name != "" && strings.ContainsAny(c.Name, "/\\ \t") {
+	if c.Name != "" && !dirName(c.Name) {
 		m.Fail("name", "the name %q names a directory: no slashes or blanks", c.Name)
 	}
 	if m.Has("seed") {
@@ -192,8 +252,14 @@ func Parse(name string, data []byte) (*Campaign, error) {
 	default:
 		m.Fail("", "no topology: give topology (a file) or cluster (a uniform cluster)")
 	}
+	if m.Has("workload") && m.Has("workloads") {
+		d.Fail(keyLine(top, "workloads", m.Line), "campaign", "give either workload (one workload) or workloads (named workloads), not both")
+	}
 	if n := m.Node("workload"); n != nil {
-		c.Workload = parseWorkload(d, n)
+		c.Workload = parseWorkload(d, n, "workload")
+	}
+	if n := m.Node("workloads"); n != nil {
+		c.Workloads = parseWorkloads(d, n)
 	}
 	if n := m.Node("limits"); n != nil {
 		c.Limits = parseLimits(d, n)
@@ -203,7 +269,7 @@ func Parse(name string, data []byte) (*Campaign, error) {
 	}
 	c.Headlines = m.Node("headlines")
 	for i, n := range m.Seq("runs") {
-		c.Runs = append(c.Runs, parseRunSet(d, n, i))
+		c.Runs = append(c.Runs, parseRunSet(d, n, i, c.WorkloadNames()))
 	}
 	if d.Err() == nil && len(c.Runs) == 0 {
 		m.Fail("runs", "runs lists nothing to run")
@@ -224,8 +290,54 @@ func Parse(name string, data []byte) (*Campaign, error) {
 	return c, nil
 }
 
-func parseWorkload(d *yamlfile.Decoder, n *yaml.Node) WorkloadSpec {
-	m := d.Map(n, "workload")
+// dirName says whether a name can be a directory of the results: not
+// empty, no slashes or blanks, not . or ...
+func dirName(s string) bool {
+	return s != "" && s != "." && s != ".." && !strings.ContainsAny(s, "/\\ \t\n")
+}
+
+// keyLine is the line of a key of a mapping node (its own keys, not
+// merged ones), or fallback.
+func keyLine(n *yaml.Node, key string, fallback int) int {
+	if n == nil || n.Kind != yaml.MappingNode {
+		return fallback
+	}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		if n.Content[i].Value == key {
+			return n.Content[i].Line
+		}
+	}
+	return fallback
+}
+
+// parseWorkloads reads the named workloads: a mapping, in file order, of
+// name to what workload takes.
+func parseWorkloads(d *yamlfile.Decoder, n *yaml.Node) []NamedWorkload {
+	m := d.Map(n, "workloads")
+	var out []NamedWorkload
+	for _, name := range m.Keys() {
+		if d.Err() != nil {
+			return nil
+		}
+		if !dirName(name) {
+			d.Fail(keyLine(n, name, m.Line), "workloads", "the workload name %q names a directory: no slashes or blanks", name)
+			return nil
+		}
+		wn := m.Node(name)
+		if wn == nil {
+			d.Fail(keyLine(n, name, m.Line), "workloads", "workload %s is empty: give file (and datasets), swim or generator", name)
+			return nil
+		}
+		out = append(out, NamedWorkload{Name: name, Spec: parseWorkload(d, wn, "workloads "+name)})
+	}
+	if d.Err() == nil && len(out) == 0 {
+		d.Fail(m.Line, "workloads", "workloads names no workload")
+	}
+	return out
+}
+
+func parseWorkload(d *yamlfile.Decoder, n *yaml.Node, where string) WorkloadSpec {
+	m := d.Map(n, where)
 	m.Known("file", "datasets", "predicted", "swim", "generator")
 	var w WorkloadSpec
 	w.File, w.Datasets, w.Predicted = m.Str("file"), m.Str("datasets"), m.Str("predicted")
@@ -236,14 +348,14 @@ func parseWorkload(d *yamlfile.Decoder, n *yaml.Node) WorkloadSpec {
 		if w.File != "" || m.Has("swim") {
 			m.Fail("generator", "give one of file, swim and generator")
 		}
-		w.Generator = parseGenerator(d, gn)
+		w.Generator = parseGenerator(d, gn, where+" generator")
 		return w
 	}
 	if sn := m.Node("swim"); sn != nil {
 		if w.File != "" {
 			m.Fail("swim", "give either file or swim, not both")
 		}
-		sm := d.Map(sn, "workload swim")
+		sm := d.Map(sn, where+" swim")
 		sm.Known("trace", "max_jobs", "scale", "block_size", "reduce_bytes", "max_reducers")
 		sm.Require("trace")
 		s := &SwimSpec{Trace: sm.Str("trace"), MaxJobs: int(sm.Int("max_jobs")), Scale: 1, BlockSize: 128 << 20, ReduceBytes: 1 << 30, MaxReducers: 999}
@@ -318,10 +430,12 @@ func parseLimits(d *yamlfile.Decoder, n *yaml.Node) Limits {
 	return l
 }
 
-func parseRunSet(d *yamlfile.Decoder, n *yaml.Node, i int) RunSet {
+// parseRunSet reads one run set; workloads are the campaign's named
+// workloads (nil: it has one workload).
+func parseRunSet(d *yamlfile.Decoder, n *yaml.Node, i int, workloads []string) RunSet {
 	where := fmt.Sprintf("runs[%d]", i)
 	m := d.Map(n, where)
-	m.Known("mode", "policies", "repetitions", "network", "nats", "credentials", "listen", "member_addr")
+	m.Known("mode", "policies", "repetitions", "network", "nats", "credentials", "listen", "member_addr", "workloads")
 	m.Require("mode", "policies")
 	rs := RunSet{Mode: m.Str("mode"), Repetitions: 1, Network: "switched",
 		NATS: m.Str("nats"), Credentials: m.Str("credentials"), Listen: m.Str("listen"), MemberAddr: m.Str("member_addr")}
@@ -347,18 +461,54 @@ func parseRunSet(d *yamlfile.Decoder, n *yaml.Node, i int) RunSet {
 	if rs.Network != "switched" && rs.Network != "flat" {
 		m.Fail("network", "unknown network %q: switched or flat", rs.Network)
 	}
+	rs.Workloads = workloads
+	if wn := m.Node("workloads"); wn != nil {
+		rs.Workloads = parseRunWorkloads(d, m, workloads)
+	}
 	rs.Policies = parsePolicies(d, m, i)
 	return rs
 }
 
-func parseGenerator(d *yamlfile.Decoder, n *yaml.Node) *GeneratorSpec {
-	m := d.Map(n, "workload generator")
+// parseRunWorkloads reads a run set's list of workloads, each a name of
+// the campaign's workloads section.
+func parseRunWorkloads(d *yamlfile.Decoder, m *yamlfile.Map, known []string) []string {
+	if len(known) == 0 {
+		m.Fail("workloads", "the campaign has one workload (workload:): a run set lists workloads only when the campaign names them (workloads:)")
+		return nil
+	}
+	names := m.Strs("workloads")
+	if d.Err() != nil {
+		return nil
+	}
+	if len(names) == 0 {
+		m.Fail("workloads", "workloads lists no workload (leave it out to run all of them)")
+		return nil
+	}
+	seen := map[string]bool{}
+	for _, name := range names {
+		switch {
+		case !slices.Contains(known, name):
+			m.Fail("workloads", "unknown workload %q: the campaign's workloads are %s", name, strings.Join(known, ", "))
+			return nil
+		case seen[name]:
+			m.Fail("workloads", "workload %s is listed twice", name)
+			return nil
+		}
+		seen[name] = true
+	}
+	return names
+}
+
+func parseGenerator(d *yamlfile.Decoder, n *yaml.Node, where string) *GeneratorSpec {
+	m := d.Map(n, where)
 	m.Known("name", "seed", "scale", "arrivals", "rate", "block_size", "replication",
-		"scale_factor", "multistage", "workloads", "set", "size_error", "preset")
+		"scale_factor", "multistage", "workloads", "set", "size_error", "preset",
+		"duration", "labels", "rounds", "window", "queries")
 	m.Require("name")
 	g := &GeneratorSpec{Name: m.Str("name"), Seed: 1, Scale: 1, Arrivals: "trace", BlockSize: 128 << 20, Replication: 3,
 		ScaleFactor: m.Float("scale_factor"), MultiStage: m.Str("multistage") == "true", Workloads: int(m.Int("workloads")),
-		Set: m.Str("set"), SizeError: m.Float("size_error"), Preset: m.Str("preset"), Rate: m.Float("rate")}
+		Set: m.Str("set"), SizeError: m.Float("size_error"), Preset: m.Str("preset"), Rate: m.Float("rate"),
+		Duration: m.Float("duration"), Window: m.Float("window"), Rounds: int(m.Int("rounds")), Labels: m.Strs("labels")}
 	if m.Has("seed") {
 		g.Seed = uint64(m.Int("seed"))
 	}
@@ -382,6 +532,36 @@ func parseGenerator(d *yamlfile.Decoder, n *yaml.Node) *GeneratorSpec {
 	case "tpch", "ml", "recurring", "mix":
 	default:
 		m.Fail("name", "unknown generator %q: tpch, ml, recurring or mix", g.Name)
+	}
+	// options of one generator only: given to another, they would be
+	// silently ignored
+	for _, f := range []struct{ key, gen string }{
+		{"scale_factor", "tpch"}, {"multistage", "tpch"}, {"rounds", "tpch"}, {"window", "tpch"}, {"queries", "tpch"},
+		{"workloads", "ml"}, {"duration", "ml"}, {"labels", "ml"},
+	} {
+		if m.Has(f.key) && g.Name != f.gen && g.Name != "" {
+			m.Fail(f.key, "%s is an option of the %s generator, not of %s", f.key, f.gen, g.Name)
+			return g
+		}
+	}
+	for _, f := range []struct {
+		key string
+		v   float64
+	}{{"duration", g.Duration}, {"window", g.Window}} {
+		if m.Has(f.key) && !(f.v > 0) {
+			m.Fail(f.key, "%s is a span in seconds and must be positive (got %g)", f.key, f.v)
+		}
+	}
+	if m.Has("rounds") && g.Rounds < 1 {
+		m.Fail("rounds", "rounds must be at least 1 (got %d)", g.Rounds)
+	}
+	for _, q := range m.Strs("queries") {
+		v, err := yamlfile.ParseInt(q)
+		if err != nil || v < 1 {
+			m.Fail("queries", "queries lists TPC-H query numbers: %q is not one", q)
+			break
+		}
+		g.Queries = append(g.Queries, int(v))
 	}
 	return g
 }

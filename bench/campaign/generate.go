@@ -30,6 +30,13 @@ func generate(g *GeneratorSpec) (*workload.Workload, *workload.Datasets, *worklo
 			o.ScaleFactor = g.ScaleFactor
 		}
 		o.MultiStage = g.MultiStage
+		if g.Rounds > 0 {
+			o.Rounds = g.Rounds
+		}
+		if g.Window > 0 {
+			o.Window = g.Window
+		}
+		o.Queries = g.Queries
 		return noPredictions(tpch.Generate(o))
 	case "ml":
 		o := ml.DefaultOptions()
@@ -37,6 +44,10 @@ func generate(g *GeneratorSpec) (*workload.Workload, *workload.Datasets, *worklo
 		if g.Workloads > 0 {
 			o.Workloads = g.Workloads
 		}
+		if g.Duration > 0 {
+			o.Duration = g.Duration
+		}
+		o.Labels = g.Labels
 		return noPredictions(ml.Generate(o))
 	case "recurring":
 		o := recurring.DefaultOptions()

@@ -46,7 +46,7 @@ func TestPredictionsReachTheRuns(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	in, err := c.load()
+	in, err := loadSingle(c)
 	if err != nil {
 		t.Fatal(err)
 	}

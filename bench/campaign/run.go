@@ -52,58 +52,80 @@ type Options struct {
 
 // Run is one cell of the matrix.
 type Run struct {
-	Mode   string
-	Set    RunSet
-	Policy policy.Spec
-	Seed   uint64
-	// Dir is <out>/<mode>/<label>-seed<N>.
+	Mode string
+	Set  RunSet
+	// Workload is the named workload the run runs; "" in a campaign of
+	// one workload.
+	Workload string
+	Policy   policy.Spec
+	Seed     uint64
+	// Dir is <out>/<mode>/<label>-seed<N>, or with named workloads
+	// <out>/<mode>/<workload>/<label>-seed<N>.
 	Dir string
 }
 
-// ID names the run by its policy's label.
-func (r Run) ID() string { return fmt.Sprintf("%s/%s-seed%d", r.Mode, r.Policy, r.Seed) }
+// ID names the run by its mode, workload (if named) and policy's label.
+func (r Run) ID() string {
+	return filepath.ToSlash(filepath.Join(r.Mode, r.Workload, fmt.Sprintf("%s-seed%d", r.Policy, r.Seed)))
+}
+
+// SetDir is the directory of one mode's (and named workload's) runs and
+// their summary.csv: <out>/<mode>, or <out>/<mode>/<workload>.
+func SetDir(out, mode, workload string) string { return filepath.Join(out, mode, workload) }
+
+// setWorkloads are the workloads a run set runs: its named ones, or the
+// campaign's one workload ("").
+func setWorkloads(rs RunSet) []string {
+	if len(rs.Workloads) == 0 {
+		return []string{""}
+	}
+	return rs.Workloads
+}
 
 const doneFile = "done.json"
 
-// Matrix lists the campaign's runs in order: by run set, then
-// repetition, then policy.
+// Matrix lists the campaign's runs in order: by run set, then workload,
+// then repetition, then policy.
 func (c *Campaign) Matrix(out string) []Run {
 	var runs []Run
 	for _, rs := range c.Runs {
-		for _, seed := range c.Seeds(rs) {
-			for _, p := range rs.Policies {
-				runs = append(runs, Run{Mode: rs.Mode, Set: rs, Policy: p, Seed: seed, Dir: sim.RunDir(filepath.Join(out, rs.Mode), p.String(), seed)})
+		for _, wl := range setWorkloads(rs) {
+			for _, seed := range c.Seeds(rs) {
+				for _, p := range rs.Policies {
+					runs = append(runs, Run{Mode: rs.Mode, Set: rs, Workload: wl, Policy: p, Seed: seed,
+						Dir: sim.RunDir(SetDir(out, rs.Mode, wl), p.String(), seed)})
+				}
 			}
 		}
 	}
 	return runs
 }
 
+// inputs are one workload's jobs and data, as the runs take them.
 type inputs struct {
-	topo *cluster.Topology
 	w    *workload.Workload
 	ds   *workload.Datasets
 	pred *workload.Predicted // what a planner is told, if anything
 }
 
-func (c *Campaign) load() (*inputs, error) {
+func (c *Campaign) loadTopology() (*cluster.Topology, error) {
+	if c.TopologyFile != "" {
+		return cluster.LoadTopology(c.TopologyFile)
+	}
+	return cluster.Uniform(*c.Uniform)
+}
+
+// loadWorkload generates or reads a workload for a topology.
+func loadWorkload(spec WorkloadSpec, topo *cluster.Topology) (*inputs, error) {
 	in := &inputs{}
 	var err error
-	if c.TopologyFile != "" {
-		in.topo, err = cluster.LoadTopology(c.TopologyFile)
-	} else {
-		in.topo, err = cluster.Uniform(*c.Uniform)
-	}
-	if err != nil {
-		return nil, err
-	}
 	switch {
-	case c.Workload.Generator != nil:
-		if in.w, in.ds, in.pred, err = generate(c.Workload.Generator); err != nil {
-			return nil, fmt.Errorf("workload generator %s: %w", c.Workload.Generator.Name, err)
+	case spec.Generator != nil:
+		if in.w, in.ds, in.pred, err = generate(spec.Generator); err != nil {
+			return nil, fmt.Errorf("workload generator %s: %w", spec.Generator.Name, err)
 		}
-	case c.Workload.Swim != nil:
-		s := c.Workload.Swim
+	case spec.Swim != nil:
+		s := spec.Swim
 		o := swim.DefaultOptions()
 		o.Scale, o.BlockSize, o.ReduceBytes, o.MaxJobs, o.MaxReducers = s.Scale, s.BlockSize, s.ReduceBytes, s.MaxJobs, s.MaxReducers
 		f, err := os.Open(s.Trace)
@@ -117,20 +139,20 @@ func (c *Campaign) load() (*inputs, error) {
 		}
 	default:
 		in.ds = &workload.Datasets{}
-		if c.Workload.Datasets != "" {
-			if in.ds, err = workload.LoadDatasets(c.Workload.Datasets, in.topo); err != nil {
+		if spec.Datasets != "" {
+			if in.ds, err = workload.LoadDatasets(spec.Datasets, topo); err != nil {
 				return nil, err
 			}
 		}
-		if in.w, err = workload.LoadWorkloadFor(c.Workload.File, in.ds); err != nil {
+		if in.w, err = workload.LoadWorkloadFor(spec.File, in.ds); err != nil {
 			return nil, err
 		}
-		if c.Workload.Predicted != "" {
-			if in.pred, err = recurring.LoadPredicted(c.Workload.Predicted); err != nil {
+		if spec.Predicted != "" {
+			if in.pred, err = recurring.LoadPredicted(spec.Predicted); err != nil {
 				return nil, err
 			}
 			if err := in.pred.CheckAgainst(in.w); err != nil {
-				return nil, fmt.Errorf("%s: %w", c.Workload.Predicted, err)
+				return nil, fmt.Errorf("%s: %w", spec.Predicted, err)
 			}
 		}
 	}
@@ -160,7 +182,7 @@ func Execute(ctx context.Context, c *Campaign, opt Options) error {
 	if err := prepareDir(c, opt.Out); err != nil {
 		return err
 	}
-	in, err := c.load()
+	topo, err := c.loadTopology()
 	if err != nil {
 		return err
 	}
@@ -190,6 +212,28 @@ func Execute(ctx context.Context, c *Campaign, opt Options) error {
 	if err := writeMeta(c, opt.Out, len(runs)-len(todo)); err != nil {
 		return err
 	}
+	// each workload once, for all its runs; only those a run still needs
+	loaded := map[string]*inputs{}
+	for _, r := range todo {
+		if _, ok := loaded[r.Workload]; ok {
+			continue
+		}
+		spec, ok := c.spec(r.Workload)
+		if !ok {
+			return fmt.Errorf("run %s: the campaign has no workload %q", r.ID(), r.Workload)
+		}
+		in, err := loadWorkload(spec, topo)
+		if err != nil {
+			if r.Workload != "" {
+				return fmt.Errorf("workload %s: %w", r.Workload, err)
+			}
+			return err
+		}
+		if r.Workload != "" {
+			opt.Logf("workload %s: %d jobs", r.Workload, len(in.w.Jobs))
+		}
+		loaded[r.Workload] = in
+	}
 	var progress *mpb.Progress
 	var overall *mpb.Bar
 	if opt.Progress != nil {
@@ -200,7 +244,7 @@ func Execute(ctx context.Context, c *Campaign, opt Options) error {
 		overall.SetCurrent(int64(len(runs) - len(todo)))
 		defer progress.Wait()
 	}
-	ex := &executor{c: c, opt: opt, in: in, progress: progress, overall: overall, runs: runs, done: done}
+	ex := &executor{c: c, opt: opt, topo: topo, inputs: loaded, progress: progress, overall: overall, runs: runs, done: done}
 	// simulated runs share the cores; live runs own the machine (or the
 	// lab), one at a time
 	var sims, lives []Run
@@ -225,17 +269,21 @@ func Execute(ctx context.Context, c *Campaign, opt Options) error {
 	// every mode's summary holds every finished run, also when the runs
 	// were all done before (a crash between a run's mark and its summary)
 	for _, rs := range c.Runs {
-		if serr := ex.writeSummary(rs.Mode); serr != nil && err == nil {
-			err = serr
+		for _, wl := range setWorkloads(rs) {
+			if serr := ex.writeSummary(rs.Mode, wl); serr != nil && err == nil {
+				err = serr
+			}
 		}
 	}
 	return err
 }
 
 type executor struct {
-	c        *Campaign
-	opt      Options
-	in       *inputs
+	c    *Campaign
+	opt  Options
+	topo *cluster.Topology
+	// inputs are the workloads of the runs to do, by name
+	inputs   map[string]*inputs
 	progress *mpb.Progress
 	overall  *mpb.Bar
 	runs     []Run
@@ -270,7 +318,7 @@ func (ex *executor) bar(r Run) *mpb.Bar {
 	if ex.progress == nil {
 		return nil
 	}
-	return ex.progress.AddBar(int64(len(ex.in.w.Jobs)),
+	return ex.progress.AddBar(int64(len(ex.inputs[r.Workload].w.Jobs)),
 		mpb.BarRemoveOnComplete(),
 		mpb.PrependDecorators(decor.Name(r.ID(), decor.WCSyncSpaceR), decor.CountersNoUnit("%d/%d jobs", decor.WCSyncSpace)),
 		mpb.AppendDecorators(decor.Percentage(decor.WCSyncSpace), decor.Name(" ETA "), decor.EwmaETA(decor.ET_STYLE_GO, 30)))
@@ -328,8 +376,9 @@ func (ex *executor) runOne(ctx context.Context, r Run) error {
 func (ex *executor) sim(ctx context.Context, r Run, jobsDone func(int)) (metrics.Summary, error) {
 	opt := sim.Options{MaxSimTime: ex.c.Limits.MaxSimTime, Cancel: ctx.Done(), Background: ex.c.Background,
 		Progress: func(_ float64, done, _ int) { jobsDone(done) }}
-	sum, _, err := sim.RunOne(sim.Spec{Topology: ex.in.topo, Workload: ex.in.w, Datasets: ex.in.ds,
-		Policy: r.Policy, Seed: r.Seed, SlowStart: ex.c.SlowStart, Queues: ex.c.Queues, Predicted: ex.in.pred, Dir: r.Dir, Options: opt})
+	in := ex.inputs[r.Workload]
+	sum, _, err := sim.RunOne(sim.Spec{Topology: ex.topo, Workload: in.w, Datasets: in.ds,
+		Policy: r.Policy, Seed: r.Seed, SlowStart: ex.c.SlowStart, Queues: ex.c.Queues, Predicted: in.pred, Dir: r.Dir, Options: opt})
 	return sum, err
 }
 
@@ -341,12 +390,13 @@ func (ex *executor) live(ctx context.Context, r Run, jobsDone func(int)) (metric
 		return metrics.Summary{}, err
 	}
 	done := 0
-	sink, err := metrics.NewRunSink(r.Dir, ex.in.w, r.Policy.String(), r.Seed)
+	in := ex.inputs[r.Workload]
+	sink, err := metrics.NewRunSink(r.Dir, in.w, r.Policy.String(), r.Seed)
 	if err != nil {
 		return metrics.Summary{}, err
 	}
-	cfg := live.Config{Sink: sink, Background: ex.c.Background, Topology: ex.in.topo, Workload: ex.in.w, Datasets: ex.in.ds,
-		Policy: r.Policy.String(), PolicyImpl: p, Seed: r.Seed, Queues: ex.c.Queues, Predicted: ex.in.pred,
+	cfg := live.Config{Sink: sink, Background: ex.c.Background, Topology: ex.topo, Workload: in.w, Datasets: in.ds,
+		Policy: r.Policy.String(), PolicyImpl: p, Seed: r.Seed, Queues: ex.c.Queues, Predicted: in.pred,
 		SlowStart: ex.c.SlowStart, OutDir: r.Dir, MaxRunTime: ex.c.Limits.MaxRunTime, StallTimeout: ex.c.Limits.StallTimeout, Logf: func(string, ...any) {}, // events.jsonl has them
 		OnEvent: func(ev live.Event) {
 			if strings.HasPrefix(ev.Kind, "job-") {
@@ -364,7 +414,7 @@ func (ex *executor) live(ctx context.Context, r Run, jobsDone func(int)) (metric
 		if derr != nil {
 			return metrics.Summary{}, derr
 		}
-		lopt := local.Options{Prefix: ex.opt.Prefix, Mode: mode, Topology: ex.in.topo, WorkerCommand: ex.opt.WorkerCommand,
+		lopt := local.Options{Prefix: ex.opt.Prefix, Mode: mode, Topology: ex.topo, WorkerCommand: ex.opt.WorkerCommand,
 			Dir: dir, Cluster: "racklab", Background: ex.c.Background}
 		_, err = local.Run(ctx, lopt, cfg)
 	case ModeRemote:
@@ -374,7 +424,7 @@ func (ex *executor) live(ctx context.Context, r Run, jobsDone func(int)) (metric
 			// an external one needs only the coordinator's
 			var hosts []string
 			if cfg.NATSURL == "" {
-				for _, h := range ex.in.topo.Hosts {
+				for _, h := range ex.topo.Hosts {
 					hosts = append(hosts, h.Name)
 				}
 			}
@@ -390,8 +440,8 @@ func (ex *executor) live(ctx context.Context, r Run, jobsDone func(int)) (metric
 	return sink.Summary, nil
 }
 
-// finish marks a run done and rewrites its mode's summary.csv from every
-// run done so far, in matrix order.
+// finish marks a run done and rewrites its result set's summary.csv
+// from every run of it done so far, in matrix order.
 func (ex *executor) finish(r Run, sum metrics.Summary) error {
 	if err := markDone(r, sum); err != nil {
 		return err
@@ -399,17 +449,17 @@ func (ex *executor) finish(r Run, sum metrics.Summary) error {
 	ex.mu.Lock()
 	ex.done[r.Dir] = sum
 	ex.mu.Unlock()
-	return ex.writeSummary(r.Mode)
+	return ex.writeSummary(r.Mode, r.Workload)
 }
 
-// writeSummary rewrites a mode's summary.csv from its finished runs, in
-// matrix order.
-func (ex *executor) writeSummary(mode string) error {
+// writeSummary rewrites the summary.csv of a mode (and named workload)
+// from its finished runs, in matrix order.
+func (ex *executor) writeSummary(mode, wl string) error {
 	ex.mu.Lock()
 	defer ex.mu.Unlock()
 	var rows []metrics.Summary
 	for _, o := range ex.runs {
-		if o.Mode != mode {
+		if o.Mode != mode || o.Workload != wl {
 			continue
 		}
 		if s, ok := ex.done[o.Dir]; ok {
@@ -419,10 +469,11 @@ func (ex *executor) writeSummary(mode string) error {
 	if len(rows) == 0 {
 		return nil
 	}
-	if err := os.MkdirAll(filepath.Join(ex.opt.Out, mode), 0o755); err != nil {
+	dir := SetDir(ex.opt.Out, mode, wl)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	return metrics.WriteSummaries(filepath.Join(ex.opt.Out, mode, "summary.csv"), rows)
+	return metrics.WriteSummaries(filepath.Join(dir, "summary.csv"), rows)
 }
 
 // prepareDir checks that the result directory belongs to this campaign
@@ -431,9 +482,15 @@ func (ex *executor) writeSummary(mode string) error {
 // would be outside).
 func prepareDir(c *Campaign, out string) error {
 	for _, rs := range c.Runs {
-		st, err := os.Lstat(filepath.Join(out, rs.Mode))
-		if err == nil && !st.IsDir() {
-			return fmt.Errorf("%s is not a directory (a symbolic link?): remove it", filepath.Join(out, rs.Mode))
+		dirs := []string{filepath.Join(out, rs.Mode)}
+		for _, wl := range rs.Workloads {
+			dirs = append(dirs, SetDir(out, rs.Mode, wl))
+		}
+		for _, dir := range dirs {
+			st, err := os.Lstat(dir)
+			if err == nil && !st.IsDir() {
+				return fmt.Errorf("%s is not a directory (a symbolic link?): remove it", dir)
+			}
 		}
 	}
 	path := filepath.Join(out, "campaign.yaml")
@@ -490,17 +547,24 @@ func writeMeta(c *Campaign, out string, alreadyDone int) error {
 	return safefile.WriteFile(path, append(b, '\n'), 0o644)
 }
 
-// Summaries returns the summaries of the finished runs of each mode, in
-// matrix order, and the modes in campaign order.
-func (c *Campaign) Summaries(out string) (modes []string, rows map[string][]metrics.Summary) {
+// Summaries returns the summaries of the finished runs of each result
+// set, in matrix order, and the result sets in campaign order. A result
+// set is a mode ("sim"), or with named workloads a mode and a workload
+// ("sim/ml"): the path of its summary.csv's directory under out, with
+// slashes.
+func (c *Campaign) Summaries(out string) (sets []string, rows map[string][]metrics.Summary) {
 	rows = map[string][]metrics.Summary{}
 	for _, r := range c.Matrix(out) {
 		if s, ok := Done(r); ok {
-			if _, seen := rows[r.Mode]; !seen {
-				modes = append(modes, r.Mode)
+			set := r.Mode
+			if r.Workload != "" {
+				set += "/" + r.Workload
 			}
-			rows[r.Mode] = append(rows[r.Mode], s)
+			if _, seen := rows[set]; !seen {
+				sets = append(sets, set)
+			}
+			rows[set] = append(rows[set], s)
 		}
 	}
-	return modes, rows
+	return sets, rows
 }

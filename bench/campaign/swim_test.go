@@ -22,7 +22,7 @@ runs: [{mode: sim, policies: [fifo]}]
 	if err != nil {
 		t.Fatal(err)
 	}
-	in, err := c.load()
+	in, err := loadSingle(c)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -38,4 +38,13 @@ runs: [{mode: sim, policies: [fifo]}]
 	if s := rows[ModeSim]; len(s) != 1 || s[0].Jobs != 50 || s[0].FailedJobs != 0 {
 		t.Fatalf("summaries %+v, want the 50 jobs, all done", s)
 	}
+}
+
+// loadSingle loads a campaign's topology and its one workload.
+func loadSingle(c *Campaign) (*inputs, error) {
+	topo, err := c.loadTopology()
+	if err != nil {
+		return nil, err
+	}
+	return loadWorkload(c.Workload, topo)
 }

@@ -52,8 +52,11 @@ func (r *Result) MeasuredText() string {
 // Check is a paper's headline table checked against one mode of a
 // campaign's results.
 type Check struct {
-	Paper   string // the campaign's name
-	Mode    string
+	Paper string // the campaign's name
+	Mode  string
+	// Named is true when the campaign has named workloads: each row is
+	// checked on its own (Row.In).
+	Named   bool
 	Table   *Table
 	Results []Result
 }
@@ -95,14 +98,26 @@ func (c *Check) directionOnly() int {
 // results of that mode in the campaign's result directory dir. Missing
 // results make rows not measured; unreadable ones are an error.
 func Evaluate(c *campaign.Campaign, t *Table, dir, mode string) (*Check, error) {
-	ch := &Check{Paper: c.Name, Mode: mode, Table: t}
-	var set *report.ResultSet
-	var missing string
-	setDir := filepath.Join(dir, mode)
-	if _, err := os.Stat(filepath.Join(setDir, "summary.csv")); errors.Is(err, fs.ErrNotExist) {
-		missing = fmt.Sprintf("no results of mode %s in %s", mode, dir)
-	} else if set, err = report.LoadResultSet(setDir); err != nil {
-		return nil, err
+	ch := &Check{Paper: c.Name, Mode: mode, Table: t, Named: c.Named()}
+	// the results of each workload a row reads ("": the one workload)
+	type results struct {
+		set     *report.ResultSet
+		missing string
+	}
+	loaded := map[string]results{}
+	load := func(wl string) (results, error) {
+		if r, ok := loaded[wl]; ok {
+			return r, nil
+		}
+		var r results
+		setDir := campaign.SetDir(dir, mode, wl)
+		if _, err := os.Stat(filepath.Join(setDir, "summary.csv")); errors.Is(err, fs.ErrNotExist) {
+			r.missing = fmt.Sprintf("no results of mode %s%s in %s", mode, workloadText(wl), dir)
+		} else if r.set, err = report.LoadResultSet(setDir); err != nil {
+			return r, err
+		}
+		loaded[wl] = r
+		return r, nil
 	}
 	var runSet *campaign.RunSet
 	for i := range c.Runs {
@@ -116,13 +131,22 @@ func Evaluate(c *campaign.Campaign, t *Table, dir, mode string) (*Check, error) 
 		}
 		res := Result{Row: row, Measured: math.NaN(), Outcome: NotMeasured, PolicyText: "–", BaselineText: "–",
 			Policy: report.Summarise(nil), Baseline: report.Summarise(nil)}
+		var in results
+		if runSet != nil && (row.In == "" || slices.Contains(runSet.Workloads, row.In)) {
+			var err error
+			if in, err = load(row.In); err != nil {
+				return nil, err
+			}
+		}
 		switch {
 		case runSet == nil:
 			res.Why = fmt.Sprintf("the campaign has no %s runs", mode)
-		case missing != "":
-			res.Why = missing
+		case row.In != "" && !slices.Contains(runSet.Workloads, row.In):
+			res.Why = fmt.Sprintf("mode %s does not run workload %s", mode, row.In)
+		case in.missing != "":
+			res.Why = in.missing
 		default:
-			measure(&res, c, *runSet, set)
+			measure(&res, c, *runSet, in.set)
 		}
 		ch.Results = append(ch.Results, res)
 	}

@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"text/tabwriter"
 
@@ -29,9 +30,14 @@ func (c *Check) WriteText(w io.Writer) error {
 	fmt.Fprintf(w, "%s, mode %s: %s\n", c.Paper, c.Mode, c.Table.Title)
 	fmt.Fprintf(w, "%s\n\n", Explanation)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "#\tmetric\tpolicy vs baseline\tpaper\tmeasured\tpolicy\tbaseline\tverdict")
+	// with named workloads, a column says which one each row is checked on
+	inHead, inCell := "", func(Result) string { return "" }
+	if c.Named {
+		inHead, inCell = "in\t", func(r Result) string { return r.Row.In + "\t" }
+	}
+	fmt.Fprintln(tw, "#\t"+inHead+"metric\tpolicy vs baseline\tpaper\tmeasured\tpolicy\tbaseline\tverdict")
 	for i, r := range c.Results {
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", i+1, r.Row.Metric, r.label(), r.Row.PaperText(), r.MeasuredText(),
+		fmt.Fprintf(tw, "%d\t%s%s\t%s\t%s\t%s\t%s\t%s\t%s\n", i+1, inCell(r), r.Row.Metric, r.label(), r.Row.PaperText(), r.MeasuredText(),
 			r.PolicyText, r.BaselineText, r.VerdictText())
 	}
 	if err := tw.Flush(); err != nil {
@@ -61,13 +67,20 @@ func (c *Check) ForReport() report.Headlines {
 	if c.Table.Note != "" {
 		h.Notes = append(h.Notes, c.Table.Note)
 	}
+	if c.Named {
+		h.Columns = slices.Insert(h.Columns, 1, "in")
+	}
 	for i, r := range c.Results {
 		fig := r.Row.Figure
 		if r.Row.Quote != "" {
 			fig += ": " + strconv.Quote(r.Row.Quote)
 		}
-		h.Rows = append(h.Rows, []string{strconv.Itoa(i + 1), r.Row.Metric, r.label(), r.Row.Workload, fig, r.Row.Spec,
-			r.Row.PaperText(), r.MeasuredText(), r.PolicyText, r.BaselineText, r.VerdictText()})
+		row := []string{strconv.Itoa(i + 1), r.Row.Metric, r.label(), r.Row.Workload, fig, r.Row.Spec,
+			r.Row.PaperText(), r.MeasuredText(), r.PolicyText, r.BaselineText, r.VerdictText()}
+		if c.Named {
+			row = slices.Insert(row, 1, r.Row.In)
+		}
+		h.Rows = append(h.Rows, row)
 	}
 	return h
 }
@@ -96,7 +109,19 @@ func ForResultDir(dir string) ([]report.Headlines, error) {
 	}
 	var out []report.Headlines
 	for _, rs := range c.Runs {
-		if _, err := os.Stat(filepath.Join(dir, rs.Mode, "summary.csv")); err != nil {
+		// a mode with no results yet has no table; with named workloads,
+		// one workload's results are enough
+		workloads := rs.Workloads
+		if len(workloads) == 0 {
+			workloads = []string{""}
+		}
+		found := false
+		for _, wl := range workloads {
+			if _, err := os.Stat(filepath.Join(campaign.SetDir(dir, rs.Mode, wl), "summary.csv")); err == nil {
+				found = true
+			}
+		}
+		if !found {
 			continue
 		}
 		ch, err := Evaluate(c, t, dir, rs.Mode)

@@ -49,9 +49,13 @@ type Row struct {
 	Metric           string
 	Effect           EffectKind
 	Policy, Baseline string
-	Workload         string
-	Figure           string
-	Spec             string
+	// In is the named workload whose results the row is checked against
+	// (in: in the file); "" in a campaign of one workload.
+	In string
+	// Workload describes the paper's workload, for the reader.
+	Workload string
+	Figure   string
+	Spec     string
 	// Quote is the source's words, verbatim; may be empty.
 	Quote string
 	// Paper is the paper's effect in the row's unit (a fraction for
@@ -137,11 +141,22 @@ func parseTable(d *yamlfile.Decoder, n *yaml.Node, c *campaign.Campaign) *Table 
 
 func parseRow(d *yamlfile.Decoder, n *yaml.Node, i int, c *campaign.Campaign) Row {
 	m := d.Map(n, fmt.Sprintf("headlines row %d", i+1))
-	m.Known("metric", "effect", "policy", "baseline", "workload", "figure", "spec", "quote", "paper", "modes")
+	m.Known("metric", "effect", "policy", "baseline", "workload", "figure", "spec", "quote", "paper", "modes", "in")
 	m.Require("metric", "effect", "policy", "baseline", "workload", "figure", "spec", "paper")
 	r := Row{Line: m.Line, Metric: m.Str("metric"), Policy: m.Str("policy"), Baseline: m.Str("baseline"),
-		Workload: m.Str("workload"), Figure: m.Str("figure"), Spec: m.Str("spec"), Quote: m.Str("quote"), Modes: m.Strs("modes")}
+		Workload: m.Str("workload"), Figure: m.Str("figure"), Spec: m.Str("spec"), Quote: m.Str("quote"), Modes: m.Strs("modes"), In: m.Str("in")}
 	if d.Err() != nil {
+		return r
+	}
+	switch names := c.WorkloadNames(); {
+	case len(names) == 0 && m.Has("in"):
+		m.Fail("in", "in names one of the campaign's named workloads (workloads:), and this campaign has one workload (workload:): leave it out")
+		return r
+	case len(names) > 0 && !m.Has("in"):
+		m.Fail("", "the campaign has named workloads (%s): say which one the row is checked on with in: <workload>", strings.Join(names, ", "))
+		return r
+	case len(names) > 0 && !slices.Contains(names, r.In):
+		m.Fail("in", "unknown workload %q: the campaign's workloads are %s", r.In, strings.Join(names, ", "))
 		return r
 	}
 	if !slices.Contains(metrics.SummaryHeader, r.Metric) || slices.Contains(notMetrics, r.Metric) {
@@ -183,7 +198,7 @@ func parseRow(d *yamlfile.Decoder, n *yaml.Node, i int, c *campaign.Campaign) Ro
 	}
 	for _, f := range []struct{ key, policy string }{{"policy", r.Policy}, {"baseline", r.Baseline}} {
 		if !runsPolicy(c, r, f.policy) {
-			m.Fail(f.key, "no run of the campaign runs %s%s: add it to runs", f.policy, modeList(r.Modes))
+			m.Fail(f.key, "no run of the campaign runs %s%s%s: add it to runs", f.policy, workloadText(r.In), modeList(r.Modes))
 			return r
 		}
 	}
@@ -193,11 +208,20 @@ func parseRow(d *yamlfile.Decoder, n *yaml.Node, i int, c *campaign.Campaign) Ro
 // runsPolicy says whether a run set the row applies to runs the policy.
 func runsPolicy(c *campaign.Campaign, r Row, label string) bool {
 	for _, rs := range c.Runs {
-		if r.AppliesTo(rs.Mode) && slices.ContainsFunc(rs.Policies, func(s policy.Spec) bool { return s.String() == label }) {
+		if r.AppliesTo(rs.Mode) && (r.In == "" || slices.Contains(rs.Workloads, r.In)) &&
+			slices.ContainsFunc(rs.Policies, func(s policy.Spec) bool { return s.String() == label }) {
 			return true
 		}
 	}
 	return false
+}
+
+// workloadText is " on workload <name>", or "" for no name.
+func workloadText(name string) string {
+	if name == "" {
+		return ""
+	}
+	return " on workload " + name
 }
 
 func modeList(modes []string) string {
