@@ -33,6 +33,9 @@ headlines section, see 'bench reproduce'), the report checks it too.`,
 			if opt.PlannedRuns, err = campaign.PlannedRuns(args[0]); err != nil {
 				return err
 			}
+			if opt.Workloads, err = campaign.ResultDirWorkloads(args[0]); err != nil {
+				return err
+			}
 			r, err := report.Generate(args[0], opt)
 			if err != nil {
 				return err
@@ -58,7 +61,11 @@ func afterCampaign(cmd *cobra.Command, dir string) error {
 	if err != nil {
 		return err
 	}
-	r, err := report.Generate(dir, report.Options{Headlines: headlines, PlannedRuns: planned})
+	workloads, err := campaign.ResultDirWorkloads(dir)
+	if err != nil {
+		return err
+	}
+	r, err := report.Generate(dir, report.Options{Headlines: headlines, PlannedRuns: planned, Workloads: workloads})
 	if err != nil {
 		return fmt.Errorf("report: %w", err)
 	}

@@ -166,22 +166,38 @@ func Done(r Run) (metrics.Summary, bool) {
 }
 
 // PlannedRuns is how many runs the campaign of result directory dir plans
-// (modes × policies × repetitions), from its campaign.yaml; 0 when dir
-// holds none.
+// (modes × workloads × policies × repetitions), from its campaign.yaml; 0
+// when dir holds none.
 func PlannedRuns(dir string) (int, error) {
-	path := filepath.Join(dir, "campaign.yaml")
-	data, err := os.ReadFile(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return 0, nil
-	}
-	if err != nil {
-		return 0, err
-	}
-	c, err := Parse(path, data)
-	if err != nil {
+	c, err := resultDirCampaign(dir)
+	if c == nil || err != nil {
 		return 0, err
 	}
 	return len(c.Matrix(dir)), nil
+}
+
+// ResultDirWorkloads lists the named workloads of the campaign of result
+// directory dir in its file's order, from its campaign.yaml; nil when dir
+// holds none or the campaign has one workload.
+func ResultDirWorkloads(dir string) ([]string, error) {
+	c, err := resultDirCampaign(dir)
+	if c == nil || err != nil {
+		return nil, err
+	}
+	return c.WorkloadNames(), nil
+}
+
+// resultDirCampaign parses dir/campaign.yaml; nil when there is none.
+func resultDirCampaign(dir string) (*Campaign, error) {
+	path := filepath.Join(dir, "campaign.yaml")
+	data, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	return Parse(path, data)
 }
 
 // summaryJSON is a summary in done.json. encoding/json cannot write a

@@ -164,7 +164,9 @@ func render(grid [][]*plot.Plot, w, h vg.Length) (svg, png []byte, err error) {
 
 // figureInput is what a mode's figures are drawn from.
 type figureInput struct {
-	mode     string
+	mode string
+	// workload is the named workload of the result set, or "".
+	workload string
 	set      *ResultSet
 	baseline string
 	jcts     map[string][]float64 // pooled over repetitions
@@ -177,8 +179,11 @@ func (in *figureInput) stat(policy, key string) Stat {
 }
 
 func (in *figureInput) titled(t string) string {
-	if in.mode == "" {
+	switch {
+	case in.mode == "":
 		return t
+	case in.workload != "":
+		return in.mode + "/" + in.workload + ": " + t
 	}
 	return in.mode + ": " + t
 }
@@ -516,17 +521,20 @@ func (in *figureInput) stacked(p *plot.Plot, parts []part, scale float64, headro
 	return top, nil
 }
 
+// crossParts are the categories of cross-rack bytes, as the cross-rack
+// figures stack them.
+var crossParts = []part{
+	{"cross_input_bytes", "input", rgb(0x4E79A7)},
+	{"cross_shuffle_bytes", "shuffle", rgb(0xF28E2B)},
+	{"cross_dependent_bytes", "dependent input", rgb(0x59A14F)},
+	{"cross_duplicate_bytes", "duplicate", rgb(0xE15759)},
+	{"cross_output_bytes", "output", rgb(0x76B7B2)},
+}
+
 func (in *figureInput) crossRack() (figureSpec, error) {
-	all := []part{
-		{"cross_input_bytes", "input", rgb(0x4E79A7)},
-		{"cross_shuffle_bytes", "shuffle", rgb(0xF28E2B)},
-		{"cross_dependent_bytes", "dependent input", rgb(0x59A14F)},
-		{"cross_duplicate_bytes", "duplicate", rgb(0xE15759)},
-		{"cross_output_bytes", "output", rgb(0x76B7B2)},
-	}
 	var parts []part
 	var zero []string
-	for _, pt := range all {
+	for _, pt := range crossParts {
 		if in.maxMean(pt.key) > 0 {
 			parts = append(parts, pt)
 		} else {
@@ -607,10 +615,7 @@ func (in *figureInput) locality() (figureSpec, error) {
 		p.Y.Tick.Marker = plot.ConstantTicks{{Value: 0, Label: "0"}, {Value: 0.25, Label: "0.25"}, {Value: 0.5, Label: "0.5"},
 			{Value: 0.75, Label: "0.75"}, {Value: 1, Label: "1"}}
 	}
-	if in.mode != "" {
-		lp.Title.Text = in.mode + ": " + lp.Title.Text
-		tp.Title.Text = in.mode + ": " + tp.Title.Text
-	}
+	lp.Title.Text, tp.Title.Text = in.titled(lp.Title.Text), in.titled(tp.Title.Text)
 	noData := "no map task read an input in any run, so there is no locality to draw"
 	for _, k := range []string{"node_local_frac", "rack_local_frac", "remote_frac", "tier_mem_frac", "tier_ssd_frac", "tier_hdd_frac"} {
 		if in.maxMean(k) > 0 {

@@ -11,6 +11,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -48,7 +49,9 @@ type Run struct {
 	Seed   uint64
 	// Line is the run's line in summary.csv.
 	Line int
-	// Values holds the row's numeric columns by header name.
+	// Values holds the row's numeric columns by header name: those of
+	// metrics.SummaryHeader, and any other column whose value is a finite
+	// number (a newer racklab's).
 	Values map[string]float64
 	// Dir is the run's record directory, <policy>-seed<seed>.
 	Dir string
@@ -60,6 +63,22 @@ type ResultSet struct {
 	// Policies in the order of their first run in summary.csv.
 	Policies []string
 	Runs     []Run
+	// Columns is summary.csv's header.
+	Columns []string
+}
+
+// Has says whether summary.csv has a column, and every run a number in
+// it.
+func (s *ResultSet) Has(column string) bool {
+	if !slices.Contains(s.Columns, column) {
+		return false
+	}
+	for _, r := range s.Runs {
+		if _, ok := r.Values[column]; !ok {
+			return false
+		}
+	}
+	return true
 }
 
 // RunsOf lists the repetitions of a policy, in summary.csv order.
@@ -165,6 +184,17 @@ func LoadResultSet(dir string) (*ResultSet, error) {
 	}
 	defer c.Close()
 	set := &ResultSet{Dir: dir}
+	// columns beyond the known ones are read when they hold numbers, so
+	// that a summary.csv with more columns than this racklab knows still
+	// loads, and its figures can use them
+	var extra []string
+	for _, h := range c.head {
+		h = strings.TrimSpace(h)
+		set.Columns = append(set.Columns, h)
+		if !slices.Contains(metrics.SummaryHeader, h) {
+			extra = append(extra, h)
+		}
+	}
 	seen := map[string]int{}
 	for {
 		rec, line, err := c.next()
@@ -188,6 +218,11 @@ func LoadResultSet(dir string) (*ResultSet, error) {
 			}
 			if r.Values[name], err = c.num(rec, line, name); err != nil {
 				return nil, err
+			}
+		}
+		for _, name := range extra {
+			if x, err := strconv.ParseFloat(c.str(rec, name), 64); err == nil && finite(x) {
+				r.Values[name] = x
 			}
 		}
 		key := fmt.Sprintf("%s-seed%d", r.Policy, r.Seed)

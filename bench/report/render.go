@@ -31,7 +31,6 @@ nav ul{columns:2}
 `
 
 var htmlTmpl = template.Must(template.New("report").Funcs(template.FuncMap{
-	"modeTitle": modeTitle,
 	"e":         escape,
 	"seeds":     seedList,
 }).Parse(`<!DOCTYPE html>
@@ -59,7 +58,8 @@ are shown instead; &Delta; is the relative change of the mean against the baseli
 </header>
 <nav><h2>Contents</h2><ul>
 {{if .R.Headlines}}<li><a href="#headlines">Headlines</a></li>
-{{end}}{{range .Modes}}<li><a href="#{{.Anchor}}">{{modeTitle .M.Name}}</a></li>
+{{end}}{{range .Comparisons}}<li><a href="#{{.C.Anchor}}">{{.C.Title}}</a></li>
+{{end}}{{range .Modes}}<li><a href="#{{.Anchor}}">{{.M.Title}}</a></li>
 {{end}}</ul></nav>
 <main>
 {{if .R.Headlines}}<section id="headlines">
@@ -71,9 +71,14 @@ are shown instead; &Delta; is the relative change of the mean against the baseli
 {{end}}</table>
 <p><strong>{{e .Summary}}</strong></p>
 {{end}}</section>
+{{end}}{{range .Comparisons}}
+<section id="{{.C.Anchor}}">
+<h2>{{.C.Title}}</h2>
+{{$mode := .C.Mode}}<p>Workloads: {{range $i, $w := .C.Workloads}}{{if $i}}, {{end}}<a href="#mode-{{$mode}}-{{$w}}">{{$w}}</a>{{end}}; each has a section of its own below.</p>
+{{template "figures" .Figures}}</section>
 {{end}}{{range .Modes}}{{$m := .M}}{{$a := .Anchor}}
 <section id="{{.Anchor}}">
-<h2>{{modeTitle .M.Name}}</h2>
+<h2>{{.M.Title}}</h2>
 <p>Baseline policy: <strong>{{.M.Baseline}}</strong>.</p>
 <table class="runs"><tr><th>policy</th><th>repetitions</th><th>seeds</th><th>jobs per run</th><th>failed jobs (all runs)</th></tr>
 {{range .Runs}}<tr><td>{{.Policy}}</td><td class="num">{{.N}}</td><td>{{.Seeds}}</td><td class="num">{{.Jobs}}</td><td class="num">{{.Failed}}</td></tr>
@@ -85,24 +90,17 @@ are shown instead; &Delta; is the relative change of the mean against the baseli
 {{end}}</table>
 {{end}}
 <h3>Figures</h3>
-{{range .Figures}}<figure id="{{.F.ID}}">
-{{if .F.NoData}}<p class="nodata">No data: {{e .F.NoData}}.</p>
-<figcaption><strong>Figure {{.F.Number}}. {{e .F.Title}}.</strong> {{e .F.Caption}}</figcaption>{{else}}{{.Img}}
-<figcaption><strong>Figure {{.F.Number}}. {{e .F.Title}}.</strong> {{e .F.Caption}} (<a href="{{.PNG}}">PNG</a>, <a href="{{.SVG}}">SVG</a>)</figcaption>{{end}}
-</figure>
-{{end}}</section>
+{{template "figures" .Figures}}</section>
 {{end}}
 </main>
 </body>
 </html>
-`))
-
-func modeTitle(name string) string {
-	if name == "" {
-		return "Results"
-	}
-	return "Mode: " + name
-}
+{{define "figures"}}{{range .}}<figure id="{{.F.ID}}">
+{{if .F.NoData}}<p class="nodata">No data: {{e .F.NoData}}.</p>
+<figcaption><strong>Figure {{.F.Number}}. {{e .F.Title}}.</strong> {{e .F.Caption}}</figcaption>{{else}}{{.Img}}
+<figcaption><strong>Figure {{.F.Number}}. {{e .F.Title}}.</strong> {{e .F.Caption}} (<a href="{{.PNG}}">PNG</a>, <a href="{{.SVG}}">SVG</a>)</figcaption>{{end}}
+</figure>
+{{end}}{{end}}`))
 
 func seedList(runs []Run) string {
 	var s []string
@@ -154,10 +152,16 @@ type htmlMode struct {
 	Figures []htmlFigure
 }
 
+type htmlComparison struct {
+	C       *Comparison
+	Figures []htmlFigure
+}
+
 type htmlData struct {
-	R     *Report
-	CSS   template.CSS
-	Modes []htmlMode
+	R           *Report
+	CSS         template.CSS
+	Comparisons []htmlComparison
+	Modes       []htmlMode
 }
 
 // MinCI is the fewest repetitions a confidence interval is shown for.
@@ -170,22 +174,25 @@ func (htmlData) Span(m *Mode) int { return len(m.Set.Policies) }
 // data URIs.
 func (r *Report) HTML() ([]byte, error) {
 	d := htmlData{R: r, CSS: template.CSS(css)}
-	for _, m := range r.Modes {
-		hm := htmlMode{M: m, Anchor: "mode-" + m.Name, Runs: runLines(m)}
-		if m.Name == "" {
-			hm.Anchor = "results"
-		}
-		for _, f := range m.Figures {
+	figures := func(fs []*Figure) []htmlFigure {
+		var out []htmlFigure
+		for _, f := range fs {
 			if f.NoData != "" {
-				hm.Figures = append(hm.Figures, htmlFigure{F: f})
+				out = append(out, htmlFigure{F: f})
 				continue
 			}
 			img := fmt.Sprintf(`<img src="data:image/svg+xml;base64,%s" alt="%s" width="%d" height="%d">`,
 				base64.StdEncoding.EncodeToString(f.SVG), html.EscapeString(f.Alt), f.Width, f.Height)
-			hm.Figures = append(hm.Figures, htmlFigure{F: f, Img: template.HTML(img),
+			out = append(out, htmlFigure{F: f, Img: template.HTML(img),
 				PNG: filepath.Base(f.PNGPath), SVG: filepath.Base(f.SVGPath)})
 		}
-		d.Modes = append(d.Modes, hm)
+		return out
+	}
+	for _, c := range r.Comparisons {
+		d.Comparisons = append(d.Comparisons, htmlComparison{C: c, Figures: figures(c.Figures)})
+	}
+	for _, m := range r.Modes {
+		d.Modes = append(d.Modes, htmlMode{M: m, Anchor: m.Anchor(), Runs: runLines(m), Figures: figures(m.Figures)})
 	}
 	var b bytes.Buffer
 	if err := htmlTmpl.Execute(&b, d); err != nil {
@@ -249,8 +256,22 @@ func (r *Report) Markdown() []byte {
 			w("\n**%s**\n\n", h.Summary)
 		}
 	}
+	mdFigures := func(fs []*Figure) {
+		for _, f := range fs {
+			if f.NoData != "" {
+				w("*Figure %d. %s.* No data: %s. %s\n\n", f.Number, f.Title, f.NoData, f.Caption)
+				continue
+			}
+			png := filepath.Base(f.PNGPath)
+			w("![%s](%s)\n\n*Figure %d. %s.* %s ([PNG](%s), [SVG](%s))\n\n", mdAlt(f.Alt), png, f.Number, f.Title, f.Caption, png, filepath.Base(f.SVGPath))
+		}
+	}
+	for _, c := range r.Comparisons {
+		w("## %s\n\nWorkloads: %s; each has a section of its own below.\n\n", c.Title(), strings.Join(c.Workloads, ", "))
+		mdFigures(c.Figures)
+	}
 	for _, m := range r.Modes {
-		w("## %s\n\nBaseline policy: **%s**.\n\n", modeTitle(m.Name), m.Baseline)
+		w("## %s\n\nBaseline policy: **%s**.\n\n", m.Title(), m.Baseline)
 		w("| policy | repetitions | seeds | jobs per run | failed jobs (all runs) |\n| --- | ---: | --- | ---: | ---: |\n")
 		for _, l := range runLines(m) {
 			w("| %s | %d | %s | %s | %s |\n", mdCell(l.Policy), l.N, l.Seeds, l.Jobs, l.Failed)
@@ -273,14 +294,7 @@ func (r *Report) Markdown() []byte {
 			w("\n")
 		}
 		w("### Figures\n\n")
-		for _, f := range m.Figures {
-			if f.NoData != "" {
-				w("*Figure %d. %s.* No data: %s. %s\n\n", f.Number, f.Title, f.NoData, f.Caption)
-				continue
-			}
-			png := filepath.Base(f.PNGPath)
-			w("![%s](%s)\n\n*Figure %d. %s.* %s ([PNG](%s), [SVG](%s))\n\n", mdAlt(f.Alt), png, f.Number, f.Title, f.Caption, png, filepath.Base(f.SVGPath))
-		}
+		mdFigures(m.Figures)
 	}
 	return []byte(b.String())
 }

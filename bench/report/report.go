@@ -26,6 +26,10 @@ type Options struct {
 	// PlannedRuns is how many runs the campaign plans (0: unknown); the
 	// header says when the report holds fewer.
 	PlannedRuns int
+	// Workloads are a campaign's named workloads in its file's order:
+	// the order of their sections and of the figures' groups. Workload
+	// directories not listed come after them, by name.
+	Workloads []string
 }
 
 // Headlines is a paper's headline table checked against one mode of a
@@ -54,24 +58,80 @@ type Report struct {
 	// CampaignYAML is the text of campaign.yaml, if there is one.
 	CampaignYAML string
 	Headlines    []Headlines
-	Modes        []*Mode
-	PlannedRuns  int // see Options.PlannedRuns and Partial
+	// Comparisons set the named workloads of a mode side by side, ahead
+	// of the Modes (one per mode of named workloads).
+	Comparisons []*Comparison
+	Modes       []*Mode
+	PlannedRuns int // see Options.PlannedRuns and Partial
 }
+
+// Comparison is the part of the report that compares the policies
+// across a mode's named workloads: the paper's Fig. 11 (throughput, mean
+// workload completion time, cross-rack bytes per workload, grouped by
+// workload) and Fig. 12 (cross-rack bytes by category, per workload).
+type Comparison struct {
+	Mode      string
+	Workloads []string
+	Figures   []*Figure
+}
+
+// Title heads the comparison's section.
+func (c *Comparison) Title() string { return "Mode: " + c.Mode + ", workloads side by side" }
+
+// Anchor is the section's HTML id.
+func (c *Comparison) Anchor() string { return "workloads-" + c.Mode }
 
 // Mode is the part of the report about one result set.
 type Mode struct {
 	// Name is the campaign mode (sim, local, remote); "" for a lone result
 	// set.
-	Name     string
+	Name string
+	// Workload is the named workload of the result set; "" when the
+	// campaign has one workload.
+	Workload string
 	Set      *ResultSet
 	Baseline string
 	Tables   []Table
 	Figures  []*Figure
 }
 
+// Title heads the mode's section: "Mode: sim", "Mode: sim, workload:
+// ml", or "Results" for a lone result set.
+func (m *Mode) Title() string {
+	switch {
+	case m.Name == "":
+		return "Results"
+	case m.Workload == "":
+		return "Mode: " + m.Name
+	}
+	return "Mode: " + m.Name + ", workload: " + m.Workload
+}
+
+// Anchor is the section's HTML id.
+func (m *Mode) Anchor() string {
+	switch {
+	case m.Name == "":
+		return "results"
+	case m.Workload == "":
+		return "mode-" + m.Name
+	}
+	return "mode-" + m.Name + "-" + m.Workload
+}
+
+// label is what figure titles start with: "sim", "sim/ml", or "".
+func (m *Mode) label() string {
+	if m.Workload == "" {
+		return m.Name
+	}
+	return m.Name + "/" + m.Workload
+}
+
 // Figures lists every figure of the report, in order.
 func (r *Report) Figures() []*Figure {
 	var out []*Figure
+	for _, c := range r.Comparisons {
+		out = append(out, c.Figures...)
+	}
 	for _, m := range r.Modes {
 		out = append(out, m.Figures...)
 	}
@@ -120,15 +180,27 @@ func Generate(dir string, opt Options) (*Report, error) {
 	if r.Title == "" {
 		r.Title = "racklab report: " + filepath.Base(abs)
 	}
-	type modeDir struct{ name, dir string }
+	type modeDir struct{ name, workload, dir string }
 	var sets []modeDir
 	if isFile(filepath.Join(dir, "summary.csv")) {
-		sets = append(sets, modeDir{"", dir})
+		sets = append(sets, modeDir{"", "", dir})
 	} else {
 		r.Campaign = true
 		for _, m := range Modes {
-			if isDir(filepath.Join(dir, m)) {
-				sets = append(sets, modeDir{m, filepath.Join(dir, m)})
+			md := filepath.Join(dir, m)
+			if !isDir(md) {
+				continue
+			}
+			workloads, err := workloadDirs(md, opt.Workloads)
+			if err != nil {
+				return nil, err
+			}
+			if len(workloads) == 0 {
+				// one workload, or nothing yet (which loading says)
+				sets = append(sets, modeDir{m, "", md})
+			}
+			for _, wl := range workloads {
+				sets = append(sets, modeDir{m, wl, filepath.Join(md, wl)})
 			}
 		}
 		if len(sets) == 0 {
@@ -156,6 +228,7 @@ func Generate(dir string, opt Options) (*Report, error) {
 		if err != nil {
 			return nil, err
 		}
+		m.Workload, in.workload = sd.workload, sd.workload
 		r.Modes = append(r.Modes, m)
 		inputs = append(inputs, in)
 	}
@@ -164,32 +237,48 @@ func Generate(dir string, opt Options) (*Report, error) {
 			return nil, err
 		}
 	}
+	// the workloads of each mode side by side
+	for i := 0; i < len(r.Modes); {
+		j := i
+		var group []*figureInput
+		for ; j < len(r.Modes) && r.Modes[j].Name == r.Modes[i].Name; j++ {
+			if r.Modes[j].Workload != "" {
+				group = append(group, inputs[j])
+			}
+		}
+		if len(group) > 0 {
+			c, err := compare(r.Modes[i].Name, group)
+			if err != nil {
+				return nil, err
+			}
+			r.Comparisons = append(r.Comparisons, c)
+		}
+		i = j
+	}
 	if err := os.MkdirAll(r.OutDir, 0o755); err != nil {
 		return nil, err
 	}
 	n := 0
-	for _, m := range r.Modes {
-		for _, f := range m.Figures {
-			n++
-			f.Number = n
-			svg, png := filepath.Join(r.OutDir, f.ID+".svg"), filepath.Join(r.OutDir, f.ID+".png")
-			if f.NoData != "" {
-				// an earlier report's image of this figure would not be
-				// what this report says
-				for _, p := range []string{svg, png} {
-					if err := os.Remove(p); err != nil && !os.IsNotExist(err) {
-						return nil, err
-					}
+	for _, f := range r.Figures() {
+		n++
+		f.Number = n
+		svg, png := filepath.Join(r.OutDir, f.ID+".svg"), filepath.Join(r.OutDir, f.ID+".png")
+		if f.NoData != "" {
+			// an earlier report's image of this figure would not be
+			// what this report says
+			for _, p := range []string{svg, png} {
+				if err := os.Remove(p); err != nil && !os.IsNotExist(err) {
+					return nil, err
 				}
-				continue
 			}
-			f.SVGPath, f.PNGPath = svg, png
-			if err := safefile.WriteFile(f.SVGPath, f.SVG, 0o644); err != nil {
-				return nil, err
-			}
-			if err := safefile.WriteFile(f.PNGPath, f.PNG, 0o644); err != nil {
-				return nil, err
-			}
+			continue
+		}
+		f.SVGPath, f.PNGPath = svg, png
+		if err := safefile.WriteFile(f.SVGPath, f.SVG, 0o644); err != nil {
+			return nil, err
+		}
+		if err := safefile.WriteFile(f.PNGPath, f.PNG, 0o644); err != nil {
+			return nil, err
 		}
 	}
 	r.HTMLPath = filepath.Join(r.OutDir, "report.html")
@@ -205,6 +294,37 @@ func Generate(dir string, opt Options) (*Report, error) {
 		return nil, err
 	}
 	return r, nil
+}
+
+// workloadDirs lists the named workloads' result sets in a mode's
+// directory: its subdirectories with a summary.csv, when it has none of
+// its own; those of order first, in that order, then the others by name.
+func workloadDirs(modeDir string, order []string) ([]string, error) {
+	if isFile(filepath.Join(modeDir, "summary.csv")) {
+		return nil, nil
+	}
+	entries, err := os.ReadDir(modeDir)
+	if err != nil {
+		return nil, err
+	}
+	var found []string
+	for _, e := range entries {
+		if e.IsDir() && isFile(filepath.Join(modeDir, e.Name(), "summary.csv")) {
+			found = append(found, e.Name())
+		}
+	}
+	var out []string
+	for _, wl := range order {
+		if slices.Contains(found, wl) {
+			out = append(out, wl)
+		}
+	}
+	for _, wl := range found {
+		if !slices.Contains(out, wl) {
+			out = append(out, wl)
+		}
+	}
+	return out, nil
 }
 
 // loadMode reads a result set and computes its tables.
@@ -245,26 +365,37 @@ func (m *Mode) draw(in *figureInput) error {
 	if err != nil {
 		return err
 	}
-	name := m.Name
+	name := m.label()
 	prefix := ""
 	if name != "" {
-		prefix = name + "-"
+		prefix = strings.ReplaceAll(name, "/", "-") + "-"
 	}
 	for _, s := range specs {
-		title := s.title
-		if name != "" {
-			title = name + ": " + title
+		f, err := makeFigure(prefix, name, s)
+		if err != nil {
+			return fmt.Errorf("%s: figure %s: %w", m.Set.Dir, s.stem, err)
 		}
-		f := &Figure{ID: prefix + s.stem, Mode: name, Title: title, Caption: s.caption, Alt: s.alt, NoData: s.noData}
-		if f.NoData == "" {
-			svg, png, err := render(s.grid, s.w, s.h)
-			if err != nil {
-				return fmt.Errorf("%s: figure %s: %w", m.Set.Dir, s.stem, err)
-			}
-			f.SVG, f.PNG = svg, png
-			f.Width, f.Height = int(s.w.Points()*96/72), int(s.h.Points()*96/72)
-		}
+		f.Mode = m.Name
 		m.Figures = append(m.Figures, f)
 	}
 	return nil
+}
+
+// makeFigure renders a figure: its ID is prefix and the stem, its title
+// starts with label.
+func makeFigure(prefix, label string, s figureSpec) (*Figure, error) {
+	title := s.title
+	if label != "" {
+		title = label + ": " + title
+	}
+	f := &Figure{ID: prefix + s.stem, Title: title, Caption: s.caption, Alt: s.alt, NoData: s.noData}
+	if f.NoData == "" {
+		svg, png, err := render(s.grid, s.w, s.h)
+		if err != nil {
+			return nil, err
+		}
+		f.SVG, f.PNG = svg, png
+		f.Width, f.Height = int(s.w.Points()*96/72), int(s.h.Points()*96/72)
+	}
+	return f, nil
 }

@@ -122,3 +122,27 @@ func TestEvaluateReadsTheRowsWorkload(t *testing.T) {
 		t.Errorf("row 2 in local: %q", w)
 	}
 }
+
+// The report's headline tables of a result directory of named workloads:
+// a mode with the results of one workload has its table.
+func TestForResultDirOfNamedWorkloads(t *testing.T) {
+	text := namedText + "    - {metric: jct_mean_s, effect: relative, policy: fair, baseline: fifo, workload: w, figure: f, spec: s, paper: \"-50%\", in: tpch}\n"
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "campaign.yaml"), []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(dir, "sim", "tpch"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	rows := []metrics.Summary{run("fifo", 1, 0, 20), run("fair", 1, 0, 10), run("fifo", 2, 0, 20), run("fair", 2, 0, 10)}
+	if err := metrics.WriteSummaries(filepath.Join(dir, "sim", "tpch", "summary.csv"), rows); err != nil {
+		t.Fatal(err)
+	}
+	hs, err := ForResultDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(hs) != 1 || hs[0].Rows[0][1] != "tpch" || !strings.HasSuffix(hs[0].Rows[0][len(hs[0].Rows[0])-1], "reproduced") {
+		t.Fatalf("headlines %+v, want sim's table, its row reproduced on tpch", hs)
+	}
+}
