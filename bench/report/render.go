@@ -31,8 +31,8 @@ nav ul{columns:2}
 `
 
 var htmlTmpl = template.Must(template.New("report").Funcs(template.FuncMap{
-	"e":         escape,
-	"seeds":     seedList,
+	"e":     escape,
+	"seeds": seedList,
 }).Parse(`<!DOCTYPE html>
 <html lang="en">
 <head>
