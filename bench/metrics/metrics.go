@@ -490,11 +490,11 @@ func WriteSummaries(path string, rows []Summary) error {
 
 // Table formats summaries as an aligned comparison table.
 func Table(rows []Summary) string {
-	head := []string{"policy", "seed", "jobs", "failed", "makespan_s", "jct_mean_s", "jct_p50_s", "jct_p95_s", "jct_p99_s", "cross_rack_GB", "node_local", "rack_local", "link_skew"}
+	head := []string{"policy", "seed", "jobs", "failed", "unfinished", "makespan_s", "jct_mean_s", "jct_p50_s", "jct_p95_s", "jct_p99_s", "cross_rack_GB", "node_local", "rack_local", "link_skew"}
 	cells := [][]string{head}
 	for _, s := range rows {
 		cells = append(cells, []string{
-			s.Policy, strconv.FormatUint(s.Seed, 10), strconv.Itoa(s.Jobs), strconv.Itoa(s.FailedJobs),
+			s.Policy, strconv.FormatUint(s.Seed, 10), strconv.Itoa(s.Jobs), strconv.Itoa(s.FailedJobs), strconv.Itoa(s.UnfinishedJobs),
 			fmt.Sprintf("%.1f", s.MakespanS), fmt.Sprintf("%.2f", s.JCTMeanS), fmt.Sprintf("%.2f", s.JCTP50S),
 			fmt.Sprintf("%.2f", s.JCTP95S), fmt.Sprintf("%.2f", s.JCTP99S), fmt.Sprintf("%.1f", float64(s.Bytes.Cross())/1e9),
 			fmt.Sprintf("%.3f", s.NodeLocalFrac), fmt.Sprintf("%.3f", s.RackLocalFrac), fmt.Sprintf("%.2f", s.LinkSkew),
