@@ -56,6 +56,7 @@ type simFlags struct {
 	out         string
 	slowStart   float64
 	maxSimTime  float64
+	window      float64
 	quiet       bool
 	cpuProfile  string
 	resolution  float64
@@ -99,6 +100,7 @@ and either a topology file (--topology) or a uniform cluster (--racks,
 	fl.StringVar(&f.out, "out", "results/sim", "result directory")
 	fl.Float64Var(&f.slowStart, "slowstart", 0, "reduce slow-start fraction (0: the policy's default, else the engine's 0.05)")
 	fl.Float64Var(&f.maxSimTime, "max-sim-time", 0, "stop a run with an error after this many simulated seconds (0: a bound derived from the workload, sim.TimeBound)")
+	fl.Float64Var(&f.window, "window", 0, "experiment window, simulated seconds: runs stop there, cleanly, and record the jobs left as unfinished (0: none)")
 	fl.BoolVar(&f.quiet, "quiet", false, "no progress on stderr")
 	fl.Float64Var(&f.resolution, "resolution", 0.01, "simulator time step, seconds")
 	fl.Float64Var(&f.fullEvery, "full-recompute", 10, "seconds between exact max-min recomputations over all flows (negative: at every change)")
@@ -194,6 +196,8 @@ func (f *simFlags) check() error {
 		opt  sim.Options
 	}{
 		{"--max-sim-time", sim.Options{MaxSimTime: f.maxSimTime}},
+		{"--window", sim.Options{Window: f.window}},
+		{"--max-sim-time and --window", sim.Options{MaxSimTime: f.maxSimTime, Window: f.window}},
 		{"--resolution", sim.Options{Resolution: f.resolution}},
 		{"--full-recompute", sim.Options{FullRecompute: f.fullEvery}},
 		{"--link-sample", sim.Options{Sample: f.linkSample}},
@@ -278,7 +282,7 @@ func runSim(cmd *cobra.Command, f *simFlags) error {
 		go func() {
 			defer wg.Done()
 			defer func() { <-slots }()
-			opt := sim.Options{MaxSimTime: f.maxSimTime, Resolution: f.resolution, FullRecompute: f.fullEvery, Sample: f.linkSample}
+			opt := sim.Options{MaxSimTime: f.maxSimTime, Window: f.window, Resolution: f.resolution, FullRecompute: f.fullEvery, Sample: f.linkSample}
 			if !f.quiet {
 				last := time.Now()
 				opt.Progress = func(now float64, done, total int) {

@@ -83,8 +83,8 @@ only its own worker-HOST.json ('coordinator credentials' makes them ahead).`,
 			cfg.Sink = sink
 			res, err := live.Run(ctx, cfg)
 			if res != nil && sink.Summary.Jobs > 0 {
-				fmt.Printf("jobs %d (failed %d), makespan %.2f s, mean JCT %.2f s; cross-rack bytes: engine %d, workers %d, kernel %.0f; records in %s\n",
-					sink.Summary.Jobs, sink.Summary.FailedJobs, sink.Summary.MakespanS, sink.Summary.JCTMeanS,
+				fmt.Printf("jobs %d (failed %d, unfinished %d), makespan %.2f s, mean JCT %.2f s; cross-rack bytes: engine %d, workers %d, kernel %.0f; records in %s\n",
+					sink.Summary.Jobs, sink.Summary.FailedJobs, sink.Summary.UnfinishedJobs, sink.Summary.MakespanS, sink.Summary.JCTMeanS,
 					res.ExpectedCrossBytes, res.ReportedCrossBytes, res.KernelCrossBytes, res.Dir)
 			}
 			return err
@@ -106,6 +106,7 @@ only its own worker-HOST.json ('coordinator credentials' makes them ahead).`,
 	f.StringVar(&cfg.OutDir, "out", "results/live", "directory for the run's records")
 	f.DurationVar(&cfg.RegisterTimeout, "register-timeout", time.Minute, "how long to wait for every host to register")
 	f.DurationVar(&cfg.MaxRunTime, "max-run-time", 0, "give up on a run after this long (0: never)")
+	f.DurationVar(&cfg.Window, "window", 0, "experiment window from the run's start: the run ends there with success, its jobs left recorded as unfinished (0: none; at most --max-run-time)")
 	f.DurationVar(&cfg.StallTimeout, "stall-timeout", 0, fmt.Sprintf("end a run that makes no progress for this long, saying why (0: %v; negative: never)", live.DefaultStallTimeout))
 	f.BoolVar(&cfg.StopWorkers, "stop-workers", true, "tell the workers to exit when the run ends")
 	f.StringVar(&cfg.MetricsAddr, "metrics-addr", "127.0.0.1:9464", "serve Prometheus metrics on this address (empty: off)")

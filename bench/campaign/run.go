@@ -366,7 +366,7 @@ func (ex *executor) runOne(ctx context.Context, r Run) error {
 	if err := ex.finish(r, sum); err != nil {
 		return err
 	}
-	ex.opt.Logf("%s: done in %.1f s (mean JCT %.2f s, %d/%d jobs)", r.ID(), time.Since(start).Seconds(), sum.JCTMeanS, sum.Jobs-sum.FailedJobs, sum.Jobs)
+	ex.opt.Logf("%s: done in %.1f s (mean JCT %.2f s, %d/%d jobs)", r.ID(), time.Since(start).Seconds(), sum.JCTMeanS, sum.Jobs-sum.FailedJobs-sum.UnfinishedJobs, sum.Jobs)
 	if ex.overall != nil {
 		ex.overall.EwmaIncrement(time.Since(start))
 	}

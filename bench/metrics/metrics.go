@@ -19,17 +19,24 @@ import (
 
 // Summary is one run's headline figures: one row of summary.csv.
 type Summary struct {
-	Policy        string
-	Seed          uint64
-	Jobs          int
-	FailedJobs    int
-	MakespanS     float64
-	ThroughputJPH float64 // jobs per hour over the makespan
-	JCTMeanS      float64
-	JCTP50S       float64
-	JCTP95S       float64
-	JCTP99S       float64
-	WCTMeanS      float64 // workload (job-DAG) completion time
+	Policy string
+	Seed   uint64
+	// Jobs counts every job of the workload; FailedJobs those that
+	// failed, UnfinishedJobs those a window cut short (not failures).
+	Jobs       int
+	FailedJobs int
+	MakespanS  float64
+	// ThroughputJPH is finished jobs per hour: over the makespan, or over
+	// the window when the run had one.
+	ThroughputJPH float64
+	// JCT* are over the jobs that succeeded.
+	JCTMeanS float64
+	JCTP50S  float64
+	JCTP95S  float64
+	JCTP99S  float64
+	// WCTMeanS is the mean workload (job-DAG) completion time over the
+	// finished workloads (see WorkloadsFinished).
+	WCTMeanS float64
 	// Bytes is the engine's accounting, summed over successful attempts.
 	Bytes engine.ByteCounts
 	// MeasuredCrossRackBytes is what the rack uplinks carried, as the
@@ -45,6 +52,23 @@ type Summary struct {
 	DuplicatesUsed         int64
 	Rejected               int64
 	Decisions              int64
+	// Workloads counts the job DAGs (connected components of the parent
+	// relation; a job without parents or children is a DAG of its own);
+	// WorkloadsFinished those whose every job succeeded by the end of the
+	// run (the window's, if any).
+	Workloads         int
+	WorkloadsFinished int
+	UnfinishedJobs    int
+	// WindowS is the run's experiment window (seconds), 0 without one.
+	WindowS float64
+	// The engine-counted cross-rack bytes, all and by class (input of
+	// first-level jobs, dependent data read from parents' outputs,
+	// shuffle), per finished workload: Dawn's cross-rack traffic per
+	// workload. 0 when no workload finished.
+	CrossRackBytesPerWorkload float64
+	CrossInputPerWorkload     float64
+	CrossDependentPerWorkload float64
+	CrossShufflePerWorkload   float64
 }
 
 // SummaryHeader is the column list of summary.csv.
@@ -56,6 +80,30 @@ var SummaryHeader = []string{
 	"node_local_frac", "rack_local_frac", "remote_frac",
 	"tier_mem_frac", "tier_ssd_frac", "tier_hdd_frac", "link_skew",
 	"attempts", "duplicates", "duplicates_used", "rejected_actions", "decisions",
+	"workloads", "workloads_finished", "unfinished_jobs", "window_s",
+	"cross_rack_bytes_per_workload", "cross_input_per_workload", "cross_dependent_per_workload", "cross_shuffle_per_workload",
+}
+
+// SummaryAdded are the summary.csv columns added after the first
+// release, with the value a summary.csv written before them stands for:
+// a reader takes the columns of SummaryHeader less these as required.
+// Such a file's runs had no window and ran every job to its end; how
+// many workloads they had it does not say, so those columns read as 0.
+var SummaryAdded = map[string]float64{
+	"workloads": 0, "workloads_finished": 0, "unfinished_jobs": 0, "window_s": 0,
+	"cross_rack_bytes_per_workload": 0, "cross_input_per_workload": 0, "cross_dependent_per_workload": 0, "cross_shuffle_per_workload": 0,
+}
+
+// SummaryRequired is the columns every summary.csv has: SummaryHeader
+// less SummaryAdded.
+func SummaryRequired() []string {
+	var out []string
+	for _, c := range SummaryHeader {
+		if _, added := SummaryAdded[c]; !added {
+			out = append(out, c)
+		}
+	}
+	return out
 }
 
 func ff(x float64) string {
@@ -77,6 +125,8 @@ func (s *Summary) Row() []string {
 		ff(s.NodeLocalFrac), ff(s.RackLocalFrac), ff(s.RemoteFrac),
 		ff(s.TierFrac[cluster.Mem]), ff(s.TierFrac[cluster.SSD]), ff(s.TierFrac[cluster.HDD]), ff(s.LinkSkew),
 		i(s.Attempts), i(s.Duplicates), i(s.DuplicatesUsed), i(s.Rejected), i(s.Decisions),
+		strconv.Itoa(s.Workloads), strconv.Itoa(s.WorkloadsFinished), strconv.Itoa(s.UnfinishedJobs), ff(s.WindowS),
+		ff(s.CrossRackBytesPerWorkload), ff(s.CrossInputPerWorkload), ff(s.CrossDependentPerWorkload), ff(s.CrossShufflePerWorkload),
 	}
 }
 
@@ -95,6 +145,9 @@ type Recorder struct {
 	group        []int // job index → job-DAG id
 	groupArrival []float64
 	groupFinish  []float64
+	groupSize    []int // jobs of each DAG
+	groupDone    []int // of which succeeded
+	window       float64
 
 	jcts       []float64
 	first      float64
@@ -183,6 +236,11 @@ func (r *Recorder) groupJobs(w *workload.Workload) {
 	}
 	r.groupArrival = make([]float64, len(ids))
 	r.groupFinish = make([]float64, len(ids))
+	r.groupSize = make([]int, len(ids))
+	r.groupDone = make([]int, len(ids))
+	for _, g := range r.group {
+		r.groupSize[g]++
+	}
 	for g := range r.groupArrival {
 		r.groupArrival[g] = math.Inf(1)
 	}
@@ -230,19 +288,29 @@ func (r *Recorder) Attempt(a *engine.AttemptRecord) error {
 	return err
 }
 
-// Job records a finished job, and flushes the files.
+// SetWindow tells the recorder the run's experiment window (seconds; 0:
+// none), for the summary's throughput and window_s.
+func (r *Recorder) SetWindow(seconds float64) { r.window = seconds }
+
+// Job records a job that ended, or one a window left unfinished (state
+// engine.JobUnfinished: its unknown times are empty cells), and flushes
+// the files.
 func (r *Recorder) Job(j *engine.JobRecord) error {
 	jct := j.Finished - j.Arrival
 	if err := r.jobs.Write([]string{
-		j.Name, j.Queue, j.State.String(), ff(j.Arrival), ff(j.Submitted), ff(j.Started), ff(j.Finished), ff(jct),
+		j.Name, j.Queue, j.State.String(), ff(j.Arrival), known(j.Submitted), known(j.Started), known(j.Finished), known(jct),
 		strconv.Itoa(j.Tasks), strconv.Itoa(j.Attempts), j.Reason,
 	}); err != nil {
 		return err
 	}
 	r.sum.Jobs++
-	if j.State == engine.JobFailed {
+	switch j.State {
+	case engine.JobUnfinished:
+		r.sum.UnfinishedJobs++
+		return r.Flush()
+	case engine.JobFailed:
 		r.sum.FailedJobs++
-	} else {
+	default:
 		r.jcts = append(r.jcts, jct)
 	}
 	r.first = math.Min(r.first, j.Arrival)
@@ -251,8 +319,19 @@ func (r *Recorder) Job(j *engine.JobRecord) error {
 		g := r.group[j.ID]
 		r.groupArrival[g] = math.Min(r.groupArrival[g], j.Arrival)
 		r.groupFinish[g] = math.Max(r.groupFinish[g], j.Finished)
+		if j.State == engine.JobSucceeded {
+			r.groupDone[g]++
+		}
 	}
 	return r.Flush()
+}
+
+// known formats a time of a record, empty when it is unknown (NaN).
+func known(x float64) string {
+	if math.IsNaN(x) {
+		return ""
+	}
+	return ff(x)
 }
 
 // LinkSample records the rack-link utilisation of one sample period.
@@ -302,9 +381,13 @@ func (r *Recorder) Close() error {
 func (r *Recorder) Finish(policy string, seed uint64, st *engine.Stats, up, down []float64) Summary {
 	s := r.sum
 	s.Policy, s.Seed = policy, seed
+	finished := s.Jobs - s.FailedJobs - s.UnfinishedJobs
 	if r.last > r.first {
 		s.MakespanS = r.last - r.first
-		s.ThroughputJPH = float64(s.Jobs-s.FailedJobs) / s.MakespanS * 3600
+		s.ThroughputJPH = float64(finished) / s.MakespanS * 3600
+	}
+	if s.WindowS = r.window; r.window > 0 {
+		s.ThroughputJPH = float64(finished) / r.window * 3600
 	}
 	sorted := append([]float64(nil), r.jcts...)
 	sort.Float64s(sorted)
@@ -313,12 +396,20 @@ func (r *Recorder) Finish(policy string, seed uint64, st *engine.Stats, up, down
 	s.JCTP95S = Percentile(sorted, 95)
 	s.JCTP99S = Percentile(sorted, 99)
 	var wct []float64
-	for g := range r.groupFinish {
-		if !math.IsInf(r.groupArrival[g], 1) {
+	s.Workloads = len(r.groupSize)
+	for g, n := range r.groupSize {
+		if r.groupDone[g] == n {
 			wct = append(wct, r.groupFinish[g]-r.groupArrival[g])
 		}
 	}
 	s.WCTMeanS = Mean(wct)
+	if s.WorkloadsFinished = len(wct); s.WorkloadsFinished > 0 {
+		per := func(n int64) float64 { return float64(n) / float64(s.WorkloadsFinished) }
+		s.CrossRackBytesPerWorkload = per(s.Bytes.Cross())
+		s.CrossInputPerWorkload = per(s.Bytes[engine.ClassInput][engine.LevelCross])
+		s.CrossDependentPerWorkload = per(s.Bytes[engine.ClassDependent][engine.LevelCross])
+		s.CrossShufflePerWorkload = per(s.Bytes[engine.ClassShuffle][engine.LevelCross])
+	}
 	var maps int64
 	for _, n := range r.mapByLevel {
 		maps += n
@@ -399,11 +490,11 @@ func WriteSummaries(path string, rows []Summary) error {
 
 // Table formats summaries as an aligned comparison table.
 func Table(rows []Summary) string {
-	head := []string{"policy", "seed", "jobs", "failed", "makespan_s", "jct_mean_s", "jct_p50_s", "jct_p95_s", "jct_p99_s", "cross_rack_GB", "node_local", "rack_local", "link_skew"}
+	head := []string{"policy", "seed", "jobs", "failed", "unfinished", "makespan_s", "jct_mean_s", "jct_p50_s", "jct_p95_s", "jct_p99_s", "cross_rack_GB", "node_local", "rack_local", "link_skew"}
 	cells := [][]string{head}
 	for _, s := range rows {
 		cells = append(cells, []string{
-			s.Policy, strconv.FormatUint(s.Seed, 10), strconv.Itoa(s.Jobs), strconv.Itoa(s.FailedJobs),
+			s.Policy, strconv.FormatUint(s.Seed, 10), strconv.Itoa(s.Jobs), strconv.Itoa(s.FailedJobs), strconv.Itoa(s.UnfinishedJobs),
 			fmt.Sprintf("%.1f", s.MakespanS), fmt.Sprintf("%.2f", s.JCTMeanS), fmt.Sprintf("%.2f", s.JCTP50S),
 			fmt.Sprintf("%.2f", s.JCTP95S), fmt.Sprintf("%.2f", s.JCTP99S), fmt.Sprintf("%.1f", float64(s.Bytes.Cross())/1e9),
 			fmt.Sprintf("%.3f", s.NodeLocalFrac), fmt.Sprintf("%.3f", s.RackLocalFrac), fmt.Sprintf("%.2f", s.LinkSkew),

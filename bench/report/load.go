@@ -178,7 +178,9 @@ func (c *csvFile) str(rec []string, name string) string {
 // by what needs them.
 func LoadResultSet(dir string) (*ResultSet, error) {
 	path := filepath.Join(dir, "summary.csv")
-	c, err := openCSV(path, metrics.SummaryHeader)
+	// columns added since the first release may be missing: an older
+	// file's value stands for them
+	c, err := openCSV(path, metrics.SummaryRequired())
 	if err != nil {
 		return nil, err
 	}
@@ -216,6 +218,10 @@ func LoadResultSet(dir string) (*ResultSet, error) {
 			if name == "policy" || name == "seed" {
 				continue
 			}
+			if _, ok := c.col[name]; !ok {
+				r.Values[name] = metrics.SummaryAdded[name]
+				continue
+			}
 			if r.Values[name], err = c.num(rec, line, name); err != nil {
 				return nil, err
 			}
@@ -243,7 +249,8 @@ func LoadResultSet(dir string) (*ResultSet, error) {
 }
 
 // LoadJCTs reads the completion times (jct_s) of a run's jobs that did not
-// fail, from jobs.csv in file order.
+// fail, from jobs.csv in file order; jobs a window left unfinished have
+// none.
 func LoadJCTs(runDir string) ([]float64, error) {
 	c, err := openCSV(filepath.Join(runDir, "jobs.csv"), []string{"job", "state", "jct_s"})
 	if err != nil {
@@ -259,13 +266,14 @@ func LoadJCTs(runDir string) ([]float64, error) {
 		if err != nil {
 			return nil, err
 		}
+		if state := c.str(rec, "state"); state == "failed" || state == "unfinished" {
+			continue
+		}
 		x, err := c.num(rec, line, "jct_s")
 		if err != nil {
 			return nil, err
 		}
-		if c.str(rec, "state") != "failed" {
-			out = append(out, x)
-		}
+		out = append(out, x)
 	}
 }
 

@@ -85,6 +85,15 @@ func (o Options) Validate() error {
 	if o.MaxSimTime < 0 {
 		return fmt.Errorf("max simulated time %g s is negative (0: a bound derived from the workload)", o.MaxSimTime)
 	}
+	if err := finite("window", o.Window); err != nil {
+		return err
+	}
+	if o.Window < 0 {
+		return fmt.Errorf("window %g s is negative (0: none)", o.Window)
+	}
+	if o.MaxSimTime > 0 && o.MaxSimTime < o.Window {
+		return fmt.Errorf("max simulated time %g s is below the window %g s: a run would fail before the window ends it", o.MaxSimTime, o.Window)
+	}
 	return nil
 }
 

@@ -77,6 +77,7 @@ func RunOne(spec Spec) (metrics.Summary, Timing, error) {
 	if err != nil {
 		return metrics.Summary{}, Timing{}, err
 	}
+	rec.SetWindow(spec.Options.Window)
 	opt := spec.Options
 	opt.Sink = rec
 	s := New(eng, opt)

@@ -48,8 +48,19 @@ type Options struct {
 	Background float64
 	// MaxSimTime stops a run that has not finished by then (seconds),
 	// with Result.Stalled; 0: the bound TimeBound derives from the
-	// workload.
+	// workload. With a Window it must not be below it.
 	MaxSimTime float64
+	// Window is the experiment window (seconds of simulated time; 0:
+	// none). A run still going at the window stops there cleanly, with
+	// Result.Cut: the attempts running then are recorded with outcome
+	// "cut" (engine.AttemptCut) and the jobs not ended with state
+	// "unfinished" (engine.Engine.Cut), and the link counters hold what
+	// moved up to the window. A run that ends before it ends as without
+	// one. The derived time bound (MaxSimTime 0) still applies: when it
+	// is below the window, a run that reaches it has done worse than its
+	// whole work run serially ten times over after the last arrival, and
+	// is stopped with an error, as without a window.
+	Window float64
 	// Sink receives the run's records as they happen; nil drops them.
 	Sink Sink
 	// Progress, when set, is called now and then with the simulated time
@@ -81,6 +92,8 @@ type Result struct {
 	DownlinkBytes []float64
 	Stalled       bool
 	StallReason   string
+	// Cut says the run stopped at Options.Window with work left.
+	Cut bool
 }
 
 type phase uint8
@@ -315,6 +328,14 @@ func (s *Sim) Run() (res *Result, err error) {
 			res.StallReason = fmt.Sprintf("no event left at t=%.3fs with %d tasks pending and %d attempts running", s.now, s.eng.Pending(), len(s.runs))
 			break
 		}
+		if w := s.opt.Window; w > 0 && s.roundUp(next) > w {
+			// the next event falls after the window: stop at the window
+			if err := s.cut(); err != nil {
+				return nil, err
+			}
+			res.Cut = true
+			break
+		}
 		if next > s.timeBound {
 			res.Stalled = true
 			if s.boundDerived {
@@ -326,7 +347,7 @@ func (s *Sim) Run() (res *Result, err error) {
 			break
 		}
 		// round up to the time step, so that nearby events share a step
-		next = math.Ceil(next/s.opt.Resolution-1e-6) * s.opt.Resolution
+		next = s.roundUp(next)
 		if next > s.now {
 			s.now = next
 		}
@@ -361,6 +382,37 @@ func (s *Sim) Run() (res *Result, err error) {
 		res.DownlinkBytes[r] = s.net.res[s.downlink[r]].moved
 	}
 	return res, nil
+}
+
+// roundUp rounds a time up to the time step.
+func (s *Sim) roundUp(t float64) float64 {
+	return math.Ceil(t/s.opt.Resolution-1e-6) * s.opt.Resolution
+}
+
+// cut stops the run at its window: the engine's clock moves to the
+// window, and what is still running or left is recorded (Engine.Cut).
+// The flows stay as they are, so that the link counters, settled at the
+// window by Run, hold what they moved until then.
+func (s *Sim) cut() error {
+	s.now = max(s.now, s.opt.Window)
+	if err := s.eng.Advance(s.now); err != nil {
+		return err
+	}
+	attempts, jobs := s.eng.Cut()
+	if s.opt.Sink == nil {
+		return nil
+	}
+	for i := range attempts {
+		if err := s.opt.Sink.Attempt(&attempts[i]); err != nil {
+			return err
+		}
+	}
+	for i := range jobs {
+		if err := s.opt.Sink.Job(&jobs[i]); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func (s *Sim) recompute() {

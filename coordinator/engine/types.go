@@ -32,9 +32,13 @@ const (
 	JobRunning                   // submitted
 	JobSucceeded                 // every task done
 	JobFailed                    // input lost for good
+	// JobUnfinished is the state of a job's record when the run stopped
+	// at its experiment window before the job ended (Engine.Cut); the
+	// engine's own jobs never take it.
+	JobUnfinished
 )
 
-var jobStateNames = [...]string{"waiting", "running", "succeeded", "failed"}
+var jobStateNames = [...]string{"waiting", "running", "succeeded", "failed", "unfinished"}
 
 func (s JobState) String() string { return jobStateNames[s] }
 
@@ -56,9 +60,12 @@ const (
 	AttemptSucceeded
 	AttemptFailed // its host died, or the driver reported a failure
 	AttemptKilled // killed by the policy or as the loser of a duplicate race
+	// AttemptCut is the outcome of an attempt still running when the run
+	// stopped at its experiment window (Engine.Cut).
+	AttemptCut
 )
 
-var outcomeNames = [...]string{"running", "succeeded", "failed", "killed"}
+var outcomeNames = [...]string{"running", "succeeded", "failed", "killed", "cut"}
 
 func (o AttemptOutcome) String() string { return outcomeNames[o] }
 
@@ -173,7 +180,10 @@ type AttemptRecord struct {
 	Tier    cluster.TierKind // tier of the input source (maps only)
 }
 
-// JobRecord is what a run records of a finished job.
+// JobRecord is what a run records of a finished job, or of one a run
+// stopped at its window left unfinished (State JobUnfinished): then
+// Finished is NaN, and so are Submitted and Started if the job had not
+// got that far.
 type JobRecord struct {
 	ID        JobID
 	Name      string
@@ -185,5 +195,5 @@ type JobRecord struct {
 	State     JobState
 	Tasks     int
 	Attempts  int
-	Reason    string // why it failed
+	Reason    string // why it failed, or how far an unfinished job got
 }

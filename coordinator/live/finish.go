@@ -45,7 +45,10 @@ func (r *run) finish() {
 	}
 	var up, down []float64
 	if r.cfg.Counters != nil {
-		u, d, err := r.cfg.Counters()
+		u, d, err := r.windowUp, r.windowDown, error(nil)
+		if u == nil {
+			u, d, err = r.cfg.Counters()
+		}
 		if err != nil {
 			r.event("counters-failed", "", "%v", err)
 		} else {

@@ -47,8 +47,18 @@ type Config struct {
 	// HeartbeatTimeout is how long a silent host lives.
 	RegisterTimeout  time.Duration
 	HeartbeatTimeout time.Duration
-	// MaxRunTime ends a run that has not finished (0: no limit).
+	// MaxRunTime ends a run that has not finished, with an error (0: no
+	// limit). With a Window it must not be shorter.
 	MaxRunTime time.Duration
+	// Window is the experiment window, from the run's start (workload
+	// time 0); 0: none. A run still going at the window ends there, with
+	// success: no attempt is launched after it, the attempts running are
+	// killed on their workers and recorded with outcome "cut", the jobs
+	// not ended are recorded as "unfinished" (engine.Engine.Cut), the
+	// kernel counters are read at the window, and the records and the
+	// summary are completed as at a normal end. A Sink with a
+	// SetWindow(seconds float64) method is told the window at the start.
+	Window time.Duration
 	// StallTimeout ends, with an error that says why, a run whose engine
 	// has made no progress for this long: jobs are left, no attempt runs
 	// and none is launched, and no job is yet to arrive (or no live host
@@ -89,6 +99,10 @@ type Result struct {
 	// failed.
 	Jobs       int `json:"jobs"`
 	FailedJobs int `json:"failed_jobs"`
+	// UnfinishedJobs counts the jobs the Window left unfinished, and Cut
+	// says it ended the run.
+	UnfinishedJobs int  `json:"unfinished_jobs"`
+	Cut            bool `json:"cut,omitempty"`
 	// ExpectedCrossBytes is the engine's accounting of cross-rack payload
 	// over successful attempts; ReportedCrossBytes the workers' own;
 	// KernelCrossBytes the kernel counters' (payload, headers removed by
@@ -171,6 +185,9 @@ type run struct {
 	workerCounted bool
 	// lastCounters is the previous kernel sample, for utilisation.
 	lastCounters []float64
+	// windowUp and windowDown are the kernel counters read at the
+	// window (nil: read them at the end).
+	windowUp, windowDown []float64
 	// idleSince is when the engine was last seen with jobs left and
 	// nothing running or to come (zero while it progresses).
 	idleSince time.Time
@@ -217,6 +234,15 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		cfg.StallTimeout = max(DefaultStallTimeout, 2*cfg.HeartbeatTimeout)
 	case cfg.StallTimeout > 0 && cfg.StallTimeout <= cfg.HeartbeatTimeout:
 		return nil, fmt.Errorf("stall timeout %v must be longer than the heartbeat timeout %v", cfg.StallTimeout, cfg.HeartbeatTimeout)
+	}
+	if cfg.Window < 0 {
+		return nil, fmt.Errorf("window %v is negative (0: none)", cfg.Window)
+	}
+	if cfg.MaxRunTime > 0 && cfg.MaxRunTime < cfg.Window {
+		return nil, fmt.Errorf("max run time %v is shorter than the window %v: the run would fail before the window ends it", cfg.MaxRunTime, cfg.Window)
+	}
+	if ws, ok := cfg.Sink.(interface{ SetWindow(seconds float64) }); ok {
+		ws.SetWindow(cfg.Window.Seconds())
 	}
 	if cfg.Listen == "" {
 		cfg.Listen = "127.0.0.1:4222"
@@ -393,9 +419,12 @@ func (r *run) loop(ctx context.Context) error {
 	r.event("started", "", "policy %s, seed %d, %d jobs", r.cfg.Policy, r.cfg.Seed, len(r.eng.Jobs()))
 	tick := time.NewTicker(20 * time.Millisecond)
 	defer tick.Stop()
-	var limit <-chan time.Time
+	var limit, window <-chan time.Time
 	if r.cfg.MaxRunTime > 0 {
 		limit = time.After(r.cfg.MaxRunTime)
+	}
+	if r.cfg.Window > 0 {
+		window = time.After(r.cfg.Window)
 	}
 	for !r.eng.Done() {
 		select {
@@ -420,6 +449,13 @@ func (r *run) loop(ctx context.Context) error {
 			r.checkHosts()
 			r.sampleNetwork()
 			r.flushRejected()
+		case <-window:
+		}
+		if r.cfg.Window > 0 && time.Since(r.start) >= r.cfg.Window {
+			// before a step: nothing is launched after the window
+			r.cut()
+			r.finish()
+			return nil
 		}
 		if err := r.step(); err != nil {
 			r.finish()

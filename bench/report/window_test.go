@@ -1,0 +1,61 @@
+package report
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/racklab/racklab/bench/metrics"
+)
+
+// A summary.csv written before the window's columns were added still
+// loads: those columns read as the run without a window they stand for.
+func TestOlderSummaryLoads(t *testing.T) {
+	dir := t.TempDir()
+	old := metrics.SummaryRequired()
+	if len(old) != len(metrics.SummaryHeader)-8 || old[len(old)-1] != "decisions" {
+		t.Fatalf("the columns every summary.csv has: %v", old)
+	}
+	row := make([]string, len(old))
+	for i, col := range old {
+		switch col {
+		case "policy":
+			row[i] = "fifo"
+		case "seed":
+			row[i] = "1"
+		default:
+			row[i] = "7"
+		}
+	}
+	writeFile(t, filepath.Join(dir, "summary.csv"), strings.Join(old, ",")+"\n"+strings.Join(row, ",")+"\n")
+	set, err := LoadResultSet(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := set.Runs[0].Values
+	if v["jobs"] != 7 || v["decisions"] != 7 {
+		t.Errorf("values %v", v)
+	}
+	for col, want := range metrics.SummaryAdded {
+		if got, ok := v[col]; !ok || got != want {
+			t.Errorf("column %s absent from the file: %g (present %v), want %g", col, got, ok, want)
+		}
+	}
+}
+
+// A windowed run's jobs.csv has unfinished jobs without a completion
+// time: they are left out of the JCTs, as failed ones are.
+func TestUnfinishedJobsHaveNoJCT(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "jobs.csv"), "job,queue,state,arrival_s,submitted_s,started_s,finished_s,jct_s,tasks,attempts,reason\n"+
+		"a,default,succeeded,0.000000,0.000000,0.000000,4.000000,4.000000,2,2,\n"+
+		"b,default,unfinished,1.000000,1.000000,2.000000,,,2,1,1 of 2 tasks done at the window\n"+
+		"c,default,unfinished,9.000000,,,,,2,0,not arrived by the window\n")
+	jcts, err := LoadJCTs(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(jcts) != 1 || jcts[0] != 4 {
+		t.Errorf("JCTs %v, want [4]", jcts)
+	}
+}
