@@ -48,7 +48,8 @@ type Run struct {
 	Seed   uint64
 	// Line is the run's line in summary.csv.
 	Line int
-	// Values holds the row's numeric columns by header name.
+	// Values holds the row's numeric columns by header name; NaN for
+	// an empty cell of a column that may be empty (metrics.MayBeEmpty).
 	Values map[string]float64
 	// Dir is the run's record directory, <policy>-seed<seed>.
 	Dir string
@@ -184,6 +185,12 @@ func LoadResultSet(dir string) (*ResultSet, error) {
 		}
 		for _, name := range metrics.SummaryHeader {
 			if name == "policy" || name == "seed" {
+				continue
+			}
+			if metrics.MayBeEmpty(name) && c.str(rec, name) == "" {
+				// the run has no value (a Fair run has no decision notes):
+				// NaN, which the tables show as n/a
+				r.Values[name] = math.NaN()
 				continue
 			}
 			if r.Values[name], err = c.num(rec, line, name); err != nil {
