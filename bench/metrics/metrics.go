@@ -69,6 +69,22 @@ type Summary struct {
 	CrossInputPerWorkload     float64
 	CrossDependentPerWorkload float64
 	CrossShufflePerWorkload   float64
+	// Task classification (Dawn's §5.3, Fig. 14), over successful
+	// attempts: how many read input data (maps of datasets) and how many
+	// dependent or intermediate data (maps of parent jobs' outputs,
+	// reduce and later stages), and the share of each that read at least
+	// a byte across racks; NaN where there is no such attempt.
+	InputTasks             int64
+	DepInterTasks          int64
+	InputTasksCrossFrac    float64
+	DepInterTasksCrossFrac float64
+	// Of the successful attempts whose policy noted the network's state
+	// (engine.DecisionNote), the share of those that read across racks
+	// that were scheduled while it was unsaturated, and of those that
+	// did not, the share scheduled while it was saturated (§6.3); NaN
+	// when no such attempt has a note (every policy but Dawn's).
+	TrafficTasksUnsaturatedFrac   float64
+	ZeroTrafficTasksSaturatedFrac float64
 }
 
 // SummaryHeader is the column list of summary.csv.
@@ -82,6 +98,8 @@ var SummaryHeader = []string{
 	"attempts", "duplicates", "duplicates_used", "rejected_actions", "decisions",
 	"workloads", "workloads_finished", "unfinished_jobs", "window_s",
 	"cross_rack_bytes_per_workload", "cross_input_per_workload", "cross_dependent_per_workload", "cross_shuffle_per_workload",
+	"input_tasks", "dep_inter_tasks", "input_tasks_cross_frac", "dep_inter_tasks_cross_frac",
+	"traffic_tasks_unsaturated_frac", "zero_traffic_tasks_saturated_frac",
 }
 
 // SummaryAdded are the summary.csv columns added after the first
@@ -92,6 +110,8 @@ var SummaryHeader = []string{
 var SummaryAdded = map[string]float64{
 	"workloads": 0, "workloads_finished": 0, "unfinished_jobs": 0, "window_s": 0,
 	"cross_rack_bytes_per_workload": 0, "cross_input_per_workload": 0, "cross_dependent_per_workload": 0, "cross_shuffle_per_workload": 0,
+	"input_tasks": 0, "dep_inter_tasks": 0, "input_tasks_cross_frac": math.NaN(), "dep_inter_tasks_cross_frac": math.NaN(),
+	"traffic_tasks_unsaturated_frac": math.NaN(), "zero_traffic_tasks_saturated_frac": math.NaN(),
 }
 
 // SummaryRequired is the columns every summary.csv has: SummaryHeader
@@ -104,6 +124,26 @@ func SummaryRequired() []string {
 		}
 	}
 	return out
+}
+
+// emptyWhenUndefined are the summary.csv columns whose cell is empty when
+// the run has nothing to compute them from (a share of no tasks), rather
+// than NaN, which a reader would take for a broken record.
+var emptyWhenUndefined = map[string]bool{
+	"input_tasks_cross_frac": true, "dep_inter_tasks_cross_frac": true,
+	"traffic_tasks_unsaturated_frac": true, "zero_traffic_tasks_saturated_frac": true,
+}
+
+// MayBeEmpty reports whether a summary.csv column's cell may be empty:
+// the run has no value for it (see Summary's task classification).
+func MayBeEmpty(column string) bool { return emptyWhenUndefined[column] }
+
+// share is a Summary share's cell: empty when undefined.
+func share(x float64) string {
+	if math.IsNaN(x) {
+		return ""
+	}
+	return ff(x)
 }
 
 func ff(x float64) string {
@@ -127,6 +167,8 @@ func (s *Summary) Row() []string {
 		i(s.Attempts), i(s.Duplicates), i(s.DuplicatesUsed), i(s.Rejected), i(s.Decisions),
 		strconv.Itoa(s.Workloads), strconv.Itoa(s.WorkloadsFinished), strconv.Itoa(s.UnfinishedJobs), ff(s.WindowS),
 		ff(s.CrossRackBytesPerWorkload), ff(s.CrossInputPerWorkload), ff(s.CrossDependentPerWorkload), ff(s.CrossShufflePerWorkload),
+		i(s.InputTasks), i(s.DepInterTasks), share(s.InputTasksCrossFrac), share(s.DepInterTasksCrossFrac),
+		share(s.TrafficTasksUnsaturatedFrac), share(s.ZeroTrafficTasksSaturatedFrac),
 	}
 }
 
@@ -155,6 +197,46 @@ type Recorder struct {
 	sum        Summary
 	mapByLevel [engine.NumLocalities]int64
 	mapByTier  [cluster.NumTierKinds]int64
+	classes    taskClasses
+}
+
+// taskClasses counts successful attempts for the task classification.
+type taskClasses struct {
+	inputCross, depInterCross int64 // of InputTasks, DepInterTasks
+	// noted: of the attempts whose note gives the network's state, by
+	// whether they read across racks and whether it was saturated
+	noted [2][2]int64 // [cross][saturated]
+}
+
+// DataClass names what an attempt's stage reads, for attempts.csv:
+// "input" (a map of a dataset), "dependent" (a map of parent jobs'
+// outputs) or "intermediate" (a reduce or later stage).
+func DataClass(c engine.Class) string {
+	switch c {
+	case engine.ClassInput:
+		return "input"
+	case engine.ClassDependent:
+		return "dependent"
+	}
+	return "intermediate"
+}
+
+// crossRead is what an attempt read across racks (its output replicas
+// written elsewhere are not reads).
+func crossRead(a *engine.AttemptRecord) int64 {
+	return a.Bytes.Cross() - a.Bytes[engine.ClassOutput][engine.LevelCross]
+}
+
+// netSaturated is a note's saturation as an attempts.csv cell: empty when
+// unknown, else 0 or 1.
+func netSaturated(s engine.Saturation) string {
+	switch s {
+	case engine.Unsaturated:
+		return "0"
+	case engine.Saturated:
+		return "1"
+	}
+	return ""
 }
 
 // RecordFiles are the files a Recorder writes in its directory.
@@ -250,6 +332,7 @@ var attemptHeader = []string{
 	"job", "stage", "task", "attempt", "kind", "host", "rack", "start_s", "end_s", "outcome", "duplicate",
 	"locality", "tier", "input_bytes", "output_bytes",
 	"local_bytes", "rack_bytes", "cross_bytes", "cross_input", "cross_shuffle", "cross_dependent", "cross_duplicate", "cross_output",
+	"data_class", "net_saturated", "reason",
 }
 
 var jobHeader = []string{"job", "queue", "state", "arrival_s", "submitted_s", "started_s", "finished_s", "jct_s", "tasks", "attempts", "reason"}
@@ -275,17 +358,53 @@ func (r *Recorder) Attempt(a *engine.AttemptRecord) error {
 		i(a.Bytes[engine.ClassInput][engine.LevelCross]), i(a.Bytes[engine.ClassShuffle][engine.LevelCross]),
 		i(a.Bytes[engine.ClassDependent][engine.LevelCross]), i(a.Bytes[engine.ClassDuplicate][engine.LevelCross]),
 		i(a.Bytes[engine.ClassOutput][engine.LevelCross]),
+		DataClass(a.InputClass), netSaturated(a.Note.Saturation), a.Note.Reason,
 	})
 	r.sum.Attempts++
 	if a.Outcome != engine.AttemptSucceeded {
 		return err
 	}
 	r.sum.Bytes.Add(&a.Bytes)
+	r.classify(a)
 	if a.Kind == workload.Map && a.Source.Host >= 0 {
 		r.mapByLevel[a.Locality]++
 		r.mapByTier[a.Tier]++
 	}
 	return err
+}
+
+// classify counts a successful attempt for the task classification.
+func (r *Recorder) classify(a *engine.AttemptRecord) {
+	cross := crossRead(a) > 0
+	if a.InputClass == engine.ClassInput {
+		r.sum.InputTasks++
+		if cross {
+			r.classes.inputCross++
+		}
+	} else {
+		r.sum.DepInterTasks++
+		if cross {
+			r.classes.depInterCross++
+		}
+	}
+	if a.Note.Saturation != engine.SaturationUnknown {
+		r.classes.noted[b2i(cross)][b2i(a.Note.Saturation == engine.Saturated)]++
+	}
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// fraction is n/of, NaN when of is 0.
+func fraction(n, of int64) float64 {
+	if of == 0 {
+		return math.NaN()
+	}
+	return float64(n) / float64(of)
 }
 
 // SetWindow tells the recorder the run's experiment window (seconds; 0:
@@ -422,6 +541,11 @@ func (r *Recorder) Finish(policy string, seed uint64, st *engine.Stats, up, down
 			s.TierFrac[k] = float64(r.mapByTier[k]) / float64(maps)
 		}
 	}
+	c := &r.classes
+	s.InputTasksCrossFrac = fraction(c.inputCross, s.InputTasks)
+	s.DepInterTasksCrossFrac = fraction(c.depInterCross, s.DepInterTasks)
+	s.TrafficTasksUnsaturatedFrac = fraction(c.noted[1][0], c.noted[1][0]+c.noted[1][1])
+	s.ZeroTrafficTasksSaturatedFrac = fraction(c.noted[0][1], c.noted[0][0]+c.noted[0][1])
 	loads := make([]float64, len(up))
 	for i := range up {
 		s.MeasuredCrossRackBytes += up[i]

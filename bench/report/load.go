@@ -50,8 +50,9 @@ type Run struct {
 	// Line is the run's line in summary.csv.
 	Line int
 	// Values holds the row's numeric columns by header name: those of
-	// metrics.SummaryHeader, and any other column whose value is a finite
-	// number (a newer racklab's).
+	// metrics.SummaryHeader (NaN for an empty cell of a column that may be
+	// empty, metrics.MayBeEmpty), and any other column whose value is a
+	// finite number (a newer racklab's).
 	Values map[string]float64
 	// Dir is the run's record directory, <policy>-seed<seed>.
 	Dir string
@@ -220,6 +221,12 @@ func LoadResultSet(dir string) (*ResultSet, error) {
 			}
 			if _, ok := c.col[name]; !ok {
 				r.Values[name] = metrics.SummaryAdded[name]
+				continue
+			}
+			if metrics.MayBeEmpty(name) && c.str(rec, name) == "" {
+				// the run has no value (a Fair run has no decision notes):
+				// NaN, which the tables show as n/a
+				r.Values[name] = math.NaN()
 				continue
 			}
 			if r.Values[name], err = c.num(rec, line, name); err != nil {

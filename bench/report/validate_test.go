@@ -2,12 +2,16 @@ package report
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/racklab/racklab/bench/metrics"
 )
 
 // NaN and infinities in the report's inputs are refused with the file,
@@ -105,6 +109,63 @@ func TestPartialCampaignHeader(t *testing.T) {
 		}
 		if !strings.Contains(mdHeader, "**"+want+"**") {
 			t.Errorf("planned %d: the Markdown header lacks %q:\n%s", planned, want, mdHeader)
+		}
+	}
+}
+
+// The shares of Dawn's task classification are empty in summary.csv when
+// a run has nothing to compute them from (a Fair run notes no decision):
+// the report reads such a cell as missing and still renders. An empty
+// cell in another column, or the text NaN in one of these, is refused.
+func TestEmptyShareCellsAreMissing(t *testing.T) {
+	setCell := func(t *testing.T, dir string, line int, col, to string) {
+		t.Helper()
+		path := filepath.Join(dir, "summary.csv")
+		b, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lines := strings.Split(string(b), "\n")
+		k := slices.Index(strings.Split(lines[0], ","), col)
+		cells := strings.Split(lines[line-1], ",")
+		cells[k] = to
+		lines[line-1] = strings.Join(cells, ",")
+		if err := os.WriteFile(path, []byte(strings.Join(lines, "\n")), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	shares := []string{"input_tasks_cross_frac", "dep_inter_tasks_cross_frac", "traffic_tasks_unsaturated_frac", "zero_traffic_tasks_saturated_frac"}
+	dir := t.TempDir()
+	writeSet(t, dir, knownRuns())
+	for _, col := range shares {
+		if !metrics.MayBeEmpty(col) {
+			t.Fatalf("%s may not be empty", col)
+		}
+		setCell(t, dir, 2, col, "")
+	}
+	if _, err := Generate(dir, Options{}); err != nil {
+		t.Fatalf("empty shares: %v", err)
+	}
+	set, err := LoadResultSet(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, col := range shares {
+		if x, y := set.Runs[0].Values[col], set.Runs[1].Values[col]; !math.IsNaN(x) || y != defaultValue(col) {
+			t.Errorf("%s: empty cell read as %v, a number as %v", col, x, y)
+		}
+	}
+	for _, c := range []struct{ col, cell, want string }{
+		{"traffic_tasks_unsaturated_frac", "NaN", fmt.Sprintf("column %d (traffic_tasks_unsaturated_frac): NaN is not a finite number",
+			slices.Index(metrics.SummaryHeader, "traffic_tasks_unsaturated_frac")+1)},
+		{"jct_mean_s", "", `column jct_mean_s: "" is not a number`},
+	} {
+		dir := t.TempDir()
+		writeSet(t, dir, knownRuns())
+		setCell(t, dir, 3, c.col, c.cell)
+		_, err := LoadResultSet(dir)
+		if want := filepath.Join(dir, "summary.csv") + ":3: " + c.want; err == nil || err.Error() != want {
+			t.Errorf("%s=%q: got %v, want %s", c.col, c.cell, err, want)
 		}
 	}
 }

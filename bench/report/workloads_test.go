@@ -1,7 +1,7 @@
 package report
 
 import (
-	"fmt"
+	"github.com/racklab/racklab/bench/metrics"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -23,6 +23,28 @@ func addColumn(t *testing.T, dir, name string, value func(policy string, seed ui
 			t.Fatal(err)
 		}
 		lines[i] += "," + value(cells[0], seed)
+	}
+	writeFile(t, path, strings.Join(lines, "\n")+"\n")
+}
+
+// dropColumns removes columns from a result set's summary.csv.
+func dropColumns(t *testing.T, dir string, names map[string]float64) {
+	t.Helper()
+	path := filepath.Join(dir, "summary.csv")
+	lines := strings.Split(strings.TrimSuffix(readFile(t, path), "\n"), "\n")
+	var keep []int
+	for i, name := range strings.Split(lines[0], ",") {
+		if _, drop := names[name]; !drop {
+			keep = append(keep, i)
+		}
+	}
+	for l, line := range lines {
+		cells := strings.Split(line, ",")
+		var out []string
+		for _, i := range keep {
+			out = append(out, cells[i])
+		}
+		lines[l] = strings.Join(out, ",")
 	}
 	writeFile(t, path, strings.Join(lines, "\n")+"\n")
 }
@@ -58,13 +80,16 @@ func TestReportOfTwoWorkloads(t *testing.T) {
 	dir := t.TempDir()
 	for _, wl := range []string{"ml", "tpch"} {
 		set := filepath.Join(dir, "sim", wl)
-		writeSet(t, set, twoWorkloadRuns(map[string]float64{"ml": 50, "tpch": 7}[wl]))
-		// the columns of a newer racklab, and one that holds no number
-		addColumn(t, set, "workloads_finished", func(p string, seed uint64) string { return fmt.Sprint(10 + 2*seed) })
-		addColumn(t, set, "cross_rack_bytes_per_workload", func(string, uint64) string { return "6000000" })
-		addColumn(t, set, "cross_input_per_workload", func(string, uint64) string { return "1000000" })
-		addColumn(t, set, "cross_dependent_per_workload", func(string, uint64) string { return "3000000" })
-		addColumn(t, set, "cross_shuffle_per_workload", func(string, uint64) string { return "2000000" })
+		runs := twoWorkloadRuns(map[string]float64{"ml": 50, "tpch": 7}[wl])
+		for i := range runs {
+			runs[i].values["workloads_finished"] = float64(10 + 2*runs[i].seed)
+			runs[i].values["cross_rack_bytes_per_workload"] = 6e6
+			runs[i].values["cross_input_per_workload"] = 1e6
+			runs[i].values["cross_dependent_per_workload"] = 3e6
+			runs[i].values["cross_shuffle_per_workload"] = 2e6
+		}
+		writeSet(t, set, runs)
+		// a column of a newer racklab that holds no number
 		addColumn(t, set, "comment", func(string, uint64) string { return "not a number" })
 	}
 	r, err := Generate(dir, Options{Workloads: []string{"tpch", "ml"}})
@@ -120,7 +145,10 @@ func TestReportOfTwoWorkloads(t *testing.T) {
 func TestWorkloadFiguresFallBackToRunColumns(t *testing.T) {
 	dir := t.TempDir()
 	for _, wl := range []string{"b", "a"} {
-		writeSet(t, filepath.Join(dir, "local", wl), twoWorkloadRuns(5))
+		set := filepath.Join(dir, "local", wl)
+		writeSet(t, set, twoWorkloadRuns(5))
+		// as an older racklab wrote it, before the per-workload columns
+		dropColumns(t, set, metrics.SummaryAdded)
 	}
 	r, err := Generate(dir, Options{})
 	if err != nil {

@@ -145,7 +145,7 @@ func (e *Engine) endAttempt(a *Attempt, outcome AttemptOutcome) {
 	if outcome == AttemptSucceeded {
 		e.account(j, st, a)
 	}
-	rec := AttemptRecord{Attempt: *a, JobName: j.Spec.ID, Kind: st.Spec.Kind, Rack: e.topo.RackOf(a.Host)}
+	rec := AttemptRecord{Attempt: *a, JobName: j.Spec.ID, Kind: st.Spec.Kind, Rack: e.topo.RackOf(a.Host), InputClass: st.InputClass}
 	if a.Source.Host >= 0 {
 		rec.Tier = a.Source.Tier
 	}

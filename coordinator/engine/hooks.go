@@ -134,4 +134,62 @@ type LaunchOptions struct {
 	Source *workload.Replica
 	// Priority is the attempt's network priority class, 0 highest.
 	Priority uint8
+	// Note is what the policy acted on, for the run's records; the zero
+	// value records nothing.
+	Note DecisionNote
+}
+
+// Saturation is whether the network was saturated, as a policy saw it
+// when it decided a launch.
+type Saturation uint8
+
+const (
+	SaturationUnknown Saturation = iota // the policy did not say
+	Unsaturated
+	Saturated
+	numSaturations
+)
+
+var saturationNames = [...]string{"unknown", "unsaturated", "saturated"}
+
+func (s Saturation) String() string {
+	if s >= numSaturations {
+		return "invalid"
+	}
+	return saturationNames[s]
+}
+
+// DecisionNote is what a policy acted on when it launched an attempt:
+// the network's state as it saw it, and why it chose this job on this
+// host. The engine stores it with the attempt (Attempt.Note) and the
+// records carry it, so that a run's statistics of how tasks were
+// scheduled (Dawn's §6.3) come from any driver. The zero value is no
+// note.
+type DecisionNote struct {
+	Saturation Saturation
+	// Reason is a short code from the policy's own closed set (Dawn's
+	// "aggregate", "zero-traffic", ...): lower-case letters, digits and
+	// '-', at most MaxReasonLen bytes. Pass a constant: a note then costs
+	// the decision no allocation.
+	Reason string
+}
+
+// MaxReasonLen is the longest DecisionNote.Reason the engine takes.
+const MaxReasonLen = 32
+
+// IsZero reports whether the note says nothing.
+func (n DecisionNote) IsZero() bool { return n == DecisionNote{} }
+
+// valid reports whether the note is one the records can hold as it is.
+func (n DecisionNote) valid() bool {
+	if n.Saturation >= numSaturations || len(n.Reason) > MaxReasonLen {
+		return false
+	}
+	for i := 0; i < len(n.Reason); i++ {
+		c := n.Reason[i]
+		if !('a' <= c && c <= 'z' || '0' <= c && c <= '9' || c == '-') {
+			return false
+		}
+	}
+	return true
 }

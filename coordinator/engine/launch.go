@@ -32,10 +32,13 @@ func (e *Engine) launch(ref TaskRef, h cluster.HostID, opt LaunchOptions, dup bo
 	case dup && t.State != TaskRunning:
 		return 0, e.rejectf("duplicate of a task not running", "%s/%s[%d]", j.Spec.ID, st.Spec.Name, ref.Index)
 	}
+	if !opt.Note.valid() {
+		return 0, e.rejectf("bad decision note", "saturation %d, reason %q: want a known saturation and a reason of at most %d bytes of a-z, 0-9 and '-'", opt.Note.Saturation, opt.Note.Reason, MaxReasonLen)
+	}
 	if len(st.upstream) > 0 && !st.upDone && !e.earlyAllowed() {
 		return 0, e.rejectf("early shuffle limit", "%s/%s[%d] would take a slot its upstream may need", j.Spec.ID, st.Spec.Name, ref.Index)
 	}
-	a := &Attempt{ID: e.nextID, Task: ref, Host: h, Start: e.now, Priority: opt.Priority, Duplicate: dup, Locality: NoLocality}
+	a := &Attempt{ID: e.nextID, Task: ref, Host: h, Start: e.now, Priority: opt.Priority, Duplicate: dup, Locality: NoLocality, Note: opt.Note}
 	a.Source.Host = -1
 	if st.Spec.Kind == workload.Map {
 		if t.Block >= 0 {

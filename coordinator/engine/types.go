@@ -153,6 +153,9 @@ type Attempt struct {
 	Bytes ByteCounts
 	// Reported is the driver's own measurement, when it has one.
 	Reported *ByteCounts
+	// Note is what the policy that launched the attempt acted on
+	// (LaunchOptions.Note); zero when it gave none.
+	Note DecisionNote
 
 	// Received is the input bytes the attempt has read or fetched so far,
 	// as the driver last reported (Engine.Progress); InputDone says it
@@ -178,6 +181,11 @@ type AttemptRecord struct {
 	Kind    workload.StageKind
 	Rack    cluster.RackID
 	Tier    cluster.TierKind // tier of the input source (maps only)
+	// InputClass is what the attempt's stage reads: ClassInput (a map
+	// of a dataset), ClassDependent (a map of parent jobs' outputs) or
+	// ClassShuffle (a reduce or generic stage's upstream partitions),
+	// whether or not the attempt is a duplicate.
+	InputClass Class
 }
 
 // JobRecord is what a run records of a finished job, or of one a run

@@ -36,6 +36,30 @@ type candidate struct {
 	starving bool
 }
 
+// The reasons Dawn gives for a launch in its decision note
+// (engine.DecisionNote), for the records: why this job on this rack.
+// Algorithm 1 sorts the jobs preferring the rack by the traffic they
+// would cause there; what puts the chosen job first is one of these.
+const (
+	// ReasonAggregate: unsaturated, the job that moves the most data to
+	// this rack (gathering it while the network is free, §2.5).
+	ReasonAggregate = "aggregate"
+	// ReasonZeroTraffic: saturated, the job that moves the least (none
+	// where one moves none, §2.5).
+	ReasonZeroTraffic = "zero-traffic"
+	// ReasonBalance: the job prefers the rack only because online plan
+	// balancing added it (Algorithm 3, §2.6).
+	ReasonBalance = "balance"
+	// ReasonStarved: the starvation guard put the job first (§2.8).
+	ReasonStarved = "starved"
+	// ReasonUnaware: the dependency-unaware scheduler (§4.3), which does
+	// not look at the network (its note's saturation is unknown).
+	ReasonUnaware = "unaware"
+)
+
+// Reasons are every reason Dawn gives, in the order above.
+var Reasons = []string{ReasonAggregate, ReasonZeroTraffic, ReasonBalance, ReasonStarved, ReasonUnaware}
+
 // New returns a Dawn scheduler.
 func New(cfg Config) *Policy { return &Policy{cfg: cfg} }
 
@@ -293,7 +317,27 @@ func (p *Policy) assign(ctx *engine.Context, h cluster.HostID) bool {
 			}
 		}
 	}
-	return launchIn(ctx, pick.job, pick.plan, h)
+	return launchIn(ctx, pick.job, pick.plan, h, engine.DecisionNote{Saturation: saturation(sat), Reason: reason(pick, i, sat)})
+}
+
+func saturation(sat bool) engine.Saturation {
+	if sat {
+		return engine.Saturated
+	}
+	return engine.Unsaturated
+}
+
+// reason says what put the chosen job first for rack i.
+func reason(pick candidate, i cluster.RackID, sat bool) string {
+	switch {
+	case pick.starving:
+		return ReasonStarved
+	case pick.plan.balancedAt(i):
+		return ReasonBalance
+	case sat:
+		return ReasonZeroTraffic
+	}
+	return ReasonAggregate
 }
 
 func absDiff(a, b int64) int64 {
@@ -305,7 +349,7 @@ func absDiff(a, b int64) int64 {
 
 // launchIn starts one task of the job's current stage on h (§2.7): a map
 // with a replica on h, else in h's rack, else any; a reducer by index.
-func launchIn(ctx *engine.Context, j *engine.Job, pl *jobPlan, h cluster.HostID) bool {
+func launchIn(ctx *engine.Context, j *engine.Job, pl *jobPlan, h cluster.HostID, note engine.DecisionNote) bool {
 	var t engine.TaskRef
 	var ok bool
 	if pl.kind == mapLike {
@@ -316,7 +360,7 @@ func launchIn(ctx *engine.Context, j *engine.Job, pl *jobPlan, h cluster.HostID)
 	if !ok {
 		return false
 	}
-	_, err := ctx.Launch(t, h, engine.LaunchOptions{})
+	_, err := ctx.Launch(t, h, engine.LaunchOptions{Note: note})
 	return err == nil
 }
 
@@ -336,7 +380,7 @@ func (p *Policy) unaware(ctx *engine.Context, h cluster.HostID) {
 			if !ok {
 				continue
 			}
-			if _, err := ctx.Launch(t, h, engine.LaunchOptions{}); err != nil {
+			if _, err := ctx.Launch(t, h, engine.LaunchOptions{Note: engine.DecisionNote{Reason: ReasonUnaware}}); err != nil {
 				return
 			}
 			launched = true

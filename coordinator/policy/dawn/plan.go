@@ -52,6 +52,17 @@ func (p *jobPlan) costAt(r cluster.RackID) (int64, bool) {
 	return 0, false
 }
 
+// balancedAt reports whether rack r is in Pref only because balancing
+// added it.
+func (p *jobPlan) balancedAt(r cluster.RackID) bool {
+	for _, e := range p.pref[len(p.pref)-p.adds:] {
+		if e.rack == r {
+			return true
+		}
+	}
+	return false
+}
+
 // stageCost is the cross-rack bytes of running the stage on rack r.
 func (p *jobPlan) stageCost(r cluster.RackID) int64 { return p.total - p.byRack[r] }
 

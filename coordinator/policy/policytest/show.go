@@ -76,7 +76,12 @@ func (s *scenario) show(cmd string, a *args) (string, error) {
 			if at == nil {
 				continue
 			}
-			fmt.Fprintf(&b, "a%d %s on %s locality=%s prio=%d\n", id, s.taskLabel(at.Task), s.hostLabel(at.Host), at.Locality, at.Priority)
+			fmt.Fprintf(&b, "a%d %s on %s locality=%s prio=%d", id, s.taskLabel(at.Task), s.hostLabel(at.Host), at.Locality, at.Priority)
+			if !at.Note.IsZero() {
+				// what the policy acted on (engine.DecisionNote)
+				fmt.Fprintf(&b, " network=%s reason=%s", at.Note.Saturation, at.Note.Reason)
+			}
+			b.WriteByte('\n')
 		}
 	case "queues":
 		for _, q := range s.eng.Queues() {

@@ -111,7 +111,21 @@ type Policy struct {
 	// arrives or is released.
 	idle []stamp
 	gen  uint64
+	// note is the decision note of the launch assign is trying
+	note engine.DecisionNote
 }
+
+// The reasons ShuffleWatcher gives for a launch in its decision note
+// (engine.DecisionNote), for the records: which rule of SW-3 or SW-6
+// put the task first.
+const (
+	// ReasonMapsFirst: the network is saturated, maps go before reducers.
+	ReasonMapsFirst = "maps-first"
+	// ReasonReducesFirst: it is not, reducers (shuffles) go first.
+	ReasonReducesFirst = "reduces-first"
+	// ReasonStarved: the job was below its fair share for too long (SW-6).
+	ReasonStarved = "starved"
+)
 
 // stamp names a state: the count of hooks seen and the pending tasks.
 type stamp struct {
@@ -347,14 +361,25 @@ func (p *Policy) jobOrder(ctx *engine.Context) []*engine.Job {
 }
 
 func (p *Policy) assign(ctx *engine.Context, h cluster.HostID) bool {
+	sat := p.saturated(ctx, h)
+	p.note.Saturation = engine.Unsaturated
+	switch {
+	case p.cfg.Network == "off":
+		p.note.Saturation = engine.SaturationUnknown // it does not look
+	case sat:
+		p.note.Saturation = engine.Saturated
+	}
 	if j := p.starving(ctx); j != nil {
+		p.note.Reason = ReasonStarved
 		if p.tryReduce(ctx, h, j) || p.tryMap(ctx, h, j) {
 			return true
 		}
 	}
-	if p.saturated(ctx, h) {
+	if sat {
+		p.note.Reason = ReasonMapsFirst
 		return p.anyMap(ctx, h) || p.anyReduce(ctx, h)
 	}
+	p.note.Reason = ReasonReducesFirst
 	return p.anyReduce(ctx, h) || p.anyMap(ctx, h)
 }
 
@@ -470,7 +495,7 @@ func (p *Policy) reduceAllowed(ctx *engine.Context, j *engine.Job, t engine.Task
 }
 
 func (p *Policy) launch(ctx *engine.Context, h cluster.HostID, j *engine.Job, t engine.TaskRef, charge bool) bool {
-	id, err := ctx.Launch(t, h, engine.LaunchOptions{})
+	id, err := ctx.Launch(t, h, engine.LaunchOptions{Note: p.note})
 	if err != nil {
 		return false
 	}
