@@ -207,9 +207,9 @@ func TestBadInput(t *testing.T) {
 		t.Error("negative arrival accepted")
 	}
 	bad := scenario3
-	bad.Oversubscription = 1
+	bad.Oversubscription = 0.5
 	if _, err := PlanJobs([]Job{jobX}, bad, Model{}, Options{}); err == nil {
-		t.Error("V = 1 accepted")
+		t.Error("V = 0.5 accepted")
 	}
 	noRate := jobX
 	noRate.MapRate = 0

@@ -27,7 +27,8 @@ type Cluster struct {
 	MachinesPerRack int     // k
 	SlotsPerMachine int     // s (§2.4.4); 0 means 1
 	NICBps          float64 // B, per machine
-	// Oversubscription is V > 1: a rack's uplink is k·B/V.
+	// Oversubscription is V: a rack's uplink is k·B/V. The paper has
+	// V > 1; V = 1 (full bisection) is allowed, see Latency.
 	Oversubscription float64
 	// BackgroundShare is the share of the uplink taken by background
 	// traffic; the core term then uses V/(1−share) (§2.4.2's option).
@@ -51,9 +52,8 @@ func (c Cluster) Check() error {
 		return fmt.Errorf("corral: cluster has %d slots per machine, want at least 1", c.SlotsPerMachine)
 	case !(c.NICBps > 0) || math.IsInf(c.NICBps, 0):
 		return fmt.Errorf("corral: NIC bandwidth %g must be positive", c.NICBps)
-	case !(c.Oversubscription > 1) || math.IsInf(c.Oversubscription, 0):
-		// B − B/V is the in-rack share of the NIC: V ≤ 1 leaves none
-		return fmt.Errorf("corral: oversubscription %g must be above 1", c.Oversubscription)
+	case !(c.Oversubscription >= 1) || math.IsInf(c.Oversubscription, 0):
+		return fmt.Errorf("corral: oversubscription %g must be at least 1", c.Oversubscription)
 	case !(c.BackgroundShare >= 0 && c.BackgroundShare < 1):
 		return fmt.Errorf("corral: background share %g is outside [0,1)", c.BackgroundShare)
 	}
@@ -126,7 +126,13 @@ func (m Model) Latency(j Job, c Cluster, r int) float64 {
 		// [AMBIGUITY §2.4.2] even at r = 1 the in-rack transfer gets only
 		// what the core share leaves of the NIC, B − B/V; 1/k of it stays
 		// on the machine
-		lLocal := perMachine / rf / (c.NICBps - coreBps) * (k - 1) / k
+		inRackBps := c.NICBps - coreBps
+		if c.Oversubscription == 1 {
+			// [TESTBED] full bisection: B − B/V would be 0; the NIC is
+			// then the only limit in the rack
+			inRackBps = c.NICBps
+		}
+		lLocal := perMachine / rf / inRackBps * (k - 1) / k
 		lShuffle = math.Max(lCore, lLocal)
 		if m.ShuffleWaveMultiplier {
 			// [AMBIGUITY §2.4.2] the paper multiplies by the reduce waves,
