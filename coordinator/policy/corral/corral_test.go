@@ -78,4 +78,6 @@ func TestSimRecurringWithSizeError(t *testing.T) {
 	}
 }
 
-func gb(s metrics.Summary, c engine.Class) float64 { return float64(s.Bytes[c][engine.LevelCross]) / 1e9 }
+func gb(s metrics.Summary, c engine.Class) float64 {
+	return float64(s.Bytes[c][engine.LevelCross]) / 1e9
+}
