@@ -170,7 +170,9 @@ func (p *Policy) plannerJobs(topo *cluster.Topology, fk *engine.Foreknowledge) (
 		if p.cfg.AdHocQueue != "" && wj.Queue == p.cfg.AdHocQueue {
 			continue
 		}
-		j := actualJob(wj, fk.Datasets)
+		stages := sizes(wj, fk.Datasets)
+		actual := actualJob(wj, stages)
+		j, scale := actual, 1.0
 		if predicted != nil {
 			pr, ok := predicted[wj.ID]
 			if !ok {
@@ -178,8 +180,14 @@ func (p *Policy) plannerJobs(topo *cluster.Topology, fk *engine.Foreknowledge) (
 			}
 			j = Job{ID: wj.ID, Arrival: pr.Arrival, InputBytes: float64(pr.InputBytes), ShuffleBytes: float64(pr.ShuffleBytes),
 				OutputBytes: float64(pr.OutputBytes), MapTasks: pr.MapTasks, ReduceTasks: pr.ReduceTasks}
+			if actual.InputBytes > 0 {
+				scale = j.InputBytes / actual.InputBytes
+			}
 		}
 		j.MapRate, j.ReduceRate = p.rates(wj, j, disk)
+		if !isMapReduce(stages) {
+			j.Stages = p.dagStages(stages, scale, disk)
+		}
 		jobs = append(jobs, j)
 		ids = append(ids, engine.JobID(i))
 	}
@@ -230,51 +238,115 @@ func (p *Policy) rates(wj *workload.Job, j Job, disk [2]float64) (bm, br float64
 	return bm, br
 }
 
+// stageSizes is one stage of a workload job as it will run: tasks, bytes
+// in (read or shuffled) and out, and the stages it follows by index.
+type stageSizes struct {
+	kind    workload.StageKind
+	tasks   int
+	in, out float64
+	ns      float64
+	after   []int
+	final   bool
+}
+
+// sizes walks a job's stages in order (the workload lists them
+// upstream first).
+func sizes(wj *workload.Job, ds *workload.Datasets) []stageSizes {
+	index := map[string]int{}
+	out := make([]stageSizes, len(wj.Stages))
+	for i, st := range wj.Stages {
+		index[st.Name] = i
+		s := stageSizes{kind: st.Kind, tasks: st.Tasks, ns: st.ComputeNsPerByte, final: true}
+		if st.Kind == workload.Map {
+			if d := findDataset(ds, st.Input); d != nil {
+				s.in = float64(d.TotalBytes())
+				if s.tasks == 0 {
+					s.tasks = len(d.BlockSizes())
+				}
+			}
+		}
+		for _, a := range st.After {
+			if u, ok := index[a]; ok {
+				s.after = append(s.after, u)
+				s.in += out[u].out
+				out[u].final = false
+			}
+		}
+		s.out = s.in * st.Selectivity
+		if st.OutputBytes > 0 {
+			s.out = float64(st.OutputBytes)
+		}
+		out[i] = s
+	}
+	return out
+}
+
 // actualJob is a job's sizes as the workload will run it: the planner's
 // input when the run has no predictions (perfect foreknowledge). Map
 // stages make D^I and D^S; the other stages' input is the shuffle, and
-// the stages nothing reads make D^O.
-func actualJob(wj *workload.Job, ds *workload.Datasets) Job {
+// the stages nothing follows make D^O.
+func actualJob(wj *workload.Job, stages []stageSizes) Job {
 	j := Job{ID: wj.ID, Arrival: wj.Arrival}
-	out := map[string]float64{}
-	read := map[string]bool{}
-	for _, st := range wj.Stages {
-		for _, a := range st.After {
-			read[a] = true
+	for _, s := range stages {
+		if s.kind == workload.Map {
+			j.InputBytes += s.in
+			j.MapTasks += s.tasks
+			continue
 		}
-	}
-	for _, st := range wj.Stages {
-		var in float64
-		if st.Kind == workload.Map {
-			tasks := st.Tasks
-			if d := findDataset(ds, st.Input); d != nil {
-				in = float64(d.TotalBytes())
-				if tasks == 0 {
-					tasks = len(d.BlockSizes())
-				}
-			}
-			j.InputBytes += in
-			j.MapTasks += tasks
-		} else {
-			for _, a := range st.After {
-				in += out[a]
-			}
-			j.ShuffleBytes += in
-			j.ReduceTasks += st.Tasks
-		}
-		o := in * st.Selectivity
-		if st.OutputBytes > 0 {
-			o = float64(st.OutputBytes)
-		}
-		out[st.Name] = o
-		if st.Kind != workload.Map && !read[st.Name] {
-			j.OutputBytes += o
+		j.ShuffleBytes += s.in
+		j.ReduceTasks += s.tasks
+		if s.final {
+			j.OutputBytes += s.out
 		}
 	}
 	if j.ReduceTasks == 0 {
 		j.ShuffleBytes = 0 // a map-only job writes its output directly
 	}
 	return j
+}
+
+// isMapReduce reports whether a job is one map stage, optionally followed
+// by one stage that shuffles its output: §2.4.2's model fits it.
+func isMapReduce(stages []stageSizes) bool {
+	switch len(stages) {
+	case 1:
+		return stages[0].kind == workload.Map
+	case 2:
+		return stages[0].kind == workload.Map && stages[1].kind != workload.Map && slices.Equal(stages[1].after, []int{0})
+	}
+	return false
+}
+
+// dagStages is §2.4.5's stage model of a job, its bytes scaled by scale
+// (the predicted over the actual input): [INTERPRETATION] a map task
+// reads and computes its block, another task computes on what it
+// fetches, and a final stage's task writes its output.
+func (p *Policy) dagStages(stages []stageSizes, scale float64, disk [2]float64) []Stage {
+	out := make([]Stage, len(stages))
+	for i, s := range stages {
+		st := Stage{Tasks: s.tasks, After: s.after}
+		if s.tasks > 0 {
+			in, o := s.in*scale/float64(s.tasks), s.out*scale/float64(s.tasks)
+			switch {
+			case s.kind == workload.Map && p.cfg.MapRate > 0:
+				st.TaskSeconds = in / p.cfg.MapRate
+			case s.kind == workload.Map:
+				st.TaskSeconds = in * (s.ns*1e-9 + 1/disk[0])
+			case p.cfg.ReduceRate > 0:
+				st.TaskSeconds = o / p.cfg.ReduceRate
+			default:
+				st.TaskSeconds = in * s.ns * 1e-9
+				if s.final {
+					st.TaskSeconds += o / disk[1]
+				}
+			}
+		}
+		if s.kind != workload.Map {
+			st.InBytes = s.in * scale
+		}
+		out[i] = st
+	}
+	return out
 }
 
 func findDataset(ds *workload.Datasets, name string) *workload.Dataset {

@@ -164,3 +164,35 @@ func TestPlanUsesPredictions(t *testing.T) {
 		t.Errorf("objective %s with an arrival at 30, want online", p.objective)
 	}
 }
+
+// TestDAGJobPlanned checks that a job with more than a map and a reduce
+// is planned on §2.4.5's critical path: a heavier last stage lengthens
+// its planned run time by that stage's extra compute, which the
+// MapReduce collapse (first reduce-side stage's cost) would not see.
+func TestDAGJobPlanned(t *testing.T) {
+	topo, err := cluster.Uniform(cluster.UniformSpec{Racks: 1, HostsPerRack: 2, Slots: 1, NICBps: 1.25e8, Oversubscription: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := func(lastNs float64) float64 {
+		ds := &workload.Datasets{Datasets: []workload.Dataset{{Name: "in", Size: 4 << 28, BlockSize: 1 << 28, Replication: 1}}}
+		w := &workload.Workload{Jobs: []workload.Job{{ID: "dag", Stages: []workload.Stage{
+			{Name: "m", Kind: workload.Map, Input: "in", Selectivity: 1, ComputeNsPerByte: 5},
+			{Name: "g", Kind: workload.Generic, Tasks: 2, After: []string{"m"}, Selectivity: 1, ComputeNsPerByte: 5},
+			{Name: "r", Kind: workload.Reduce, Tasks: 2, After: []string{"g"}, Selectivity: 0.5, ComputeNsPerByte: lastNs},
+		}}}}
+		p := New(DefaultConfig())
+		if _, err := engine.New(engine.Config{}, topo, w, ds, p); err != nil {
+			t.Fatal(err)
+		}
+		if p.PlanError() != nil || !p.planOf(0).planned {
+			t.Fatalf("DAG job not planned: %v", p.PlanError())
+		}
+		return p.planOf(0).duration
+	}
+	// stage r: 1 wave of 2 tasks on 2 machines, each 512 MiB in; 45 ns
+	// more per byte is 512 MiB × 45 ns
+	if got, want := run(50)-run(5), float64(1<<29)*45e-9; !near(got, want) {
+		t.Errorf("the last stage's extra compute adds %g s to the plan, want %g", got, want)
+	}
+}

@@ -373,3 +373,37 @@ func TestEarlyStop(t *testing.T) {
 		t.Errorf("early stop: %d candidates, objective %g; want 3 and 16", p.Candidates, p.Objective)
 	}
 }
+
+// TestDAGResponse checks §2.4.5's stage model: a two-stage DAG is the
+// MapReduce model (Scenario 3's X), and a diamond's critical path moves
+// from the compute branch at r = 1 to the shuffle branch at r = 2.
+func TestDAGResponse(t *testing.T) {
+	m := Model{ShuffleWaveMultiplier: true}
+	x := Job{ID: "X", InputBytes: 16, Stages: []Stage{
+		{Tasks: 8, TaskSeconds: 2},                               // (D^I/N^M)/B_M
+		{Tasks: 4, TaskSeconds: 4, InBytes: 24, After: []int{0}}, // (D^O/N^R)/B_R
+	}}
+	for r, want := range map[int]float64{1: 20, 2: 11} {
+		if got := m.Latency(x, scenario3, r); !near(got, want) {
+			t.Errorf("X as a DAG on %d racks: %g, want %g", r, got, want)
+		}
+	}
+	// A → {B compute-heavy, C shuffle-heavy} → D
+	diamond := Job{ID: "D", Stages: []Stage{
+		{Tasks: 4, TaskSeconds: 1},
+		{Tasks: 8, TaskSeconds: 1, After: []int{0}},
+		{Tasks: 2, InBytes: 24, After: []int{0}},
+		{Tasks: 1, TaskSeconds: 1, After: []int{1, 2}},
+	}}
+	// r=1: A 2 + B 4 + D 1 = 7 (C's path: 2 + 2 + 1 = 5)
+	// r=2: A 1 + C 3 (core) + D 1 = 5 (B's path: 1 + 2 + 1 = 4)
+	for r, want := range map[int]float64{1: 7, 2: 5} {
+		if got := m.Latency(diamond, scenario3, r); !near(got, want) {
+			t.Errorf("diamond on %d racks: %g, want %g", r, got, want)
+		}
+	}
+	bad := Job{ID: "loop", Stages: []Stage{{Tasks: 1, After: []int{0}}}}
+	if bad.Check() == nil {
+		t.Error("a stage following itself was accepted")
+	}
+}

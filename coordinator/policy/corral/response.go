@@ -19,6 +19,23 @@ type Job struct {
 	// MapRate and ReduceRate are B_M and B_R, bytes per second of one
 	// task; B_R is output bytes per second (§2.4.2's ambiguity).
 	MapRate, ReduceRate float64
+	// Stages, when set, is the job's DAG (§2.4.5): the response function
+	// is then the critical path of the stage model, and the MapReduce
+	// fields other than InputBytes (for the penalty) are not used.
+	Stages []Stage
+}
+
+// Stage is one vertex of a DAG job in §2.4.5's stage model.
+type Stage struct {
+	Tasks int
+	// TaskSeconds is τ_s, one task's processing time (measured).
+	TaskSeconds float64
+	// InBytes is what the stage shuffles in from the stages it follows;
+	// a source stage (no After) reads DFS input and has no shuffle.
+	InBytes float64
+	// After lists the stages this one follows, by index; each must be
+	// lower than the stage's own (topological order).
+	After []int
 }
 
 // Cluster is the planner's model of the cluster (§1.1, §2.1).
@@ -89,17 +106,29 @@ func (j Job) Check() error {
 	case j.ReduceTasks > 0 && j.OutputBytes > 0 && !(j.ReduceRate > 0):
 		return fmt.Errorf("corral: job %q: reduce rate %g must be positive", j.ID, j.ReduceRate)
 	}
+	for i, st := range j.Stages {
+		if st.Tasks < 0 || !(st.TaskSeconds >= 0) || !(st.InBytes >= 0) || math.IsInf(st.TaskSeconds+st.InBytes, 0) {
+			return fmt.Errorf("corral: job %q stage %d: tasks %d, task time %g and input %g must be finite values ≥ 0", j.ID, i, st.Tasks, st.TaskSeconds, st.InBytes)
+		}
+		for _, a := range st.After {
+			if a < 0 || a >= i {
+				return fmt.Errorf("corral: job %q stage %d follows stage %d: want an earlier stage", j.ID, i, a)
+			}
+		}
+	}
 	return nil
 }
 
 // Latency is L_j(r) of §2.4.2, the MapReduce model: map, shuffle and
 // reduce in sequence, each wave of tasks spread evenly over the r·k
-// machines. It is deliberately crude: only relative values matter.
+// machines (§2.4.5's critical path for a job given as a DAG). It is
+// deliberately crude: only relative values matter.
 func (m Model) Latency(j Job, c Cluster, r int) float64 {
-	k := float64(c.MachinesPerRack)
+	if len(j.Stages) > 0 {
+		return m.dagLatency(j.Stages, c, r)
+	}
 	s := max(c.SlotsPerMachine, 1)
 	machines := r * c.MachinesPerRack
-	rf := float64(r)
 
 	var lMap, lReduce, lShuffle float64
 	if j.MapTasks > 0 && j.InputBytes > 0 {
@@ -116,31 +145,64 @@ func (m Model) Latency(j Job, c Cluster, r int) float64 {
 		}
 	}
 	if j.ReduceTasks > 0 && j.ShuffleBytes > 0 {
-		perMachine := j.ShuffleBytes / (rf * k)
-		coreBps := c.NICBps / c.Oversubscription
-		v := c.Oversubscription / (1 - c.BackgroundShare)
-		var lCore float64
-		if r > 1 {
-			lCore = perMachine * (rf - 1) / rf / (c.NICBps / v)
-		}
-		// [AMBIGUITY §2.4.2] even at r = 1 the in-rack transfer gets only
-		// what the core share leaves of the NIC, B − B/V; 1/k of it stays
-		// on the machine
-		inRackBps := c.NICBps - coreBps
-		if c.Oversubscription == 1 {
-			// [TESTBED] full bisection: B − B/V would be 0; the NIC is
-			// then the only limit in the rack
-			inRackBps = c.NICBps
-		}
-		lLocal := perMachine / rf / inRackBps * (k - 1) / k
-		lShuffle = math.Max(lCore, lLocal)
-		if m.ShuffleWaveMultiplier {
-			// [AMBIGUITY §2.4.2] the paper multiplies by the reduce waves,
-			// which double-counts when N^R > r·k
-			lShuffle *= wRed
-		}
+		lShuffle = m.shuffle(j.ShuffleBytes, wRed, c, r)
 	}
 	return lMap + lShuffle + lReduce
+}
+
+// shuffle is l_shuffle(r) of §2.4.2 for bytes shuffled into a stage
+// running in waves waves: the slower of each machine's core share and
+// its in-rack share.
+func (m Model) shuffle(bytes, waves float64, c Cluster, r int) float64 {
+	k := float64(c.MachinesPerRack)
+	rf := float64(r)
+	perMachine := bytes / (rf * k)
+	coreBps := c.NICBps / c.Oversubscription
+	v := c.Oversubscription / (1 - c.BackgroundShare)
+	var lCore float64
+	if r > 1 {
+		lCore = perMachine * (rf - 1) / rf / (c.NICBps / v)
+	}
+	// [AMBIGUITY §2.4.2] even at r = 1 the in-rack transfer gets only
+	// what the core share leaves of the NIC, B − B/V; 1/k of it stays
+	// on the machine
+	inRackBps := c.NICBps - coreBps
+	if c.Oversubscription == 1 {
+		// [TESTBED] full bisection: B − B/V would be 0; the NIC is then
+		// the only limit in the rack
+		inRackBps = c.NICBps
+	}
+	lLocal := perMachine / rf / inRackBps * (k - 1) / k
+	l := math.Max(lCore, lLocal)
+	if m.ShuffleWaveMultiplier {
+		// [AMBIGUITY §2.4.2] the paper multiplies by the reduce waves,
+		// which double-counts when N^R > r·k
+		l *= waves
+	}
+	return l
+}
+
+// dagLatency is §2.4.5's [INTERPRETATION]: each stage costs its shuffle
+// (none for a source) plus its waves of τ_s, and the job the longest
+// source-to-sink path, found per r since it may change with r.
+func (m Model) dagLatency(stages []Stage, c Cluster, r int) float64 {
+	slots := r * c.MachinesPerRack * max(c.SlotsPerMachine, 1)
+	path := make([]float64, len(stages))
+	var longest float64
+	for i, st := range stages {
+		waves := float64(ceilDiv(st.Tasks, slots))
+		l := waves * st.TaskSeconds
+		if len(st.After) > 0 && st.InBytes > 0 {
+			l += m.shuffle(st.InBytes, waves, c, r)
+		}
+		var before float64
+		for _, a := range st.After {
+			before = math.Max(before, path[a])
+		}
+		path[i] = before + l
+		longest = math.Max(longest, path[i])
+	}
+	return longest
 }
 
 // Penalised is L'_j(r) = L_j(r) + α·D^I/r (§2.5).
