@@ -7,6 +7,7 @@ import (
 
 	"github.com/racklab/racklab/coordinator/engine"
 	"github.com/racklab/racklab/coordinator/policy/capacity"
+	"github.com/racklab/racklab/coordinator/policy/corral"
 	"github.com/racklab/racklab/coordinator/policy/dawn"
 	"github.com/racklab/racklab/coordinator/policy/fair"
 	"github.com/racklab/racklab/coordinator/policy/fifo"
@@ -22,6 +23,7 @@ var factories = index(
 	Define("capacity", capacity.DefaultConfig(), capacity.New),
 	Define("dawn", dawn.DefaultConfig(), dawn.New),
 	Define("shufflewatcher", shufflewatcher.DefaultConfig(), shufflewatcher.New),
+	Define("corral", corral.DefaultConfig(), corral.New),
 )
 
 func index(fs ...Factory) map[string]Factory {

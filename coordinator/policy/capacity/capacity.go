@@ -30,6 +30,10 @@ func (c Config) Validate() error {
 
 // Policy is the Capacity Scheduler.
 type Policy struct {
+	// Only, when set, limits the scheduler to the jobs it accepts: a
+	// policy that plans some jobs itself (Corral) hands it the rest.
+	Only func(*engine.Job) bool
+
 	cfg    Config
 	missed []int // per job
 	queues []int
@@ -101,7 +105,7 @@ func (p *Policy) assign(ctx *engine.Context, h cluster.HostID) bool {
 	for _, q := range p.queues {
 		p.jobs = p.jobs[:0]
 		for _, j := range ctx.Running() {
-			if j.Queue == q && j.Pending > 0 {
+			if j.Queue == q && j.Pending > 0 && (p.Only == nil || p.Only(j)) {
 				p.jobs = append(p.jobs, j)
 			}
 		}

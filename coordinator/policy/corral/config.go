@@ -1,0 +1,110 @@
+package corral
+
+import (
+	"fmt"
+	"math"
+)
+
+// Config is the policy's args (corral.md §3.2 and the switches the spec
+// names); the yaml tags are a campaign's arg names.
+type Config struct {
+	// Objective is batch (makespan), online (average completion time) or
+	// auto: online when some planned job arrives after 0 (§1.3).
+	Objective string `yaml:"objective"`
+	// Penalty adds the data-imbalance penalty α·D^I/r to every response
+	// function (§2.5); the paper's Corral always runs with it.
+	Penalty bool `yaml:"penalty"`
+	// Alpha is α in seconds per byte; 0 is the paper's 1/(rack uplink).
+	Alpha float64 `yaml:"alpha"`
+	// ShuffleWaveMultiplier multiplies the shuffle by the reduce waves,
+	// the paper's formula (§2.4.2); false is the per-wave correction.
+	ShuffleWaveMultiplier bool `yaml:"shuffle_wave_multiplier"`
+	// Background is the uplink share the planner assumes background
+	// traffic takes: the core term uses V/(1−background) (§2.4.2's
+	// option). 0 is the spec's default, raw V.
+	Background float64 `yaml:"background"`
+	// EarlyStop stops widening once the wide jobs hold every rack
+	// (§2.3.1's optional variant, for ablation).
+	EarlyStop bool `yaml:"early_stop"`
+	// MapRate and ReduceRate are B_M and B_R in bytes per second of one
+	// task (§2.4.3); 0 derives them from the job's compute cost per byte
+	// (the same script's earlier runs), or without one from the hosts'
+	// HDD read rate.
+	MapRate    float64 `yaml:"map_rate"`
+	ReduceRate float64 `yaml:"reduce_rate"`
+	// Placement is planned (Algorithm U, §2.6: one replica in R_j) or
+	// hdfs (HDFS random placement: LocalShuffle, §4.3).
+	Placement string `yaml:"placement"`
+	// SecondRack is where replicas 2–3 go: least_loaded (§4.5, "in
+	// practice") or random (§3.1's base rule), another rack either way.
+	SecondRack string `yaml:"second_rack"`
+	// NodeDelay is D_node, the scheduling opportunities a planned job
+	// skips waiting for a node-local map (§2.7 S3); it is also the ad hoc
+	// jobs' capacity-scheduler delay. 0 means hosts per rack (§4.1).
+	NodeDelay int `yaml:"node_delay"`
+	// FailThreshold is the share of R_j's machines that must be down,
+	// more than it, before job j ignores its racks (§2.7: a majority).
+	FailThreshold float64 `yaml:"fail_threshold"`
+	// AdHocQueue names a queue whose jobs are ad hoc, never planned, even
+	// when the run predicts them; datagen's recurring mix puts its ad hoc
+	// jobs in "adhoc". Empty: only the predictions decide.
+	AdHocQueue string `yaml:"adhoc_queue"`
+	// SlowStart is the reduce slow-start the policy asks of the run
+	// unless the run sets one: 1, reducers after every map, the
+	// planner's sequential model (§7.3 item 9).
+	SlowStart float64 `yaml:"slow_start"`
+}
+
+// DefaultConfig is the paper's Corral as the spec states it.
+func DefaultConfig() Config {
+	return Config{
+		Objective: "auto", Penalty: true, ShuffleWaveMultiplier: true,
+		Placement: "planned", SecondRack: "least_loaded", FailThreshold: 0.5, AdHocQueue: "adhoc", SlowStart: 1,
+	}
+}
+
+// Validate checks the args' values.
+func (c Config) Validate() error {
+	oneOf := func(arg, v string, ok ...string) error {
+		for _, o := range ok {
+			if v == o {
+				return nil
+			}
+		}
+		return fmt.Errorf("corral: %s %q is not one of %v", arg, v, ok)
+	}
+	if err := oneOf("objective", c.Objective, "auto", "batch", "online"); err != nil {
+		return err
+	}
+	if err := oneOf("placement", c.Placement, "planned", "hdfs"); err != nil {
+		return err
+	}
+	if err := oneOf("second_rack", c.SecondRack, "least_loaded", "random"); err != nil {
+		return err
+	}
+	nonNeg := func(arg string, v float64) error {
+		if !(v >= 0) || math.IsInf(v, 0) {
+			return fmt.Errorf("corral: %s %g must be a finite value ≥ 0", arg, v)
+		}
+		return nil
+	}
+	for _, a := range []struct {
+		arg string
+		v   float64
+	}{{"alpha", c.Alpha}, {"map_rate", c.MapRate}, {"reduce_rate", c.ReduceRate}} {
+		if err := nonNeg(a.arg, a.v); err != nil {
+			return err
+		}
+	}
+	switch {
+	case !(c.Background >= 0 && c.Background < 1):
+		return fmt.Errorf("corral: background %g is outside [0,1)", c.Background)
+	case c.NodeDelay < 0:
+		return fmt.Errorf("corral: node_delay %d: want 0 (hosts per rack) or more", c.NodeDelay)
+	case !(c.FailThreshold >= 0 && c.FailThreshold <= 1):
+		return fmt.Errorf("corral: fail_threshold %g is outside [0,1]", c.FailThreshold)
+	case !(c.SlowStart >= 0 && c.SlowStart <= 1):
+		return fmt.Errorf("corral: slow_start %g is outside [0,1]", c.SlowStart)
+	}
+	return nil
+}

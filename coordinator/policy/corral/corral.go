@@ -1,0 +1,617 @@
+package corral
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"sort"
+
+	"github.com/racklab/racklab/coordinator/cluster"
+	"github.com/racklab/racklab/coordinator/engine"
+	"github.com/racklab/racklab/coordinator/placement/hdfs"
+	"github.com/racklab/racklab/coordinator/policy/capacity"
+	"github.com/racklab/racklab/coordinator/workload"
+)
+
+// jobPlan is the plan's word on one job of the run (by engine.JobID).
+type jobPlan struct {
+	planned  bool
+	racks    []bool // R_j as a mask over racks
+	rackList []cluster.RackID
+	priority int
+	start    float64
+	duration float64
+	// fallback: too many of R_j's machines are down, so the job runs
+	// anywhere under the ad hoc scheduler (§2.7 Failures)
+	fallback bool
+}
+
+// Policy is Corral: the planner in the Planner hook, Algorithm U in the
+// DatasetPlacer hook and Algorithm S in OfferHost.
+type Policy struct {
+	cfg   Config
+	adhoc *capacity.Policy
+
+	plan      *Plan
+	planErr   error
+	objective Objective
+	jobs      []jobPlan
+	// readerOf maps a dataset to the planned job that reads it, the one
+	// of highest priority if several do.
+	readerOf map[string]engine.JobID
+	// rackBytes and firstBytes are the input bytes stored per rack, all
+	// replicas and first replicas only (§2.8).
+	rackBytes, firstBytes []int64
+	skips                 []int // per job: opportunities skipped (S3)
+	buf                   []*engine.Job
+}
+
+// New returns Corral with the given args.
+func New(cfg Config) *Policy {
+	p := &Policy{cfg: cfg, readerOf: map[string]engine.JobID{}}
+	p.adhoc = capacity.New(capacity.Config{NodeLocalityDelay: cfg.NodeDelay})
+	p.adhoc.Only = func(j *engine.Job) bool { return !p.confined(j.ID) }
+	return p
+}
+
+// Name implements engine.Policy.
+func (*Policy) Name() string { return "corral" }
+
+// Configure asks for reducers after every map unless the run sets a
+// slow-start (§7.3 item 9).
+func (p *Policy) Configure(cfg *engine.Config) {
+	if p.cfg.SlowStart > 0 {
+		cfg.SlowStart = p.cfg.SlowStart
+	}
+}
+
+// Plan implements engine.Planner: it plans the jobs that have a
+// prediction (every job, on its actual sizes, when the run has no
+// predictions at all); the others, and the jobs of the ad hoc queue,
+// are ad hoc.
+func (p *Policy) Plan(ctx *engine.Context, fk *engine.Foreknowledge) {
+	topo := ctx.Topology()
+	p.rackBytes = make([]int64, len(topo.Racks))
+	p.firstBytes = make([]int64, len(topo.Racks))
+	if fk.Datasets != nil {
+		for _, d := range fk.Datasets.Datasets {
+			for _, b := range d.Blocks {
+				for i, r := range b.Replicas {
+					if int(r.Host) < len(topo.Hosts) {
+						p.count(topo.RackOf(r.Host), b.Size, i == 0)
+					}
+				}
+			}
+		}
+	}
+	if fk.Workload == nil {
+		return
+	}
+	p.jobs = make([]jobPlan, len(fk.Workload.Jobs))
+	c := modelCluster(topo, p.cfg.Background)
+	jobs, ids := p.plannerJobs(topo, fk)
+	if len(jobs) == 0 {
+		return
+	}
+	p.objective = Batch
+	if p.cfg.Objective == "online" {
+		p.objective = Online
+	}
+	for _, j := range jobs {
+		if p.cfg.Objective == "auto" && j.Arrival > 0 {
+			p.objective = Online
+		}
+	}
+	m := Model{ShuffleWaveMultiplier: p.cfg.ShuffleWaveMultiplier}
+	if p.cfg.Penalty {
+		m.Alpha = p.cfg.Alpha
+		if m.Alpha == 0 {
+			m.Alpha = DefaultAlpha(c)
+		}
+	}
+	plan, err := PlanJobs(jobs, c, m, Options{Objective: p.objective, EarlyStop: p.cfg.EarlyStop})
+	if err != nil {
+		// every job runs ad hoc; the run's rejections say why
+		p.planErr = err
+		ctx.Reject(err.Error())
+		return
+	}
+	p.plan = plan
+	for i, a := range plan.Jobs {
+		jp := &p.jobs[ids[i]]
+		jp.planned = true
+		jp.racks = make([]bool, len(topo.Racks))
+		for _, r := range a.Racks {
+			jp.racks[r] = true
+			jp.rackList = append(jp.rackList, cluster.RackID(r))
+		}
+		jp.priority, jp.start, jp.duration = a.Priority, a.Start, a.Duration
+	}
+	for _, id := range plan.Order() {
+		for _, st := range fk.Workload.Jobs[ids[id]].Stages {
+			if st.Kind != workload.Map || st.Input == "" || st.Input[:1] == workload.ParentOutputPrefix {
+				continue
+			}
+			if _, ok := p.readerOf[st.Input]; !ok {
+				p.readerOf[st.Input] = ids[id]
+			}
+		}
+	}
+}
+
+// modelCluster reads the planner's cluster model off the topology: rack
+// 0's hosts stand for every rack (the model is homogeneous, §1.1).
+func modelCluster(topo *cluster.Topology, background float64) Cluster {
+	r0 := topo.Racks[0]
+	h0 := topo.Hosts[r0.Hosts[0]]
+	k := len(r0.Hosts)
+	v := float64(k) * h0.NICBps / r0.UplinkBps
+	return Cluster{
+		Racks: len(topo.Racks), MachinesPerRack: k, SlotsPerMachine: h0.Slots, NICBps: h0.NICBps,
+		Oversubscription: math.Max(v, 1), BackgroundShare: background,
+	}
+}
+
+// plannerJobs lists the jobs to plan with their engine ids.
+func (p *Policy) plannerJobs(topo *cluster.Topology, fk *engine.Foreknowledge) ([]Job, []engine.JobID) {
+	var predicted map[string]*workload.Prediction
+	if fk.Predicted != nil {
+		predicted = make(map[string]*workload.Prediction, len(fk.Predicted.Jobs))
+		for i := range fk.Predicted.Jobs {
+			predicted[fk.Predicted.Jobs[i].ID] = &fk.Predicted.Jobs[i]
+		}
+	}
+	disk := diskRates(topo)
+	var jobs []Job
+	var ids []engine.JobID
+	for i := range fk.Workload.Jobs {
+		wj := &fk.Workload.Jobs[i]
+		if p.cfg.AdHocQueue != "" && wj.Queue == p.cfg.AdHocQueue {
+			continue
+		}
+		stages := sizes(wj, fk.Datasets)
+		actual := actualJob(wj, stages)
+		j, scale := actual, 1.0
+		if predicted != nil {
+			pr, ok := predicted[wj.ID]
+			if !ok {
+				continue // ad hoc
+			}
+			j = Job{ID: wj.ID, Arrival: pr.Arrival, InputBytes: float64(pr.InputBytes), ShuffleBytes: float64(pr.ShuffleBytes),
+				OutputBytes: float64(pr.OutputBytes), MapTasks: pr.MapTasks, ReduceTasks: pr.ReduceTasks}
+			if actual.InputBytes > 0 {
+				scale = j.InputBytes / actual.InputBytes
+			}
+		}
+		j.MapRate, j.ReduceRate = p.rates(wj, j, disk)
+		if !isMapReduce(stages) {
+			j.Stages = p.dagStages(stages, scale, disk)
+		}
+		jobs = append(jobs, j)
+		ids = append(ids, engine.JobID(i))
+	}
+	return jobs, ids
+}
+
+// diskRates are the read and write rates of the storage tier inputs are
+// placed on (HDD, or rack 0's first host's slowest tier).
+func diskRates(topo *cluster.Topology) [2]float64 {
+	h := &topo.Hosts[topo.Racks[0].Hosts[0]]
+	t, ok := h.Tier(cluster.HDD)
+	if !ok {
+		t = h.Tiers[0]
+		for _, x := range h.Tiers {
+			if x.Kind > t.Kind {
+				t = x
+			}
+		}
+	}
+	return [2]float64{t.ReadBps, t.WriteBps}
+}
+
+// rates are B_M and B_R (§2.4.3), from the args or, as "earlier runs of
+// the same job" would measure them, from the job's own stages:
+// [INTERPRETATION] a map task reads its block from disk then computes
+// on it; a reduce task computes on its shuffle input then writes its
+// output, and B_R is output bytes per second of that (§2.4.2).
+func (p *Policy) rates(wj *workload.Job, j Job, disk [2]float64) (bm, br float64) {
+	var mapNs, redNs float64
+	for _, st := range wj.Stages {
+		if st.Kind == workload.Map && mapNs == 0 {
+			mapNs = st.ComputeNsPerByte
+		} else if st.Kind != workload.Map && redNs == 0 {
+			redNs = st.ComputeNsPerByte
+		}
+	}
+	bm = p.cfg.MapRate
+	if bm == 0 {
+		bm = 1 / (mapNs*1e-9 + 1/disk[0])
+	}
+	br = p.cfg.ReduceRate
+	if br == 0 {
+		br = disk[1]
+		if j.OutputBytes > 0 {
+			br = j.OutputBytes / (j.ShuffleBytes*redNs*1e-9 + j.OutputBytes/disk[1])
+		}
+	}
+	return bm, br
+}
+
+// stageSizes is one stage of a workload job as it will run: tasks, bytes
+// in (read or shuffled) and out, and the stages it follows by index.
+type stageSizes struct {
+	kind    workload.StageKind
+	tasks   int
+	in, out float64
+	ns      float64
+	after   []int
+	final   bool
+}
+
+// sizes walks a job's stages in order (the workload lists them
+// upstream first).
+func sizes(wj *workload.Job, ds *workload.Datasets) []stageSizes {
+	index := map[string]int{}
+	out := make([]stageSizes, len(wj.Stages))
+	for i, st := range wj.Stages {
+		index[st.Name] = i
+		s := stageSizes{kind: st.Kind, tasks: st.Tasks, ns: st.ComputeNsPerByte, final: true}
+		if st.Kind == workload.Map {
+			if d := findDataset(ds, st.Input); d != nil {
+				s.in = float64(d.TotalBytes())
+				if s.tasks == 0 {
+					s.tasks = len(d.BlockSizes())
+				}
+			}
+		}
+		for _, a := range st.After {
+			if u, ok := index[a]; ok {
+				s.after = append(s.after, u)
+				s.in += out[u].out
+				out[u].final = false
+			}
+		}
+		s.out = s.in * st.Selectivity
+		if st.OutputBytes > 0 {
+			s.out = float64(st.OutputBytes)
+		}
+		out[i] = s
+	}
+	return out
+}
+
+// actualJob is a job's sizes as the workload will run it: the planner's
+// input when the run has no predictions (perfect foreknowledge). Map
+// stages make D^I and D^S; the other stages' input is the shuffle, and
+// the stages nothing follows make D^O.
+func actualJob(wj *workload.Job, stages []stageSizes) Job {
+	j := Job{ID: wj.ID, Arrival: wj.Arrival}
+	for _, s := range stages {
+		if s.kind == workload.Map {
+			j.InputBytes += s.in
+			j.MapTasks += s.tasks
+			continue
+		}
+		j.ShuffleBytes += s.in
+		j.ReduceTasks += s.tasks
+		if s.final {
+			j.OutputBytes += s.out
+		}
+	}
+	if j.ReduceTasks == 0 {
+		j.ShuffleBytes = 0 // a map-only job writes its output directly
+	}
+	return j
+}
+
+// isMapReduce reports whether a job is one map stage, optionally followed
+// by one stage that shuffles its output: §2.4.2's model fits it.
+func isMapReduce(stages []stageSizes) bool {
+	switch len(stages) {
+	case 1:
+		return stages[0].kind == workload.Map
+	case 2:
+		return stages[0].kind == workload.Map && stages[1].kind != workload.Map && slices.Equal(stages[1].after, []int{0})
+	}
+	return false
+}
+
+// dagStages is §2.4.5's stage model of a job, its bytes scaled by scale
+// (the predicted over the actual input): [INTERPRETATION] a map task
+// reads and computes its block, another task computes on what it
+// fetches, and a final stage's task writes its output.
+func (p *Policy) dagStages(stages []stageSizes, scale float64, disk [2]float64) []Stage {
+	out := make([]Stage, len(stages))
+	for i, s := range stages {
+		st := Stage{Tasks: s.tasks, After: s.after}
+		if s.tasks > 0 {
+			in, o := s.in*scale/float64(s.tasks), s.out*scale/float64(s.tasks)
+			switch {
+			case s.kind == workload.Map && p.cfg.MapRate > 0:
+				st.TaskSeconds = in / p.cfg.MapRate
+			case s.kind == workload.Map:
+				st.TaskSeconds = in * (s.ns*1e-9 + 1/disk[0])
+			case p.cfg.ReduceRate > 0:
+				st.TaskSeconds = o / p.cfg.ReduceRate
+			default:
+				st.TaskSeconds = in * s.ns * 1e-9
+				if s.final {
+					st.TaskSeconds += o / disk[1]
+				}
+			}
+		}
+		if s.kind != workload.Map {
+			st.InBytes = s.in * scale
+		}
+		out[i] = st
+	}
+	return out
+}
+
+func findDataset(ds *workload.Datasets, name string) *workload.Dataset {
+	if ds == nil {
+		return nil
+	}
+	for i := range ds.Datasets {
+		if ds.Datasets[i].Name == name {
+			return &ds.Datasets[i]
+		}
+	}
+	return nil
+}
+
+// planOf returns the plan of job j (zero for a job the plan has not seen).
+func (p *Policy) planOf(j engine.JobID) *jobPlan {
+	if int(j) < len(p.jobs) {
+		return &p.jobs[j]
+	}
+	return &jobPlan{}
+}
+
+// confined reports whether job j runs only on its planned racks.
+func (p *Policy) confined(j engine.JobID) bool {
+	jp := p.planOf(j)
+	return jp.planned && !jp.fallback
+}
+
+// OfferHost implements engine.HostScheduler: Algorithm S (§2.7). A free
+// slot goes to the planned jobs of the host's rack by priority, then to
+// ad hoc and fallback jobs under the capacity scheduler; else it idles.
+func (p *Policy) OfferHost(ctx *engine.Context, h cluster.HostID) {
+	if n := len(ctx.Jobs()); len(p.skips) < n {
+		p.skips = append(p.skips, make([]int, n-len(p.skips))...)
+	}
+	rack := ctx.Topology().RackOf(h)
+	for ctx.FreeSlots(h) > 0 && ctx.PendingTasks() > 0 {
+		if !p.assignPlanned(ctx, h, rack) {
+			break
+		}
+	}
+	if ctx.FreeSlots(h) > 0 && ctx.PendingTasks() > 0 {
+		p.adhoc.OfferHost(ctx, h) // S5
+	}
+}
+
+// assignPlanned is S1–S4 for one slot of host h.
+func (p *Policy) assignPlanned(ctx *engine.Context, h cluster.HostID, rack cluster.RackID) bool {
+	p.buf = p.buf[:0]
+	for _, j := range ctx.Running() {
+		if j.Pending > 0 && p.confined(j.ID) && p.jobs[j.ID].racks[rack] {
+			p.buf = append(p.buf, j)
+		}
+	}
+	sort.SliceStable(p.buf, func(a, b int) bool { return p.jobs[p.buf[a].ID].priority < p.jobs[p.buf[b].ID].priority })
+	delay := p.cfg.NodeDelay
+	if delay == 0 {
+		delay = len(ctx.Topology().Racks[rack].Hosts)
+	}
+	for _, j := range p.buf {
+		if ctx.PendingMaps(j.ID) > 0 {
+			// delay scheduling: a node-local map, or skip the job until
+			// it has waited D_node opportunities
+			if t, _, ok := ctx.PickMap(j.ID, h, engine.NodeLocal); ok {
+				p.skips[j.ID] = 0
+				return p.launch(ctx, t, h)
+			}
+			if p.skips[j.ID] < delay {
+				p.skips[j.ID]++
+			} else if t, _, ok := ctx.PickMap(j.ID, h, engine.Remote); ok {
+				return p.launch(ctx, t, h)
+			}
+		}
+		if t, ok := ctx.NextPendingShuffle(j.ID); ok && ctx.CanRun(t) {
+			return p.launch(ctx, t, h)
+		}
+	}
+	return false
+}
+
+func (p *Policy) launch(ctx *engine.Context, t engine.TaskRef, h cluster.HostID) bool {
+	_, err := ctx.Launch(t, h, engine.LaunchOptions{})
+	return err == nil
+}
+
+// HostLost re-checks every planned job's racks: a job with more than
+// FailThreshold of R_j's machines down falls back (§2.7 Failures).
+func (p *Policy) HostLost(ctx *engine.Context, _ cluster.HostID) {
+	topo := ctx.Topology()
+	for i := range p.jobs {
+		jp := &p.jobs[i]
+		if !jp.planned || jp.fallback {
+			continue
+		}
+		var down, all int
+		for _, r := range jp.rackList {
+			for _, h := range topo.Racks[r].Hosts {
+				all++
+				if !ctx.Alive(h) {
+					down++
+				}
+			}
+		}
+		jp.fallback = float64(down) > p.cfg.FailThreshold*float64(all)
+	}
+}
+
+// PlaceDataset implements engine.DatasetPlacer: Algorithm U (§2.6) for
+// the input of a planned job, HDFS's default for the rest.
+func (p *Policy) PlaceDataset(t *cluster.Topology, rng *rand.Rand, d *workload.Dataset, sizes []int64) ([][]workload.Replica, error) {
+	if len(p.rackBytes) != len(t.Racks) {
+		p.rackBytes = make([]int64, len(t.Racks))
+		p.firstBytes = make([]int64, len(t.Racks))
+	}
+	j, ok := p.readerOf[d.Name]
+	if !ok || p.cfg.Placement == "hdfs" || !p.confined(j) {
+		return p.placeHDFS(t, rng, d, sizes)
+	}
+	n := d.Replication
+	if n == 0 {
+		n = 3
+	}
+	if n < 0 {
+		return nil, fmt.Errorf("replication %d is negative", n)
+	}
+	n = min(n, len(t.Hosts))
+	racks := p.jobs[j].rackList
+	out := make([][]workload.Replica, len(sizes))
+	for b, size := range sizes {
+		rack1 := racks[rng.IntN(len(racks))] // U2
+		hosts := []cluster.HostID{pick(t.Racks[rack1].Hosts, rng, nil)}
+		if n >= 2 && len(t.Racks) > 1 {
+			rack2 := p.secondRack(t, rng, rack1) // U4
+			for len(hosts) < 3 && len(hosts) < n {
+				h := pick(t.Racks[rack2].Hosts, rng, hosts)
+				if h < 0 {
+					break // a one-host rack: the third goes anywhere below
+				}
+				hosts = append(hosts, h)
+			}
+		}
+		all := make([]cluster.HostID, len(t.Hosts))
+		for i := range all {
+			all[i] = cluster.HostID(i)
+		}
+		for len(hosts) < n {
+			hosts = append(hosts, pick(all, rng, hosts))
+		}
+		reps := make([]workload.Replica, len(hosts))
+		for i, h := range hosts {
+			reps[i] = workload.Replica{Host: h, Tier: inputTier(&t.Hosts[h])}
+			p.count(t.RackOf(h), size, i == 0)
+		}
+		out[b] = reps
+	}
+	return out, nil
+}
+
+// placeHDFS is U6–U7: HDFS's default placement, counted per rack.
+func (p *Policy) placeHDFS(t *cluster.Topology, rng *rand.Rand, d *workload.Dataset, sizes []int64) ([][]workload.Replica, error) {
+	out, err := (&hdfs.Placer{}).PlaceDataset(t, rng, d, sizes)
+	if err != nil {
+		return nil, err
+	}
+	for b, reps := range out {
+		for i, r := range reps {
+			p.count(t.RackOf(r.Host), sizes[b], i == 0)
+		}
+	}
+	return out, nil
+}
+
+// secondRack is U4: the least-loaded rack other than rack1 (stored
+// bytes, ties to the lower id), or §3.1's uniform random other rack.
+func (p *Policy) secondRack(t *cluster.Topology, rng *rand.Rand, rack1 cluster.RackID) cluster.RackID {
+	if p.cfg.SecondRack == "random" {
+		r := cluster.RackID(rng.IntN(len(t.Racks) - 1))
+		if r >= rack1 {
+			r++
+		}
+		return r
+	}
+	best := cluster.RackID(-1)
+	for r := range t.Racks {
+		id := cluster.RackID(r)
+		if id != rack1 && (best < 0 || p.rackBytes[r] < p.rackBytes[best]) {
+			best = id
+		}
+	}
+	return best
+}
+
+// pick draws a host of list not in used, or −1 if there is none.
+func pick(list []cluster.HostID, rng *rand.Rand, used []cluster.HostID) cluster.HostID {
+	free := 0
+	for _, h := range list {
+		if !slices.Contains(used, h) {
+			free++
+		}
+	}
+	if free == 0 {
+		return -1
+	}
+	k := rng.IntN(free)
+	for _, h := range list {
+		if !slices.Contains(used, h) {
+			if k == 0 {
+				return h
+			}
+			k--
+		}
+	}
+	return -1
+}
+
+// inputTier is where an input replica is stored: HDD, as HDFS's default
+// placer does, or the host's slowest tier.
+func inputTier(h *cluster.Host) cluster.TierKind {
+	if _, ok := h.Tier(cluster.HDD); ok {
+		return cluster.HDD
+	}
+	slowest := h.Tiers[0].Kind
+	for _, t := range h.Tiers {
+		slowest = max(slowest, t.Kind)
+	}
+	return slowest
+}
+
+func (p *Policy) count(r cluster.RackID, bytes int64, first bool) {
+	p.rackBytes[r] += bytes
+	if first {
+		p.firstBytes[r] += bytes
+	}
+}
+
+// RackInputBytes is the input bytes stored per rack, every replica and
+// first replicas only (§2.8).
+func (p *Policy) RackInputBytes() (all, first []int64) {
+	return slices.Clone(p.rackBytes), slices.Clone(p.firstBytes)
+}
+
+// CoV is the coefficient of variation of per-rack bytes, stddev/mean
+// (§2.8's data-imbalance metric); 0 when nothing is stored.
+func CoV(bytes []int64) float64 {
+	if len(bytes) == 0 {
+		return 0
+	}
+	var sum float64
+	for _, b := range bytes {
+		sum += float64(b)
+	}
+	mean := sum / float64(len(bytes))
+	if mean == 0 {
+		return 0
+	}
+	var ss float64
+	for _, b := range bytes {
+		ss += (float64(b) - mean) * (float64(b) - mean)
+	}
+	return math.Sqrt(ss/float64(len(bytes))) / mean
+}
+
+// Result is the plan that the run uses, nil before Plan or when planning
+// failed (PlanError says why).
+func (p *Policy) Result() *Plan { return p.plan }
+
+// PlanError is why planning failed, if it did.
+func (p *Policy) PlanError() error { return p.planErr }
