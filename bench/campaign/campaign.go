@@ -92,6 +92,11 @@ func (c *Campaign) spec(name string) (WorkloadSpec, bool) {
 type WorkloadSpec struct {
 	File     string
 	Datasets string
+	// Window is the experiment's length in seconds of workload time (0:
+	// none, every job runs to its end): a run stops there, and the jobs
+	// not finished are recorded as unfinished (Dawn's "workloads
+	// finished within the 4-hour experiment").
+	Window float64
 	// Predicted is a file of predicted sizes and arrivals (datagen
 	// recurring --out-predicted) that an offline planner is told.
 	Predicted string
@@ -151,6 +156,10 @@ type Limits struct {
 // RunSet is one mode's part of the matrix.
 type RunSet struct {
 	Mode string
+	// Uniform, when set, is the run set's own uniform cluster instead of
+	// the campaign's (a paper's emulated cluster is smaller than its
+	// simulated one).
+	Uniform *cluster.UniformSpec
 	// Policies are the run set's policies, each with its args and the
 	// label its results go by; no two share a label.
 	Policies    []policy.Spec
@@ -338,8 +347,12 @@ func parseWorkloads(d *yamlfile.Decoder, n *yaml.Node) []NamedWorkload {
 
 func parseWorkload(d *yamlfile.Decoder, n *yaml.Node, where string) WorkloadSpec {
 	m := d.Map(n, where)
-	m.Known("file", "datasets", "predicted", "swim", "generator")
+	m.Known("file", "datasets", "predicted", "swim", "generator", "window_s")
 	var w WorkloadSpec
+	w.Window = m.Float("window_s")
+	if w.Window < 0 {
+		m.Fail("window_s", "window_s is the experiment's length in seconds of workload time: got %g", w.Window)
+	}
 	w.File, w.Datasets, w.Predicted = m.Str("file"), m.Str("datasets"), m.Str("predicted")
 	if w.Predicted != "" && w.File == "" {
 		m.Fail("predicted", "predictions go with a workload file; a recurring generator makes its own")
@@ -435,10 +448,13 @@ func parseLimits(d *yamlfile.Decoder, n *yaml.Node) Limits {
 func parseRunSet(d *yamlfile.Decoder, n *yaml.Node, i int, workloads []string) RunSet {
 	where := fmt.Sprintf("runs[%d]", i)
 	m := d.Map(n, where)
-	m.Known("mode", "policies", "repetitions", "network", "nats", "credentials", "listen", "member_addr", "workloads")
+	m.Known("mode", "policies", "repetitions", "network", "nats", "credentials", "listen", "member_addr", "workloads", "cluster")
 	m.Require("mode", "policies")
 	rs := RunSet{Mode: m.Str("mode"), Repetitions: 1, Network: "switched",
 		NATS: m.Str("nats"), Credentials: m.Str("credentials"), Listen: m.Str("listen"), MemberAddr: m.Str("member_addr")}
+	if m.Has("cluster") {
+		rs.Uniform = cluster.ParseUniform(d, m.Node("cluster"), where+" cluster")
+	}
 	if m.Has("repetitions") {
 		rs.Repetitions = int(m.Int("repetitions"))
 		if rs.Repetitions < 1 {

@@ -59,6 +59,8 @@ type Run struct {
 	Workload string
 	Policy   policy.Spec
 	Seed     uint64
+	// SetIndex is the run set's index in the campaign's runs.
+	SetIndex int
 	// Dir is <out>/<mode>/<label>-seed<N>, or with named workloads
 	// <out>/<mode>/<workload>/<label>-seed<N>.
 	Dir string
@@ -88,11 +90,11 @@ const doneFile = "done.json"
 // then repetition, then policy.
 func (c *Campaign) Matrix(out string) []Run {
 	var runs []Run
-	for _, rs := range c.Runs {
+	for i, rs := range c.Runs {
 		for _, wl := range setWorkloads(rs) {
 			for _, seed := range c.Seeds(rs) {
 				for _, p := range rs.Policies {
-					runs = append(runs, Run{Mode: rs.Mode, Set: rs, Workload: wl, Policy: p, Seed: seed,
+					runs = append(runs, Run{Mode: rs.Mode, Set: rs, SetIndex: i, Workload: wl, Policy: p, Seed: seed,
 						Dir: sim.RunDir(SetDir(out, rs.Mode, wl), p.String(), seed)})
 				}
 			}
@@ -103,12 +105,32 @@ func (c *Campaign) Matrix(out string) []Run {
 
 // inputs are one workload's jobs and data, as the runs take them.
 type inputs struct {
-	w    *workload.Workload
+	window float64 // the experiment's window (s), 0: none
+	w      *workload.Workload
 	ds   *workload.Datasets
 	pred *workload.Predicted // what a planner is told, if anything
 }
 
-func (c *Campaign) loadTopology() (*cluster.Topology, error) {
+// inputKey names a run's inputs: its workload, and its run set when that
+// has its own cluster.
+type inputKey struct {
+	workload string
+	set      int
+}
+
+func inputKeyOf(c *Campaign, r Run) inputKey {
+	k := inputKey{workload: r.Workload, set: -1}
+	if c.Runs[r.SetIndex].Uniform != nil {
+		k.set = r.SetIndex
+	}
+	return k
+}
+
+// loadTopology is a run set's cluster: its own, else the campaign's.
+func (c *Campaign) loadTopology(rs RunSet) (*cluster.Topology, error) {
+	if rs.Uniform != nil {
+		return cluster.Uniform(*rs.Uniform)
+	}
 	if c.TopologyFile != "" {
 		return cluster.LoadTopology(c.TopologyFile)
 	}
@@ -182,9 +204,16 @@ func Execute(ctx context.Context, c *Campaign, opt Options) error {
 	if err := prepareDir(c, opt.Out); err != nil {
 		return err
 	}
-	topo, err := c.loadTopology()
-	if err != nil {
-		return err
+	// one topology per run set; the inputs of a workload depend on its
+	// run set's topology only through datasets files that place blocks
+	topos := make([]*cluster.Topology, len(c.Runs))
+	for i, rs := range c.Runs {
+		if topos[i], err = c.loadTopology(rs); err != nil {
+			if rs.Uniform != nil {
+				return fmt.Errorf("runs[%d] cluster: %w", i, err)
+			}
+			return err
+		}
 	}
 	runs := c.Matrix(opt.Out)
 	var todo []Run
@@ -213,16 +242,17 @@ func Execute(ctx context.Context, c *Campaign, opt Options) error {
 		return err
 	}
 	// each workload once, for all its runs; only those a run still needs
-	loaded := map[string]*inputs{}
+	loaded := map[inputKey]*inputs{}
 	for _, r := range todo {
-		if _, ok := loaded[r.Workload]; ok {
+		key := inputKeyOf(c, r)
+		if _, ok := loaded[key]; ok {
 			continue
 		}
 		spec, ok := c.spec(r.Workload)
 		if !ok {
 			return fmt.Errorf("run %s: the campaign has no workload %q", r.ID(), r.Workload)
 		}
-		in, err := loadWorkload(spec, topo)
+		in, err := loadWorkload(spec, topos[r.SetIndex])
 		if err != nil {
 			if r.Workload != "" {
 				return fmt.Errorf("workload %s: %w", r.Workload, err)
@@ -232,7 +262,8 @@ func Execute(ctx context.Context, c *Campaign, opt Options) error {
 		if r.Workload != "" {
 			opt.Logf("workload %s: %d jobs", r.Workload, len(in.w.Jobs))
 		}
-		loaded[r.Workload] = in
+		in.window = spec.Window
+		loaded[key] = in
 	}
 	var progress *mpb.Progress
 	var overall *mpb.Bar
@@ -244,7 +275,7 @@ func Execute(ctx context.Context, c *Campaign, opt Options) error {
 		overall.SetCurrent(int64(len(runs) - len(todo)))
 		defer progress.Wait()
 	}
-	ex := &executor{c: c, opt: opt, topo: topo, inputs: loaded, progress: progress, overall: overall, runs: runs, done: done}
+	ex := &executor{c: c, opt: opt, topos: topos, inputs: loaded, progress: progress, overall: overall, runs: runs, done: done}
 	// simulated runs share the cores; live runs own the machine (or the
 	// lab), one at a time
 	var sims, lives []Run
@@ -281,9 +312,10 @@ func Execute(ctx context.Context, c *Campaign, opt Options) error {
 type executor struct {
 	c    *Campaign
 	opt  Options
-	topo *cluster.Topology
-	// inputs are the workloads of the runs to do, by name
-	inputs   map[string]*inputs
+	// topos are the run sets' clusters, by index in the campaign
+	topos []*cluster.Topology
+	// inputs are the workloads of the runs to do
+	inputs   map[inputKey]*inputs
 	progress *mpb.Progress
 	overall  *mpb.Bar
 	runs     []Run
@@ -318,7 +350,7 @@ func (ex *executor) bar(r Run) *mpb.Bar {
 	if ex.progress == nil {
 		return nil
 	}
-	return ex.progress.AddBar(int64(len(ex.inputs[r.Workload].w.Jobs)),
+	return ex.progress.AddBar(int64(len(ex.inputs[inputKeyOf(ex.c, r)].w.Jobs)),
 		mpb.BarRemoveOnComplete(),
 		mpb.PrependDecorators(decor.Name(r.ID(), decor.WCSyncSpaceR), decor.CountersNoUnit("%d/%d jobs", decor.WCSyncSpace)),
 		mpb.AppendDecorators(decor.Percentage(decor.WCSyncSpace), decor.Name(" ETA "), decor.EwmaETA(decor.ET_STYLE_GO, 30)))
@@ -374,10 +406,10 @@ func (ex *executor) runOne(ctx context.Context, r Run) error {
 }
 
 func (ex *executor) sim(ctx context.Context, r Run, jobsDone func(int)) (metrics.Summary, error) {
-	opt := sim.Options{MaxSimTime: ex.c.Limits.MaxSimTime, Cancel: ctx.Done(), Background: ex.c.Background,
+	in := ex.inputs[inputKeyOf(ex.c, r)]
+	opt := sim.Options{MaxSimTime: ex.c.Limits.MaxSimTime, Window: in.window, Cancel: ctx.Done(), Background: ex.c.Background,
 		Progress: func(_ float64, done, _ int) { jobsDone(done) }}
-	in := ex.inputs[r.Workload]
-	sum, _, err := sim.RunOne(sim.Spec{Topology: ex.topo, Workload: in.w, Datasets: in.ds,
+	sum, _, err := sim.RunOne(sim.Spec{Topology: ex.topos[r.SetIndex], Workload: in.w, Datasets: in.ds,
 		Policy: r.Policy, Seed: r.Seed, SlowStart: ex.c.SlowStart, Queues: ex.c.Queues, Predicted: in.pred, Dir: r.Dir, Options: opt})
 	return sum, err
 }
@@ -390,14 +422,14 @@ func (ex *executor) live(ctx context.Context, r Run, jobsDone func(int)) (metric
 		return metrics.Summary{}, err
 	}
 	done := 0
-	in := ex.inputs[r.Workload]
+	in := ex.inputs[inputKeyOf(ex.c, r)]
 	sink, err := metrics.NewRunSink(r.Dir, in.w, r.Policy.String(), r.Seed)
 	if err != nil {
 		return metrics.Summary{}, err
 	}
-	cfg := live.Config{Sink: sink, Background: ex.c.Background, Topology: ex.topo, Workload: in.w, Datasets: in.ds,
+	cfg := live.Config{Sink: sink, Background: ex.c.Background, Topology: ex.topos[r.SetIndex], Workload: in.w, Datasets: in.ds,
 		Policy: r.Policy.String(), PolicyImpl: p, Seed: r.Seed, Queues: ex.c.Queues, Predicted: in.pred,
-		SlowStart: ex.c.SlowStart, OutDir: r.Dir, MaxRunTime: ex.c.Limits.MaxRunTime, StallTimeout: ex.c.Limits.StallTimeout, Logf: func(string, ...any) {}, // events.jsonl has them
+		SlowStart: ex.c.SlowStart, OutDir: r.Dir, MaxRunTime: ex.c.Limits.MaxRunTime, Window: time.Duration(in.window * float64(time.Second)), StallTimeout: ex.c.Limits.StallTimeout, Logf: func(string, ...any) {}, // events.jsonl has them
 		OnEvent: func(ev live.Event) {
 			if strings.HasPrefix(ev.Kind, "job-") {
 				done++
@@ -414,7 +446,7 @@ func (ex *executor) live(ctx context.Context, r Run, jobsDone func(int)) (metric
 		if derr != nil {
 			return metrics.Summary{}, derr
 		}
-		lopt := local.Options{Prefix: ex.opt.Prefix, Mode: mode, Topology: ex.topo, WorkerCommand: ex.opt.WorkerCommand,
+		lopt := local.Options{Prefix: ex.opt.Prefix, Mode: mode, Topology: ex.topos[r.SetIndex], WorkerCommand: ex.opt.WorkerCommand,
 			Dir: dir, Cluster: "racklab", Background: ex.c.Background}
 		_, err = local.Run(ctx, lopt, cfg)
 	case ModeRemote:
@@ -424,7 +456,7 @@ func (ex *executor) live(ctx context.Context, r Run, jobsDone func(int)) (metric
 			// an external one needs only the coordinator's
 			var hosts []string
 			if cfg.NATSURL == "" {
-				for _, h := range ex.topo.Hosts {
+				for _, h := range ex.topos[r.SetIndex].Hosts {
 					hosts = append(hosts, h.Name)
 				}
 			}

@@ -42,7 +42,7 @@ runs: [{mode: sim, policies: [fifo]}]
 
 // loadSingle loads a campaign's topology and its one workload.
 func loadSingle(c *Campaign) (*inputs, error) {
-	topo, err := c.loadTopology()
+	topo, err := c.loadTopology(RunSet{})
 	if err != nil {
 		return nil, err
 	}

@@ -177,3 +177,64 @@ func TestOneWorkloadKeepsItsLayout(t *testing.T) {
 		t.Fatalf("a result directory of one workload did not resume: %q", log.lines)
 	}
 }
+
+// A run set's own cluster replaces the campaign's for its runs, and a
+// workload's window_s cuts its runs there, recording what was left.
+func TestRunSetClusterAndWorkloadWindow(t *testing.T) {
+	text := `name: own
+cluster: {racks: 2, hosts_per_rack: 3}
+workloads:
+  long:
+    generator: {name: ml, workloads: 6, duration: 60, scale: 0.001, labels: [B1, B2]}
+    window_s: 20
+  whole:
+    generator: {name: ml, workloads: 6, duration: 60, scale: 0.001, labels: [B1, B2]}
+runs:
+  - {mode: sim, policies: [fair], cluster: {racks: 3, hosts_per_rack: 1, slots: 1}}
+`
+	c, err := Load(writeCampaign(t, text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Workloads[0].Spec.Window != 20 || c.Workloads[1].Spec.Window != 0 || c.Runs[0].Uniform == nil {
+		t.Fatalf("window %g/%g, run set cluster %+v", c.Workloads[0].Spec.Window, c.Workloads[1].Spec.Window, c.Runs[0].Uniform)
+	}
+	out := t.TempDir()
+	if err := Execute(context.Background(), c, Options{Out: out}); err != nil {
+		t.Fatal(err)
+	}
+	_, rows := c.Summaries(out)
+	cut, whole := rows["sim/long"], rows["sim/whole"]
+	if len(cut) != 1 || len(whole) != 1 {
+		t.Fatalf("summaries %+v", rows)
+	}
+	if cut[0].WindowS != 20 || cut[0].UnfinishedJobs == 0 || cut[0].WorkloadsFinished >= whole[0].WorkloadsFinished {
+		t.Errorf("windowed run: window %g s, %d unfinished jobs, %d of %d workloads finished (whole run: %d)",
+			cut[0].WindowS, cut[0].UnfinishedJobs, cut[0].WorkloadsFinished, cut[0].Workloads, whole[0].WorkloadsFinished)
+	}
+	if whole[0].WindowS != 0 || whole[0].UnfinishedJobs != 0 {
+		t.Errorf("run without a window: %+v", whole[0])
+	}
+	// the run set's cluster has 3 hosts of 1 slot: no attempt on a 4th host
+	b, err := os.ReadFile(filepath.Join(out, "sim", "whole", "fair-seed1", "attempts.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range strings.Split(strings.TrimSpace(string(b)), "\n")[1:] {
+		if host := strings.Split(line, ",")[5]; host != "0" && host != "1" && host != "2" {
+			t.Fatalf("an attempt on host %s, outside the run set's 3-host cluster: %s", host, line)
+		}
+	}
+}
+
+func TestRunSetClusterErrorsNameTheirLine(t *testing.T) {
+	text := "name: x\ncluster: {racks: 2, hosts_per_rack: 2}\nworkload: {generator: {name: ml, workloads: 1}}\nruns:\n  - {mode: sim, policies: [fifo], cluster: {racks: 0, hosts_per_rack: 2}}\n"
+	_, err := Parse("x.yaml", []byte(text))
+	if err == nil || !strings.Contains(err.Error(), "x.yaml:5") {
+		t.Fatalf("error %v, want one at x.yaml:5", err)
+	}
+	text = "name: x\ncluster: {racks: 2, hosts_per_rack: 2}\nworkload: {generator: {name: ml, workloads: 1}, window_s: -3}\nruns: [{mode: sim, policies: [fifo]}]\n"
+	if _, err = Parse("x.yaml", []byte(text)); err == nil || !strings.Contains(err.Error(), "window_s") {
+		t.Fatalf("error %v, want one naming window_s", err)
+	}
+}

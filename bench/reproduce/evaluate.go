@@ -157,6 +157,9 @@ func Evaluate(c *campaign.Campaign, t *Table, dir, mode string) (*Check, error) 
 func measure(res *Result, c *campaign.Campaign, rs campaign.RunSet, set *report.ResultSet) {
 	row := res.Row
 	for _, p := range []string{row.Policy, row.Baseline} {
+		if p == "" { // a value row has no baseline
+			continue
+		}
 		if !slices.ContainsFunc(rs.Policies, func(s policy.Spec) bool { return s.String() == p }) {
 			res.Why = fmt.Sprintf("mode %s runs no %s", rs.Mode, p)
 			return
@@ -196,6 +199,21 @@ func measure(res *Result, c *campaign.Campaign, rs campaign.RunSet, set *report.
 				base = tr
 			}
 		}
+	}
+	if row.Effect == Value {
+		res.Policy = report.Summarise(set.Values(row.Policy, row.Metric))
+		res.PolicyText = report.FormatStat(res.Policy, 1, 3)
+		res.Measured = res.Policy.Mean
+		if math.IsNaN(res.Measured) || math.IsInf(res.Measured, 0) {
+			res.Measured = math.NaN()
+			res.Why = fmt.Sprintf("%s has no %s (a policy that records no decision notes?)", row.Policy, row.Metric)
+			return
+		}
+		res.Outcome = Judge(row.Paper, row.Direction, res.Measured)
+		if res.Measured == 0 { // a share of none: no direction to be wrong in
+			res.Outcome = TooSmall
+		}
+		return
 	}
 	if pol != nil && base != nil {
 		res.Policy, res.Baseline = pol.Stat, base.Stat

@@ -139,3 +139,49 @@ func TestEvaluateNotMeasured(t *testing.T) {
 		}
 	}
 }
+
+// A value row checks the policy's own share against the paper's (Dawn's
+// §6.3 statistics): no baseline; a policy without the column's value is
+// not measured.
+func TestEvaluateValueRows(t *testing.T) {
+	text := campaignText + `    - {metric: node_local_frac, effect: value, policy: fair, workload: w, figure: f, spec: s, paper: "79%"}
+    - {metric: node_local_frac, effect: value, policy: fair, workload: w, figure: f, spec: s, paper: "20%"}
+    - {metric: traffic_tasks_unsaturated_frac, effect: value, policy: fifo, workload: w, figure: f, spec: s, paper: "89%"}
+`
+	tb, err := parseText(t, text)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	nan := math.NaN()
+	rows := []metrics.Summary{run("fifo", 1, 0.6, 20), run("fair", 1, 0.7, 9), run("fifo", 2, 0.6, 20), run("fair", 2, 0.8, 11)}
+	for i := range rows {
+		rows[i].TrafficTasksUnsaturatedFrac, rows[i].ZeroTrafficTasksSaturatedFrac = nan, nan
+		rows[i].InputTasksCrossFrac, rows[i].DepInterTasksCrossFrac = nan, nan
+	}
+	writeRuns(t, dir, rows...)
+	ch, err := Evaluate(parseCampaign(t, text), tb, dir, "sim")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := ch.Results[len(ch.Results)-3:]
+	if got[0].Outcome != Reproduced || math.Abs(got[0].Measured-0.75) > 1e-9 || got[0].MeasuredText() != "75.0%" || got[0].Row.PaperText() != "79.0%" {
+		t.Errorf("0.75 against 79%%: %v, measured %s, paper %s", got[0].Outcome, got[0].MeasuredText(), got[0].Row.PaperText())
+	}
+	if got[1].Outcome != TooLarge {
+		t.Errorf("0.75 against 20%%: %v, want too large", got[1].Outcome)
+	}
+	if got[2].Outcome != NotMeasured || !strings.Contains(got[2].Why, "decision notes") {
+		t.Errorf("a share fifo has no value of: %v (%s)", got[2].Outcome, got[2].Why)
+	}
+	for _, bad := range []string{
+		`    - {metric: jct_mean_s, effect: value, policy: fair, workload: w, figure: f, spec: s, paper: "79%"}` + "\n",
+		`    - {metric: node_local_frac, effect: value, policy: fair, baseline: fifo, workload: w, figure: f, spec: s, paper: "79%"}` + "\n",
+		`    - {metric: node_local_frac, effect: value, policy: fair, workload: w, figure: f, spec: s, paper: "179%"}` + "\n",
+		`    - {metric: node_local_frac, effect: points, policy: fair, workload: w, figure: f, spec: s, paper: "+5pp"}` + "\n",
+	} {
+		if _, err := parseText(t, campaignText+bad); err == nil {
+			t.Errorf("accepted %s", bad)
+		}
+	}
+}

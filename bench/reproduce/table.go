@@ -25,11 +25,17 @@ const (
 	// Points is (policy mean − baseline mean) × 100: percentage points of
 	// a fraction.
 	Points
+	// Value is the policy's own mean of a fraction, with no baseline: a
+	// statistic the paper reports of its system alone (Dawn's §6.3).
+	Value
 )
 
 func (k EffectKind) String() string {
-	if k == Points {
+	switch k {
+	case Points:
 		return "points"
+	case Value:
+		return "value"
 	}
 	return "relative"
 }
@@ -92,6 +98,8 @@ func FormatEffect(k EffectKind, x float64) string {
 		return "n/a"
 	case k == Points:
 		return fmt.Sprintf("%+.1f pp", x)
+	case k == Value:
+		return fmt.Sprintf("%.1f%%", x*100)
 	case math.Abs(x) >= 0.01 || x == 0:
 		return fmt.Sprintf("%+.1f%%", x*100)
 	}
@@ -142,7 +150,7 @@ func parseTable(d *yamlfile.Decoder, n *yaml.Node, c *campaign.Campaign) *Table 
 func parseRow(d *yamlfile.Decoder, n *yaml.Node, i int, c *campaign.Campaign) Row {
 	m := d.Map(n, fmt.Sprintf("headlines row %d", i+1))
 	m.Known("metric", "effect", "policy", "baseline", "workload", "figure", "spec", "quote", "paper", "modes", "in")
-	m.Require("metric", "effect", "policy", "baseline", "workload", "figure", "spec", "paper")
+	m.Require("metric", "effect", "policy", "workload", "figure", "spec", "paper")
 	r := Row{Line: m.Line, Metric: m.Str("metric"), Policy: m.Str("policy"), Baseline: m.Str("baseline"),
 		Workload: m.Str("workload"), Figure: m.Str("figure"), Spec: m.Str("spec"), Quote: m.Str("quote"), Modes: m.Strs("modes"), In: m.Str("in")}
 	if d.Err() != nil {
@@ -173,13 +181,31 @@ func parseRow(d *yamlfile.Decoder, n *yaml.Node, i int, c *campaign.Campaign) Ro
 			m.Fail("effect", "effect points is for fractions (the *_frac columns), not %s: use relative", r.Metric)
 			return r
 		}
+	case "value":
+		r.Effect = Value
+		if !strings.HasSuffix(r.Metric, "_frac") {
+			m.Fail("effect", "effect value is for fractions (the *_frac columns), not %s", r.Metric)
+			return r
+		}
+		if r.Baseline != "" {
+			m.Fail("baseline", "a value row states the policy's own figure: it has no baseline")
+			return r
+		}
 	default:
-		m.Fail("effect", "unknown effect %q: relative (policy/baseline - 1) or points (difference of fractions, in percentage points)", e)
+		m.Fail("effect", "unknown effect %q: relative (policy/baseline - 1), points (difference of fractions, in percentage points) or value (the policy's own fraction)", e)
+		return r
+	}
+	if r.Effect != Value && r.Baseline == "" {
+		m.Fail("", "no baseline: a %s row compares the policy with one", r.Effect)
 		return r
 	}
 	var err error
 	if r.Paper, r.Direction, err = parsePaper(m.Str("paper"), r.Effect); err != nil {
 		m.Fail("paper", "%v", err)
+		return r
+	}
+	if r.Effect == Value && !(r.Paper > 0 && r.Paper <= 1) {
+		m.Fail("paper", "a value row's figure is a share between 0%% and 100%%: got %q", m.Str("paper"))
 		return r
 	}
 	if r.Policy == r.Baseline {
@@ -197,6 +223,9 @@ func parseRow(d *yamlfile.Decoder, n *yaml.Node, i int, c *campaign.Campaign) Ro
 		}
 	}
 	for _, f := range []struct{ key, policy string }{{"policy", r.Policy}, {"baseline", r.Baseline}} {
+		if f.policy == "" { // a value row's baseline
+			continue
+		}
 		if !runsPolicy(c, r, f.policy) {
 			m.Fail(f.key, "no run of the campaign runs %s%s%s: add it to runs", f.policy, workloadText(r.In), modeList(r.Modes))
 			return r
@@ -242,7 +271,7 @@ func parsePaper(s string, kind EffectKind) (effect float64, direction int, err e
 		return math.NaN(), -1, nil
 	}
 	want := "%"
-	if kind == Points {
+	if kind == Points { // Value: a share, in %
 		want = "pp"
 	}
 	num, unit := s, ""
