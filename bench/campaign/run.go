@@ -107,8 +107,8 @@ func (c *Campaign) Matrix(out string) []Run {
 type inputs struct {
 	window float64 // the experiment's window (s), 0: none
 	w      *workload.Workload
-	ds   *workload.Datasets
-	pred *workload.Predicted // what a planner is told, if anything
+	ds     *workload.Datasets
+	pred   *workload.Predicted // what a planner is told, if anything
 }
 
 // inputKey names a run's inputs: its workload, and its run set when that
@@ -310,8 +310,8 @@ func Execute(ctx context.Context, c *Campaign, opt Options) error {
 }
 
 type executor struct {
-	c    *Campaign
-	opt  Options
+	c   *Campaign
+	opt Options
 	// topos are the run sets' clusters, by index in the campaign
 	topos []*cluster.Topology
 	// inputs are the workloads of the runs to do
