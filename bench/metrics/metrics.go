@@ -85,6 +85,10 @@ type Summary struct {
 	// when no such attempt has a note (every policy but Dawn's).
 	TrafficTasksUnsaturatedFrac   float64
 	ZeroTrafficTasksSaturatedFrac float64
+	// MeasuredCrossRackBytesPerWorkload is MeasuredCrossRackBytes per
+	// finished workload (0 when none finished): Dawn's cross-rack traffic
+	// as the simulator's links or the kernel counted it.
+	MeasuredCrossRackBytesPerWorkload float64
 }
 
 // SummaryHeader is the column list of summary.csv.
@@ -100,6 +104,7 @@ var SummaryHeader = []string{
 	"cross_rack_bytes_per_workload", "cross_input_per_workload", "cross_dependent_per_workload", "cross_shuffle_per_workload",
 	"input_tasks", "dep_inter_tasks", "input_tasks_cross_frac", "dep_inter_tasks_cross_frac",
 	"traffic_tasks_unsaturated_frac", "zero_traffic_tasks_saturated_frac",
+	"measured_cross_rack_bytes_per_workload",
 }
 
 // SummaryAdded are the summary.csv columns added after the first
@@ -112,6 +117,7 @@ var SummaryAdded = map[string]float64{
 	"cross_rack_bytes_per_workload": 0, "cross_input_per_workload": 0, "cross_dependent_per_workload": 0, "cross_shuffle_per_workload": 0,
 	"input_tasks": 0, "dep_inter_tasks": 0, "input_tasks_cross_frac": math.NaN(), "dep_inter_tasks_cross_frac": math.NaN(),
 	"traffic_tasks_unsaturated_frac": math.NaN(), "zero_traffic_tasks_saturated_frac": math.NaN(),
+	"measured_cross_rack_bytes_per_workload": 0,
 }
 
 // SummaryRequired is the columns every summary.csv has: SummaryHeader
@@ -169,6 +175,7 @@ func (s *Summary) Row() []string {
 		ff(s.CrossRackBytesPerWorkload), ff(s.CrossInputPerWorkload), ff(s.CrossDependentPerWorkload), ff(s.CrossShufflePerWorkload),
 		i(s.InputTasks), i(s.DepInterTasks), share(s.InputTasksCrossFrac), share(s.DepInterTasksCrossFrac),
 		share(s.TrafficTasksUnsaturatedFrac), share(s.ZeroTrafficTasksSaturatedFrac),
+		ff(s.MeasuredCrossRackBytesPerWorkload),
 	}
 }
 
@@ -552,6 +559,9 @@ func (r *Recorder) Finish(policy string, seed uint64, st *engine.Stats, up, down
 		loads[i] = up[i] + down[i]
 	}
 	s.LinkSkew = Skew(loads)
+	if s.WorkloadsFinished > 0 {
+		s.MeasuredCrossRackBytesPerWorkload = s.MeasuredCrossRackBytes / float64(s.WorkloadsFinished)
+	}
 	if st != nil {
 		s.Duplicates, s.DuplicatesUsed, s.Rejected, s.Decisions = st.Duplicates, st.DuplicatesUsed, st.Rejected, st.Decisions
 	}

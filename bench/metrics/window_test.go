@@ -58,7 +58,10 @@ func TestSummaryPerWorkload(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	s := rec.Finish("p", 1, nil, nil, nil)
+	s := rec.Finish("p", 1, nil, []float64{250, 90}, []float64{0, 0})
+	if s.MeasuredCrossRackBytes != 340 || s.MeasuredCrossRackBytesPerWorkload != 170 {
+		t.Errorf("link-counted cross-rack bytes %g, per finished workload %g; want 340 and 170", s.MeasuredCrossRackBytes, s.MeasuredCrossRackBytesPerWorkload)
+	}
 	if s.Jobs != 6 || s.FailedJobs != 1 || s.UnfinishedJobs != 1 || s.Workloads != 4 || s.WorkloadsFinished != 2 || s.WindowS != 100 {
 		t.Fatalf("jobs %d, failed %d, unfinished %d, workloads %d, finished %d, window %g; want 6, 1, 1, 4, 2, 100",
 			s.Jobs, s.FailedJobs, s.UnfinishedJobs, s.Workloads, s.WorkloadsFinished, s.WindowS)

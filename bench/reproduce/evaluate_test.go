@@ -168,6 +168,9 @@ func TestEvaluateValueRows(t *testing.T) {
 	if got[0].Outcome != Reproduced || math.Abs(got[0].Measured-0.75) > 1e-9 || got[0].MeasuredText() != "75.0%" || got[0].Row.PaperText() != "79.0%" {
 		t.Errorf("0.75 against 79%%: %v, measured %s, paper %s", got[0].Outcome, got[0].MeasuredText(), got[0].Row.PaperText())
 	}
+	if got[0].label() != "fair (own share)" {
+		t.Errorf("a share's label %q", got[0].label())
+	}
 	if got[1].Outcome != TooLarge {
 		t.Errorf("0.75 against 20%%: %v, want too large", got[1].Outcome)
 	}

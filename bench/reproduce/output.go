@@ -15,11 +15,15 @@ import (
 
 // Explanation says how effects and verdicts are computed, under every
 // printed table.
-const Explanation = "Effect: relative = policy mean / baseline mean - 1; pp = (policy mean - baseline mean) × 100, for fractions. " +
+const Explanation = "Effect: relative = policy mean / baseline mean - 1; pp = (policy mean - baseline mean) × 100, for fractions; " +
+	"a share with no baseline is the policy's own mean. " +
 	"Means over repetitions, ± the half-width of their 95% confidence interval (Student t). " +
-	"Reproduced: the paper's direction, and within ½× to 2× of the paper's effect."
+	"Reproduced: the paper's direction, and within ½× to 2× of the paper's effect (of its share, for a policy's own share)."
 
 func (r *Result) label() string {
+	if r.Row.Effect == Value {
+		return r.Row.Policy + " (own share)"
+	}
 	return fmt.Sprintf("%s vs %s", r.Row.Policy, r.Row.Baseline)
 }
 
