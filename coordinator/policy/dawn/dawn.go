@@ -77,6 +77,18 @@ func (*Policy) Configure(cfg *engine.Config) { cfg.SlowStart = 1 }
 // its siblings' dep_reduce (Algorithm 2 lines 13–16).
 func (p *Policy) JobFinished(_ *engine.Context, _ engine.JobID) { p.finished++ }
 
+// HostLost implements engine.HostLostHook (§2.8): a lost host takes map
+// outputs and input replicas with it, so every planned stage is planned
+// again from where its data now is (max_map, max_reduce, dep_reduce) when
+// Algorithm 2 next runs; racks balancing added go with the old plan.
+func (p *Policy) HostLost(_ *engine.Context, _ cluster.HostID) {
+	for i := range p.plans {
+		if p.plans[i].stage >= 0 {
+			p.plans[i].lost = true
+		}
+	}
+}
+
 // OfferHost implements engine.HostScheduler: Algorithm 1, once per free
 // container of the heartbeat's host.
 func (p *Policy) OfferHost(ctx *engine.Context, h cluster.HostID) {
@@ -120,8 +132,12 @@ func (p *Policy) updatePlan(ctx *engine.Context) {
 		p.active = append(p.active, j)
 		pl := &p.plans[j.ID]
 		switch {
-		case pl.stage != st.Index:
-			*pl = jobPlan{stage: st.Index, since: ctx.Now()}
+		case pl.stage != st.Index || pl.lost:
+			since := ctx.Now()
+			if pl.lost && pl.stage == st.Index {
+				since = pl.since // replanned, not a new stage: it has waited since
+			}
+			*pl = jobPlan{stage: st.Index, since: since}
 			pl.measure(ctx, j, st)
 			pl.maxRack = argmaxRack(pl.byRack, p.load)
 			pl.maxCost = pl.stageCost(pl.maxRack)

@@ -36,6 +36,7 @@ type jobPlan struct {
 	depCost int64
 	pref    []pref // max first, then dep, then balancing's adds
 	adds    int    // how many of pref's entries balancing added
+	lost    bool   // a host was lost since the plan was made: plan again
 }
 
 func (p *jobPlan) prefers(r cluster.RackID) bool {
