@@ -39,25 +39,13 @@ func (r *run) drainReady() {
 	}
 	for i := range rd.Attempts {
 		rec := &rd.Attempts[i]
-		delete(r.shuffles, rec.ID)
-		delete(r.running, rec.ID)
-		r.prom.ended.WithLabelValues(rec.Outcome.String()).Inc()
-		r.prom.running.Dec()
 		if rec.Outcome == engine.AttemptSucceeded {
 			r.res.ExpectedCrossBytes += rec.Bytes.Cross()
 			if rec.Reported != nil {
 				r.res.ReportedCrossBytes += rec.Reported.Cross()
 			}
 		}
-		if err := r.sink.Attempt(rec); err != nil {
-			r.logf("record attempt: %v", err)
-		}
-		line := attemptLine(r.topo, rec)
-		if ph, ok := r.phases[rec.ID]; ok {
-			line.Phases = &ph
-			delete(r.phases, rec.ID)
-		}
-		r.attempts.write(line)
+		r.recordAttempt(rec)
 	}
 	for i := range rd.Jobs {
 		if err := r.sink.Job(&rd.Jobs[i]); err != nil {
@@ -162,4 +150,22 @@ func (r *run) sendSources(host string, s *wire.Sources) {
 	}
 	s.Sources = all
 	r.send(host, wire.TypeSources, s)
+}
+
+// recordAttempt forgets an ended attempt and records it: in the sink, the
+// metrics and attempts.jsonl (with the phases its worker reported).
+func (r *run) recordAttempt(rec *engine.AttemptRecord) {
+	delete(r.shuffles, rec.ID)
+	delete(r.running, rec.ID)
+	r.prom.ended.WithLabelValues(rec.Outcome.String()).Inc()
+	r.prom.running.Dec()
+	if err := r.sink.Attempt(rec); err != nil {
+		r.logf("record attempt: %v", err)
+	}
+	line := attemptLine(r.topo, rec)
+	if ph, ok := r.phases[rec.ID]; ok {
+		line.Phases = &ph
+		delete(r.phases, rec.ID)
+	}
+	r.attempts.write(line)
 }

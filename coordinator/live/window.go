@@ -31,20 +31,7 @@ func (r *run) cut() {
 	}
 	attempts, jobs := r.eng.Cut()
 	for i := range attempts {
-		rec := &attempts[i]
-		delete(r.running, rec.ID)
-		delete(r.shuffles, rec.ID)
-		r.prom.ended.WithLabelValues(rec.Outcome.String()).Inc()
-		r.prom.running.Dec()
-		if err := r.sink.Attempt(rec); err != nil {
-			r.logf("record attempt: %v", err)
-		}
-		line := attemptLine(r.topo, rec)
-		if ph, ok := r.phases[rec.ID]; ok {
-			line.Phases = &ph
-			delete(r.phases, rec.ID)
-		}
-		r.attempts.write(line)
+		r.recordAttempt(&attempts[i])
 	}
 	for i := range jobs {
 		if err := r.sink.Job(&jobs[i]); err != nil {
