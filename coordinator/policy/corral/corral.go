@@ -110,7 +110,7 @@ func (p *Policy) Plan(ctx *engine.Context, fk *engine.Foreknowledge) {
 			m.Alpha = DefaultAlpha(c)
 		}
 	}
-	plan, err := PlanJobs(jobs, c, m, Options{Objective: p.objective, EarlyStop: p.cfg.EarlyStop})
+	plan, err := PlanJobs(jobs, c, m, Options{Objective: p.objective, EarlyStop: p.cfg.EarlyStop, LowerBound: true})
 	if err != nil {
 		// every job runs ad hoc; the run's rejections say why
 		p.planErr = err

@@ -35,6 +35,9 @@ type Options struct {
 	EarlyStop bool
 	// Trace keeps every candidate's objective in Plan.Trace.
 	Trace bool
+	// LowerBound computes Plan.Bound, the LP bound of §2.9 on the same
+	// response functions (LowerBound), to report the heuristic's gap.
+	LowerBound bool
 }
 
 // Assignment is one job's part of the plan.
@@ -65,6 +68,9 @@ type Plan struct {
 	Candidates, Best int
 	// Trace is each candidate's objective, when Options.Trace is set.
 	Trace []float64
+	// Bound is a lower bound on Objective (LP-Batch or the closed-form
+	// online bound), when Options.LowerBound is set.
+	Bound Bound
 }
 
 // Order lists the job indices by priority, highest first.
@@ -180,6 +186,13 @@ func PlanTable(resp [][]float64, arrivals []float64, opts Options) (*Plan, error
 	}
 	p.Objective = best
 	p.Jobs = schedule(resp, arr, bestWidth, opts.Objective)
+	if opts.LowerBound {
+		b, err := LowerBound(resp, opts.Objective)
+		if err != nil {
+			return nil, err
+		}
+		p.Bound = b
+	}
 	return p, nil
 }
 
