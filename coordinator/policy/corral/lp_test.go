@@ -255,3 +255,79 @@ func TestLPBadInput(t *testing.T) {
 		t.Errorf("zero run times: %g %v", v, err)
 	}
 }
+
+// TestLPOnlineTimeIndexedByHand: two jobs of 10 on one rack, both
+// arriving at 0. The best plan runs them one after the other, average
+// (10+20)/2 = 15. On slots of 1 a start in slot k is sure to fill slots
+// k+1..k+9, so the LP's best is a start in slot 0 and one in slot 9:
+// (10 + 19)/2 = 14.5 (the capacity rows are intervals, so the LP is
+// integral). The closed form gives only 10.
+func TestLPOnlineTimeIndexedByHand(t *testing.T) {
+	resp := [][]float64{{10}, {10}}
+	got, err := LPOnlineTimeIndexed(resp, nil, 20) // H = 20, Δ = 1
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !relNear(got, 14.5) {
+		t.Errorf("time-indexed LP-Online %g, want 14.5", got)
+	}
+	// a job arriving at 5 cannot start before 5: its own run time
+	got, err = LPOnlineTimeIndexed([][]float64{{10, 6}}, []float64{5}, 16)
+	if err != nil || !relNear(got, 6) {
+		t.Errorf("one job: %g %v, want 6", got, err)
+	}
+}
+
+// TestLPOnlineTimeIndexedProperties: on seeded small instances the
+// time-indexed bound is at least the closed form and at most the
+// planner's average completion time.
+func TestLPOnlineTimeIndexedProperties(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 13))
+	stronger := 0
+	for n := 0; n < 25; n++ {
+		J, R := 1+rng.IntN(6), 1+rng.IntN(3)
+		resp := randomTable(rng, J, R)
+		arr := make([]float64, J)
+		for j := range arr {
+			arr[j] = math.Round(rng.Float64() * 50)
+		}
+		ti, err := LPOnlineTimeIndexed(resp, arr, 30)
+		if err != nil {
+			t.Fatalf("instance %d (%d×%d): %v", n, J, R, err)
+		}
+		p, err := PlanTable(resp, arr, Options{Objective: Online})
+		if err != nil {
+			t.Fatal(err)
+		}
+		closed := LPOnlineClosedForm(resp)
+		if ti < closed*(1-1e-9) || ti > p.Objective*(1+1e-9) {
+			t.Errorf("instance %d: time-indexed %g outside [closed form %g, plan %g]", n, ti, closed, p.Objective)
+		}
+		if ti > closed*(1+1e-6) {
+			stronger++
+		}
+	}
+	if stronger == 0 {
+		t.Error("the time-indexed bound never beat the closed form")
+	}
+}
+
+func TestLPOnlineTimeIndexedLimits(t *testing.T) {
+	resp := randomTable(rand.New(rand.NewPCG(2, 2)), 20, 10)
+	if _, err := LPOnlineTimeIndexed(resp, nil, 50); err == nil || !strings.Contains(err.Error(), "limit") {
+		t.Errorf("20×10×50: err %v, want the size limit", err)
+	}
+	for _, c := range []struct {
+		arr   []float64
+		slots int
+		want  string
+	}{
+		{[]float64{1}, 10, "1 arrivals for 20 jobs"},
+		{nil, 0, "0 time slots"},
+		{append(make([]float64, 19), -1), 10, "job 19: arrival -1"},
+	} {
+		if _, err := LPOnlineTimeIndexed(resp, c.arr, c.slots); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("err %v, want %q", err, c.want)
+		}
+	}
+}
