@@ -110,7 +110,7 @@ func (p *Policy) Plan(ctx *engine.Context, fk *engine.Foreknowledge) {
 			m.Alpha = DefaultAlpha(c)
 		}
 	}
-	plan, err := PlanJobs(jobs, c, m, Options{Objective: p.objective, EarlyStop: p.cfg.EarlyStop, LowerBound: true})
+	plan, err := PlanJobs(jobs, c, m, Options{Objective: p.objective, EarlyStop: p.cfg.EarlyStop})
 	if err != nil {
 		// every job runs ad hoc; the run's rejections say why
 		p.planErr = err
@@ -138,6 +138,18 @@ func (p *Policy) Plan(ctx *engine.Context, fk *engine.Foreknowledge) {
 			}
 		}
 	}
+}
+
+// PlanBound is the plan's objective and its §2.9 lower bound, for a
+// run's records of the heuristic's gap (Bound.Gap). The bound is
+// computed on the first call, after planning, so that the engine's plan
+// time (Stats.PlanNanos) stays the planner's own.
+func (p *Policy) PlanBound() (objective float64, b Bound, err error) {
+	if p.plan == nil {
+		return 0, Bound{}, fmt.Errorf("corral: no plan to bound")
+	}
+	b, err = p.plan.ComputeBound()
+	return p.plan.Objective, b, err
 }
 
 // modelCluster reads the planner's cluster model off the topology: rack

@@ -19,7 +19,11 @@ func (p *Policy) Inspect(jobs []*engine.Job) string {
 	case p.plan != nil:
 		fmt.Fprintf(&b, "plan %s objective=%.4g unpenalised=%.4g candidates=%d best=%d\n",
 			p.objective, p.plan.Objective, p.plan.Unpenalised, p.plan.Candidates, p.plan.Best)
-		fmt.Fprintf(&b, "lower bound %s=%.4g gap=%.1f%%\n", p.plan.Bound.Method, p.plan.Bound.Value, 100*p.plan.Bound.Gap(p.plan.Objective))
+		if obj, bound, err := p.PlanBound(); err != nil {
+			fmt.Fprintf(&b, "lower bound failed: %v\n", err)
+		} else {
+			fmt.Fprintf(&b, "lower bound %s=%.4g gap=%.1f%%\n", bound.Method, bound.Value, 100*bound.Gap(obj))
+		}
 	default:
 		b.WriteString("plan: nothing planned\n")
 	}

@@ -331,3 +331,24 @@ func TestLPOnlineTimeIndexedLimits(t *testing.T) {
 		}
 	}
 }
+
+// TestComputeBoundLater: without Options.LowerBound the plan has no
+// bound until ComputeBound, which gives the same one; the policy's
+// PlanBound says when there is no plan.
+func TestComputeBoundLater(t *testing.T) {
+	resp := [][]float64{{30, 16, 12}, {6, 5, 5}, {6, 5, 5}}
+	p, err := PlanTable(resp, nil, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Bound != (Bound{}) {
+		t.Fatalf("bound %+v before ComputeBound", p.Bound)
+	}
+	b, err := p.ComputeBound()
+	if err != nil || !relNear(b.Value, 15) || p.Bound != b {
+		t.Errorf("ComputeBound %+v %v, plan's %+v, want 15", b, err, p.Bound)
+	}
+	if _, _, err := New(DefaultConfig()).PlanBound(); err == nil {
+		t.Error("PlanBound without a plan: no error")
+	}
+}

@@ -36,7 +36,9 @@ type Options struct {
 	// Trace keeps every candidate's objective in Plan.Trace.
 	Trace bool
 	// LowerBound computes Plan.Bound, the LP bound of §2.9 on the same
-	// response functions (LowerBound), to report the heuristic's gap.
+	// response functions (LowerBound), to report the heuristic's gap,
+	// as part of planning. Without it Plan.ComputeBound does it later,
+	// outside the planner's time.
 	LowerBound bool
 }
 
@@ -69,8 +71,26 @@ type Plan struct {
 	// Trace is each candidate's objective, when Options.Trace is set.
 	Trace []float64
 	// Bound is a lower bound on Objective (LP-Batch or the closed-form
-	// online bound), when Options.LowerBound is set.
+	// online bound), when Options.LowerBound is set or ComputeBound has
+	// run.
 	Bound Bound
+
+	resp [][]float64 // the response functions planned with
+	obj  Objective   // and the objective
+}
+
+// ComputeBound fills Plan.Bound, unless it is there already, and returns
+// it.
+func (p *Plan) ComputeBound() (Bound, error) {
+	if p.Bound.Method != "" {
+		return p.Bound, nil
+	}
+	b, err := LowerBound(p.resp, p.obj)
+	if err != nil {
+		return Bound{}, err
+	}
+	p.Bound = b
+	return b, nil
 }
 
 // Order lists the job indices by priority, highest first.
@@ -154,7 +174,7 @@ func PlanTable(resp [][]float64, arrivals []float64, opts Options) (*Plan, error
 
 	q := newPrioritizer(resp, arr, opts.Objective)
 	width := q.width
-	p := &Plan{}
+	p := &Plan{resp: resp, obj: opts.Objective}
 	best := math.Inf(1)
 	var bestWidth []int
 	for {
@@ -187,11 +207,9 @@ func PlanTable(resp [][]float64, arrivals []float64, opts Options) (*Plan, error
 	p.Objective = best
 	p.Jobs = schedule(resp, arr, bestWidth, opts.Objective)
 	if opts.LowerBound {
-		b, err := LowerBound(resp, opts.Objective)
-		if err != nil {
+		if _, err := p.ComputeBound(); err != nil {
 			return nil, err
 		}
-		p.Bound = b
 	}
 	return p, nil
 }
