@@ -50,3 +50,44 @@ func BenchmarkPlan500x100(b *testing.B) {
 		})
 	}
 }
+
+// plannerTable is the penalised response functions of n W3-like jobs on
+// R racks of plannerScale's machines, as PlanJobs computes them.
+func plannerTable(n, R int) [][]float64 {
+	c := plannerScale
+	c.Racks = R
+	m := Model{ShuffleWaveMultiplier: true, Alpha: DefaultAlpha(c)}
+	resp := make([][]float64, n)
+	for j, job := range w3Like(rand.New(rand.NewPCG(uint64(n), uint64(R))), n) {
+		resp[j] = make([]float64, R)
+		for r := 1; r <= R; r++ {
+			resp[j][r-1] = m.Penalised(job, c, r)
+		}
+	}
+	return resp
+}
+
+// BenchmarkLP times LP-Batch: 50 jobs × 10 racks by gonum's simplex and
+// by the bisection, 500 × 100 by the bisection (beyond the simplex's
+// limit).
+func BenchmarkLP(b *testing.B) {
+	for _, c := range []struct {
+		name  string
+		jobs  int
+		racks int
+		solve func([][]float64, int) (float64, error)
+	}{
+		{"50x10/simplex", 50, 10, LPBatchSimplex},
+		{"50x10/bisect", 50, 10, lpBatchBisect},
+		{"500x100/bisect", 500, 100, lpBatchBisect},
+	} {
+		resp := plannerTable(c.jobs, c.racks)
+		b.Run(c.name, func(b *testing.B) {
+			for i := 0; i < b.N; i++ {
+				if _, err := c.solve(resp, c.racks); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

@@ -140,6 +140,18 @@ func (p *Policy) Plan(ctx *engine.Context, fk *engine.Foreknowledge) {
 	}
 }
 
+// PlanBound is the plan's objective and its §2.9 lower bound, for a
+// run's records of the heuristic's gap (Bound.Gap). The bound is
+// computed on the first call, after planning, so that the engine's plan
+// time (Stats.PlanNanos) stays the planner's own.
+func (p *Policy) PlanBound() (objective float64, b Bound, err error) {
+	if p.plan == nil {
+		return 0, Bound{}, fmt.Errorf("corral: no plan to bound")
+	}
+	b, err = p.plan.ComputeBound()
+	return p.plan.Objective, b, err
+}
+
 // modelCluster reads the planner's cluster model off the topology: rack
 // 0's hosts stand for every rack (the model is homogeneous, §1.1).
 func modelCluster(topo *cluster.Topology, background float64) Cluster {

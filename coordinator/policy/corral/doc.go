@@ -14,6 +14,14 @@
 // penalty (§2.5), for the batch (makespan) and the online (average
 // completion time) objective (§1.3).
 //
+// The lower bounds of §2.9 measure the planner's gap (lp.go,
+// lp_online.go): LP-Batch solved by gonum's simplex (LPBatchSimplex, up
+// to MaxSimplexJobs jobs and MaxSimplexVars variables) or by the exact
+// bisection over its breakpoints beyond (LPBatch picks), the closed-form
+// online bound, and the time-indexed LP-Online for small instances. With
+// Options.LowerBound the plan carries its bound (Plan.Bound); the policy
+// asks for it and Inspect prints the gap.
+//
 // The policy (New, registered as "corral") runs the planner in the
 // engine's Planner hook on the run's predictions; jobs without a
 // prediction are ad hoc and run under the capacity scheduler in the slots

@@ -7,7 +7,8 @@ import (
 	"github.com/racklab/racklab/coordinator/engine"
 )
 
-// Inspect prints the plan (objective, candidates), each job's racks,
+// Inspect prints the plan (objective, candidates, the LP lower bound
+// and the plan's gap to it), each job's racks,
 // priority, planned start and run time, or ad hoc, and the input bytes
 // stored per rack with their CoV (§2.8), for scenario tests.
 func (p *Policy) Inspect(jobs []*engine.Job) string {
@@ -18,6 +19,11 @@ func (p *Policy) Inspect(jobs []*engine.Job) string {
 	case p.plan != nil:
 		fmt.Fprintf(&b, "plan %s objective=%.4g unpenalised=%.4g candidates=%d best=%d\n",
 			p.objective, p.plan.Objective, p.plan.Unpenalised, p.plan.Candidates, p.plan.Best)
+		if obj, bound, err := p.PlanBound(); err != nil {
+			fmt.Fprintf(&b, "lower bound failed: %v\n", err)
+		} else {
+			fmt.Fprintf(&b, "lower bound %s=%.4g gap=%.1f%%\n", bound.Method, bound.Value, 100*bound.Gap(obj))
+		}
 	default:
 		b.WriteString("plan: nothing planned\n")
 	}

@@ -35,6 +35,11 @@ type Options struct {
 	EarlyStop bool
 	// Trace keeps every candidate's objective in Plan.Trace.
 	Trace bool
+	// LowerBound computes Plan.Bound, the LP bound of §2.9 on the same
+	// response functions (LowerBound), to report the heuristic's gap,
+	// as part of planning. Without it Plan.ComputeBound does it later,
+	// outside the planner's time.
+	LowerBound bool
 }
 
 // Assignment is one job's part of the plan.
@@ -65,6 +70,27 @@ type Plan struct {
 	Candidates, Best int
 	// Trace is each candidate's objective, when Options.Trace is set.
 	Trace []float64
+	// Bound is a lower bound on Objective (LP-Batch or the closed-form
+	// online bound), when Options.LowerBound is set or ComputeBound has
+	// run.
+	Bound Bound
+
+	resp [][]float64 // the response functions planned with
+	obj  Objective   // and the objective
+}
+
+// ComputeBound fills Plan.Bound, unless it is there already, and returns
+// it.
+func (p *Plan) ComputeBound() (Bound, error) {
+	if p.Bound.Method != "" {
+		return p.Bound, nil
+	}
+	b, err := LowerBound(p.resp, p.obj)
+	if err != nil {
+		return Bound{}, err
+	}
+	p.Bound = b
+	return b, nil
 }
 
 // Order lists the job indices by priority, highest first.
@@ -148,7 +174,7 @@ func PlanTable(resp [][]float64, arrivals []float64, opts Options) (*Plan, error
 
 	q := newPrioritizer(resp, arr, opts.Objective)
 	width := q.width
-	p := &Plan{}
+	p := &Plan{resp: resp, obj: opts.Objective}
 	best := math.Inf(1)
 	var bestWidth []int
 	for {
@@ -180,6 +206,11 @@ func PlanTable(resp [][]float64, arrivals []float64, opts Options) (*Plan, error
 	}
 	p.Objective = best
 	p.Jobs = schedule(resp, arr, bestWidth, opts.Objective)
+	if opts.LowerBound {
+		if _, err := p.ComputeBound(); err != nil {
+			return nil, err
+		}
+	}
 	return p, nil
 }
 
