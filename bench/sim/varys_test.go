@@ -247,6 +247,7 @@ func TestVarysRandomNetworks(t *testing.T) {
 // Whole runs under Varys: every job of random workloads ends, under
 // every policy, and the coflows are the fetching stages.
 func TestVarysRandomWorkloads(t *testing.T) {
+	fetches := 0
 	for _, pol := range policy.Names() {
 		for seed := uint64(1); seed <= 15; seed++ {
 			topo, w, ds := randomCase(seed)
@@ -258,8 +259,9 @@ func TestVarysRandomWorkloads(t *testing.T) {
 			if err != nil {
 				t.Fatalf("seed %d: %v", seed, err)
 			}
-			sink := &checkingSink{t: t}
+			sink := &coflowSink{checkingSink: checkingSink{t: t}}
 			s := New(eng, Options{Sink: sink, MaxSimTime: 1e7, Network: NetworkVarys})
+			sink.s = s
 			res, err := s.Run()
 			if err != nil {
 				t.Fatalf("%s seed %d: %v", pol, seed, err)
@@ -267,6 +269,7 @@ func TestVarysRandomWorkloads(t *testing.T) {
 			if res.Stalled || len(sink.jobs) != len(eng.Jobs()) {
 				t.Fatalf("%s seed %d: %d of %d jobs ended (%s)", pol, seed, len(sink.jobs), len(eng.Jobs()), res.StallReason)
 			}
+			fetches += sink.fetches
 			for k := range s.coflows {
 				job := eng.Jobs()[k.job]
 				if kind := job.Spec.Stages[k.stage].Kind; kind == workload.Map {
@@ -275,6 +278,32 @@ func TestVarysRandomWorkloads(t *testing.T) {
 			}
 		}
 	}
+	if fetches == 0 {
+		t.Fatal("no fetch flow seen: the test saw no coflow at work")
+	}
+}
+
+// coflowSink checks, whenever an attempt ends, that the flows running
+// then belong to the coflow of their stage if they fetch, else to none.
+type coflowSink struct {
+	checkingSink
+	s       *Sim
+	fetches int
+}
+
+func (c *coflowSink) Attempt(r *engine.AttemptRecord) error {
+	for _, e := range c.s.net.byEnd {
+		f, run := e.f, e.f.owner
+		want := (*coflow)(nil)
+		if run.phase == phaseFetch {
+			want = c.s.coflows[coflowKey{job: run.a.Task.Job, stage: run.a.Task.Stage}]
+			c.fetches++
+		}
+		if f.coflow != want || (want != nil && want.key.job != run.a.Task.Job) {
+			c.t.Fatalf("flow %d of attempt %d (phase %d) in coflow %v, want %v", f.id, run.a.ID, run.phase, f.coflow, want)
+		}
+	}
+	return c.checkingSink.Attempt(r)
 }
 
 func TestNetworkOption(t *testing.T) {
