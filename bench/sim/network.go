@@ -48,6 +48,7 @@ type flow struct {
 	owner     *run
 	srcRack   int32   // the source rack of a reducer's fetch, else -1
 	coflow    *coflow // the shuffle it belongs to (NetworkVarys), else nil
+	cfPos     int32   // index of this flow in its coflow's live list
 }
 
 // network is the flow-level model: rates are recomputed, exactly max-min
@@ -128,6 +129,9 @@ func (n *network) remove(now float64, f *flow) {
 	}
 	if f.heapIdx >= 0 {
 		n.byEnd.remove(f.heapIdx)
+	}
+	if c := f.coflow; c != nil {
+		n.leave(f, c)
 	}
 }
 

@@ -737,7 +737,8 @@ func (s *Sim) fetch(r *run) error {
 	r.flows = live
 	if lo := onHost - r.fetchedLo; lo > 0 {
 		f := s.flow(r, []int32{s.tierRd[a.Host][s.interTier[a.Host]]}, lo)
-		f.srcRack, f.coflow = -1, r.coflow
+		f.srcRack = -1
+		s.net.join(f, r.coflow)
 		r.fetchedLo += lo
 	}
 	racks := len(r.avail)
@@ -764,7 +765,8 @@ func (s *Sim) fetch(r *run) error {
 			}
 		}
 		f := s.flow(r, p, want)
-		f.srcRack, f.coflow = int32(src), r.coflow
+		f.srcRack = int32(src)
+		s.net.join(f, r.coflow)
 		r.fetched[src] += want
 		r.busyRack[src] = true
 		r.fetchers++

@@ -49,6 +49,8 @@ type coflowKey struct {
 // coflows' flows, as Varys leaves non-coflow traffic to the fabric.
 type coflow struct {
 	key     coflowKey
+	live    []*flow // its flows that have not ended
+	reached uint64  // the recompute whose component took in its flows
 	stamp   uint64  // members and gamma belong to the class filling of this stamp
 	members []*flow // its flows in the class being filled
 	gamma   float64 // effective bottleneck time, the SEBF key
@@ -65,9 +67,39 @@ func (s *Sim) coflowOf(t engine.TaskRef) *coflow {
 	return c
 }
 
-// recomputeCoflows sets every flow's rate the Varys way, exactly, over
-// all flows: the order of coflows is global, and a coflow's flows are
-// tied together through its bottleneck, so no change is local. For each
+// join makes a started flow one of a coflow's (nil: none). A flow with
+// nothing to move, which the network never saw, joins none.
+func (n *network) join(f *flow, c *coflow) {
+	if c == nil || f.heapIdx < 0 || len(f.res) == 0 {
+		return
+	}
+	f.coflow = c
+	f.cfPos = int32(len(c.live))
+	c.live = append(c.live, f)
+	for _, r := range f.res {
+		n.markDirty(r)
+	}
+}
+
+// leave takes an ended flow out of its coflow; the coflow's other flows
+// are re-shared, since its bottleneck has changed.
+func (n *network) leave(f *flow, c *coflow) {
+	last := c.live[len(c.live)-1]
+	c.live[f.cfPos] = last
+	last.cfPos = f.cfPos
+	c.live[len(c.live)-1] = nil
+	c.live = c.live[:len(c.live)-1]
+	if len(c.live) > 0 {
+		n.markDirty(c.live[0].res[0]) // reaches the rest through the coflow
+	}
+}
+
+// recomputeCoflows sets the rates the Varys way, exactly, for the flows
+// a change can reach: the closure of the changed resources under "shares
+// a resource with" and "belongs to the same coflow" (a coflow's flows are
+// tied together through its bottleneck). Outside it the allocation is the
+// one the same algorithm gave at the last change there; the order of
+// coflows matters only among coflows that share resources. For each
 // priority class in turn (strict, as under max-min):
 //
 //  1. its coflows are ordered by Γ, the effective bottleneck: the
@@ -99,17 +131,33 @@ func (n *network) recomputeCoflows(now float64) {
 			n.compRes = append(n.compRes, r)
 		}
 	}
-	for _, r := range n.dirty {
-		addRes(r) // a resource that lost its last flow is cleared too
-	}
-	n.prios = n.prios[:0]
-	for _, e := range n.byEnd {
-		f := e.f
+	var include func(f *flow)
+	include = func(f *flow) {
+		if f.stamp == st {
+			return
+		}
 		f.stamp = st
 		n.compFl = append(n.compFl, f)
 		for _, r := range f.res {
 			addRes(r)
 		}
+		if c := f.coflow; c != nil && c.reached != st {
+			c.reached = st
+			for _, g := range c.live {
+				include(g)
+			}
+		}
+	}
+	for _, r := range n.dirty {
+		addRes(r) // a resource that lost its last flow is cleared too
+	}
+	for i := 0; i < len(n.compRes); i++ {
+		for _, f := range n.res[n.compRes[i]].flows {
+			include(f)
+		}
+	}
+	n.prios = n.prios[:0]
+	for _, f := range n.compFl {
 		// its progress up to now, at the rate it had: MADD needs what
 		// is left of every flow
 		n.settleFlow(now, f)

@@ -24,7 +24,7 @@ func newCoflow(job engine.JobID) *coflow { return &coflow{key: coflowKey{job: jo
 // addTo starts a flow of a coflow (nil: none) at time 0.
 func addTo(n *network, c *coflow, res []int32, size float64) *flow {
 	f := n.add(0, res, size, 0, nil)
-	f.coflow = c
+	n.join(f, c)
 	return f
 }
 
@@ -211,7 +211,7 @@ func TestVarysRandomNetworks(t *testing.T) {
 				}
 				f := n.add(now, randomPath(rng, len(n.res)), float64(1+rng.IntN(1000)), prio, nil)
 				if k < len(cfs) {
-					f.coflow = cfs[k]
+					n.join(f, cfs[k])
 				}
 			}
 			n.recompute(now, false)
