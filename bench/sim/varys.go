@@ -44,9 +44,10 @@ type coflowKey struct {
 // rounds, so the simulator, like Varys without prior knowledge of a
 // coflow's size, sees the flows open now.
 //
-// Other flows (map input reads, output writes) belong to no coflow: they
-// share max-min what the coflows leave, with each other and with the
-// coflows' flows, as Varys leaves non-coflow traffic to the fabric.
+// Other flows (map input reads, dependent jobs' reads, output writes)
+// belong to no coflow: Varys schedules coflows only, so they share
+// max-min what the coflows' MADD rates leave, with each other and with
+// the coflows' flows. A map read on a link that shuffles fill waits.
 type coflow struct {
 	key     coflowKey
 	live    []*flow // its flows that have not ended
