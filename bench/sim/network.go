@@ -49,6 +49,7 @@ type flow struct {
 	srcRack   int32   // the source rack of a reducer's fetch, else -1
 	coflow    *coflow // the shuffle it belongs to (NetworkVarys), else nil
 	cfPos     int32   // index of this flow in its coflow's live list
+	solo      *coflow // Varys: the single-flow coflow of a flow of no shuffle
 }
 
 // network is the flow-level model: rates are recomputed, exactly max-min

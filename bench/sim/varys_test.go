@@ -127,17 +127,19 @@ func TestVarysMADDFlowsEndTogether(t *testing.T) {
 
 // Work conservation: coflow C (100 bytes on P, 1 s) fills P, so coflow D
 // (200 on P, 50 on Q) waits on P, but its flow on Q still gets Q, which
-// no one else wants. Coflow E (200 on X, 100 on Y, 2 s) needs only 50 of
-// Y: the other 50 is shared max-min by E's flow and a flow of no coflow
-// (a map's input read) on Y, 25 each.
+// no one else wants. Coflow E (200 on X, 100 on Y, 2 s) needs 50 of Y: a
+// map's input read of 1000 bytes on Y, a coflow of its own (10 s), takes
+// the other 50. Coflow F (300 on Z, 100 on W, 3 s) needs a third of W,
+// and as no one else wants W, its flow there takes all of it.
 func TestVarysWorkConserving(t *testing.T) {
-	const P, Q, X, Y = 0, 1, 2, 3
-	n := newCoflowNetwork([]float64{100, 100, 100, 100})
-	c, d, e := newCoflow(1), newCoflow(2), newCoflow(3)
+	const P, Q, X, Y, Z, W = 0, 1, 2, 3, 4, 5
+	n := newCoflowNetwork([]float64{100, 100, 100, 100, 100, 100})
+	c, d, e, f := newCoflow(1), newCoflow(2), newCoflow(3), newCoflow(4)
 	fl := []*flow{addTo(n, c, []int32{P}, 100), addTo(n, d, []int32{P}, 200), addTo(n, d, []int32{Q}, 50),
-		addTo(n, e, []int32{X}, 200), addTo(n, e, []int32{Y}, 100), addTo(n, nil, []int32{Y}, 1000)}
+		addTo(n, e, []int32{X}, 200), addTo(n, e, []int32{Y}, 100), addTo(n, nil, []int32{Y}, 1000),
+		addTo(n, f, []int32{Z}, 300), addTo(n, f, []int32{W}, 100)}
 	n.recompute(0, true)
-	wantRates(t, "varys", fl, 100, 0, 100, 100, 75, 25)
+	wantRates(t, "varys", fl, 100, 0, 100, 100, 50, 50, 100, 100)
 	for r := range n.res {
 		if !n.res[r].tight(0) {
 			t.Fatalf("resource %d carries %g of %g: not work-conserving", r, n.res[r].load, n.res[r].capacity)
@@ -188,7 +190,8 @@ func TestVarysRackLinksArePorts(t *testing.T) {
 // Random networks of coflows and other flows, in two classes, as flows
 // come and go: no resource over capacity, every flow held by a full
 // resource (work conservation), and the first coflow in SEBF order of the
-// top class gets its whole MADD rate.
+// top class (a flow of no shuffle counting as one) gets its whole MADD
+// rate.
 func TestVarysRandomNetworks(t *testing.T) {
 	for seed := uint64(0); seed < 100; seed++ {
 		rng := rand.New(rand.NewPCG(seed, 3))
@@ -225,10 +228,15 @@ func TestVarysRandomNetworks(t *testing.T) {
 					t.Fatalf("seed %d step %d: flow %d at %g crosses no full resource", seed, step, f.id, f.rate)
 				}
 			}
+			// a flow of no shuffle is a coflow of its own
 			var first *coflow
 			for _, f := range active(n) {
-				if c := f.coflow; c != nil && f.prio == 0 && (first == nil || c.gamma < first.gamma ||
-					c.gamma == first.gamma && c.key.job < first.key.job) {
+				c := f.coflow
+				if c == nil {
+					c = f.solo
+				}
+				if f.prio == 0 && (first == nil || c.gamma < first.gamma ||
+					c.gamma == first.gamma && (c.key.job < first.key.job || c.key == first.key && c.solo < first.solo)) {
 					first = c
 				}
 			}
@@ -236,7 +244,7 @@ func TestVarysRandomNetworks(t *testing.T) {
 				continue
 			}
 			for _, f := range active(n) {
-				if f.coflow == first && f.prio == 0 && f.rate < f.remaining/first.gamma*(1-1e-9) {
+				if (f.coflow == first || f.solo == first) && f.prio == 0 && f.rate < f.remaining/first.gamma*(1-1e-9) {
 					t.Fatalf("seed %d step %d: the first coflow's flow %d at %g, below its MADD rate %g", seed, step, f.id, f.rate, f.remaining/first.gamma)
 				}
 			}
