@@ -36,6 +36,7 @@ func TestFlagLimits(t *testing.T) {
 		{"max sim time Inf", append(sim, "--max-sim-time", "Inf"), "--max-sim-time: max simulated time +Inf is not a finite number"},
 		{"max sim time negative", append(sim, "--max-sim-time", "-3"), "--max-sim-time: max simulated time -3 s is negative"},
 		{"full recompute NaN", append(sim, "--full-recompute", "NaN"), "--full-recompute: full-recompute period NaN"},
+		{"network unknown", append(sim, "--network", "tcp"), `--network: network "tcp" is not one of maxmin, varys`},
 		{"scale NaN", append(sim, "--scale", "NaN"), "--scale must be positive and finite"},
 		{"compute huge", append(sim, "--compute-ns-per-byte", "1e300"), "--compute-ns-per-byte must be between 0 and 1e+06"},
 		{"max reducers huge", append(sim, "--max-reducers", "2000000000"), "--max-reducers must be between 0 and 10000000"},

@@ -62,6 +62,7 @@ type simFlags struct {
 	resolution  float64
 	fullEvery   float64
 	linkSample  float64
+	network     string
 	parallel    int
 }
 
@@ -104,6 +105,7 @@ and either a topology file (--topology) or a uniform cluster (--racks,
 	fl.BoolVar(&f.quiet, "quiet", false, "no progress on stderr")
 	fl.Float64Var(&f.resolution, "resolution", 0.01, "simulator time step, seconds")
 	fl.Float64Var(&f.fullEvery, "full-recompute", 10, "seconds between exact max-min recomputations over all flows (negative: at every change)")
+	fl.StringVar(&f.network, "network", sim.NetworkMaxMin, "how flows share the network: maxmin (TCP-like) or varys (coflow-aware: each stage's shuffle a coflow, smallest effective bottleneck first)")
 	fl.Float64Var(&f.linkSample, "link-sample", 0, "seconds between rack-link samples in links.csv (0: adapt to the run, 0.1 to 10 s)")
 	fl.IntVar(&f.parallel, "parallel", runtime.NumCPU(), "runs to simulate at once (each needs its own memory)")
 	fl.StringVar(&f.cpuProfile, "cpuprofile", "", "write a CPU profile of the simulation to this file")
@@ -201,6 +203,7 @@ func (f *simFlags) check() error {
 		{"--resolution", sim.Options{Resolution: f.resolution}},
 		{"--full-recompute", sim.Options{FullRecompute: f.fullEvery}},
 		{"--link-sample", sim.Options{Sample: f.linkSample}},
+		{"--network", sim.Options{Network: f.network}},
 	} {
 		if err := o.opt.Validate(); err != nil {
 			return fmt.Errorf("%s: %w", o.flag, err)
@@ -282,7 +285,7 @@ func runSim(cmd *cobra.Command, f *simFlags) error {
 		go func() {
 			defer wg.Done()
 			defer func() { <-slots }()
-			opt := sim.Options{MaxSimTime: f.maxSimTime, Window: f.window, Resolution: f.resolution, FullRecompute: f.fullEvery, Sample: f.linkSample}
+			opt := sim.Options{MaxSimTime: f.maxSimTime, Window: f.window, Resolution: f.resolution, FullRecompute: f.fullEvery, Sample: f.linkSample, Network: f.network}
 			if !f.quiet {
 				last := time.Now()
 				opt.Progress = func(now float64, done, total int) {

@@ -76,6 +76,9 @@ func (o Options) Validate() error {
 	if err := finite("full-recompute period", o.FullRecompute); err != nil {
 		return err
 	}
+	if err := validNetwork(o.Network); err != nil {
+		return err
+	}
 	if !(o.Background >= 0 && o.Background < 1) {
 		return fmt.Errorf("background share %g is outside [0, 1)", o.Background)
 	}

@@ -24,6 +24,8 @@ type resource struct {
 	members  []*flow // the flows of the class being filled, in this update
 	wasTight bool    // saturated when a flow left it since the last recompute
 	extra    float64 // likely rate of the flows added since the last recompute
+	cfStamp  uint64  // Varys: cfBytes belongs to the coflow of this stamp
+	cfBytes  float64 // Varys: that coflow's remaining bytes through it
 }
 
 // flow is a transfer of bytes through a set of resources. Its rate is set
@@ -44,7 +46,10 @@ type flow struct {
 	stamp     uint64
 	frozen    bool
 	owner     *run
-	srcRack   int32 // the source rack of a reducer's fetch, else -1
+	srcRack   int32   // the source rack of a reducer's fetch, else -1
+	coflow    *coflow // the shuffle it belongs to (NetworkVarys), else nil
+	cfPos     int32   // index of this flow in its coflow's live list
+	solo      *coflow // Varys: the single-flow coflow of a flow of no shuffle
 }
 
 // network is the flow-level model: rates are recomputed, exactly max-min
@@ -61,6 +66,13 @@ type network struct {
 	prios   []uint8
 	added   []*flow // flows started since the last recompute
 	touched []int32
+
+	// coflows selects Varys (varys.go) over max-min; the rest is its
+	// scratch space
+	coflows bool
+	cfStamp uint64
+	cfOrder []*coflow
+	cfPorts []int32
 }
 
 func newNetwork(capacities []float64) *network {
@@ -119,6 +131,9 @@ func (n *network) remove(now float64, f *flow) {
 	if f.heapIdx >= 0 {
 		n.byEnd.remove(f.heapIdx)
 	}
+	if c := f.coflow; c != nil {
+		n.leave(f, c)
+	}
 }
 
 // setPriority moves a flow to another class.
@@ -174,6 +189,10 @@ func (r *resource) tight(extra float64) bool {
 // resource.
 func (n *network) recompute(now float64, full bool) {
 	if len(n.dirty) == 0 && len(n.added) == 0 {
+		return
+	}
+	if n.coflows {
+		n.recomputeCoflows(now)
 		return
 	}
 	n.stamp++
@@ -320,7 +339,9 @@ func (n *network) recompute(now float64, full bool) {
 }
 
 // fillClass is progressive filling among the component's flows of one
-// priority class, on what higher classes left.
+// priority class, on what higher classes left. It adds each flow's share
+// to the rate it has: 0 under max-min, the MADD rate under Varys, whose
+// leftover it hands out.
 //
 // Only resources that can bind take part in the filling: a flow can never
 // get more than its bound, the least residual among its resources, so a
@@ -378,7 +399,7 @@ func (n *network) fillClass(p uint8) {
 				continue
 			}
 			f.frozen = true
-			f.rate = share
+			f.rate += share
 			for _, r2 := range f.res {
 				o := &n.res[r2]
 				o.residual -= share

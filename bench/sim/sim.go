@@ -23,7 +23,14 @@ type Options struct {
 	// exactly over every connected flow; between, a flow's start or end
 	// re-shares only the bottlenecked flows that share a resource with it.
 	// 0 gives 10 s; a negative value recomputes exactly at every change.
+	// NetworkVarys ignores it: it recomputes exactly at every change.
 	FullRecompute float64
+	// Network is how flows share the network: NetworkMaxMin ("maxmin",
+	// the default when empty), max-min fair within strict priority
+	// classes as TCP would roughly share; or NetworkVarys ("varys"),
+	// coflow-aware (Varys, SIGCOMM'14): each stage's shuffle is one coflow,
+	// served smallest-effective-bottleneck-first, see varys.go.
+	Network string
 	// Fetchers is how many source racks a reducer fetches from at once.
 	// Default 5, Hadoop's mapreduce.reduce.shuffle.parallelcopies.
 	Fetchers int
@@ -124,6 +131,7 @@ type run struct {
 	stale     bool    // the engine said the upstream outputs changed
 	waiting   bool    // idle reducer with a poll timer set
 	received  int64   // input bytes fetched by flows that have ended
+	coflow    *coflow // NetworkVarys: the shuffle its fetches belong to
 	compute   float64 // ns per byte
 }
 
@@ -190,7 +198,8 @@ type Sim struct {
 	sampleBudget     int
 	timeBound        float64 // Options.MaxSimTime or TimeBound
 	boundDerived     bool
-	optErr           error // from Options.Validate, returned by Run
+	optErr           error                 // from Options.Validate, returned by Run
+	coflows          map[coflowKey]*coflow // NetworkVarys: each fetching stage's shuffle
 	lastFull         float64
 
 	// network status: bytes carried at the start of the current window,
@@ -266,6 +275,10 @@ func New(eng *engine.Engine, opt Options) *Sim {
 		s.core = add(t.CoreBps)
 	}
 	s.net = newNetwork(caps)
+	if opt.Network == NetworkVarys {
+		s.net.coflows = true
+		s.coflows = map[coflowKey]*coflow{}
+	}
 	s.lastUp = make([]float64, len(t.Racks))
 	s.lastDown = make([]float64, len(t.Racks))
 	s.netUp0, s.netDown0 = make([]float64, len(t.Racks)), make([]float64, len(t.Racks))
@@ -641,6 +654,9 @@ func (s *Sim) start(a *engine.Attempt) error {
 	}
 	kind, ns := s.eng.StageInfo(a.Task)
 	r := &run{a: a, kind: kind, compute: ns}
+	if kind != workload.Map && s.coflows != nil {
+		r.coflow = s.coflowOf(a.Task)
+	}
 	s.runs[a.ID] = r
 	if kind == workload.Map {
 		r.phase = phaseRead
@@ -720,7 +736,9 @@ func (s *Sim) fetch(r *run) error {
 	}
 	r.flows = live
 	if lo := onHost - r.fetchedLo; lo > 0 {
-		s.flow(r, []int32{s.tierRd[a.Host][s.interTier[a.Host]]}, lo).srcRack = -1
+		f := s.flow(r, []int32{s.tierRd[a.Host][s.interTier[a.Host]]}, lo)
+		f.srcRack = -1
+		s.net.join(f, r.coflow)
 		r.fetchedLo += lo
 	}
 	racks := len(r.avail)
@@ -746,7 +764,9 @@ func (s *Sim) fetch(r *run) error {
 				p = append(p, s.core)
 			}
 		}
-		s.flow(r, p, want).srcRack = int32(src)
+		f := s.flow(r, p, want)
+		f.srcRack = int32(src)
+		s.net.join(f, r.coflow)
 		r.fetched[src] += want
 		r.busyRack[src] = true
 		r.fetchers++
