@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/racklab/racklab/bench/sim"
 	"github.com/racklab/racklab/coordinator/cluster"
 	"github.com/racklab/racklab/coordinator/engine"
 	"github.com/racklab/racklab/coordinator/policy"
@@ -167,7 +168,9 @@ type RunSet struct {
 	// Workloads are the named workloads the run set runs (default: all of
 	// the campaign's); nil for a campaign of one workload.
 	Workloads []string
-	// Network is the emulated cluster's mode (local): switched or flat.
+	// Network is, for an emulated cluster (local), its mode: switched or
+	// flat; for the simulator (sim), its rate allocation: maxmin (TCP-like
+	// max-min fair sharing) or varys (coflow scheduling, bench/sim).
 	Network string
 	// NATS and Credentials reach a lab cluster's coordinator network
 	// (remote): Credentials is the directory of secrets that
@@ -450,7 +453,7 @@ func parseRunSet(d *yamlfile.Decoder, n *yaml.Node, i int, workloads []string) R
 	m := d.Map(n, where)
 	m.Known("mode", "policies", "repetitions", "network", "nats", "credentials", "listen", "member_addr", "workloads", "cluster")
 	m.Require("mode", "policies")
-	rs := RunSet{Mode: m.Str("mode"), Repetitions: 1, Network: "switched",
+	rs := RunSet{Mode: m.Str("mode"), Repetitions: 1,
 		NATS: m.Str("nats"), Credentials: m.Str("credentials"), Listen: m.Str("listen"), MemberAddr: m.Str("member_addr")}
 	if m.Has("cluster") {
 		rs.Uniform = cluster.ParseUniform(d, m.Node("cluster"), where+" cluster")
@@ -474,7 +477,16 @@ func parseRunSet(d *yamlfile.Decoder, n *yaml.Node, i int, workloads []string) R
 	default:
 		m.Fail("mode", "unknown mode %q: sim, local or remote", rs.Mode)
 	}
-	if rs.Network != "switched" && rs.Network != "flat" {
+	switch {
+	case rs.Mode == ModeSim && rs.Network == "":
+		rs.Network = sim.NetworkMaxMin
+	case rs.Mode == ModeSim:
+		if !slices.Contains(sim.NetworkNames(), rs.Network) {
+			m.Fail("network", "unknown network %q for simulated runs: %s", rs.Network, strings.Join(sim.NetworkNames(), " or "))
+		}
+	case rs.Network == "":
+		rs.Network = "switched"
+	case rs.Network != "switched" && rs.Network != "flat":
 		m.Fail("network", "unknown network %q: switched or flat", rs.Network)
 	}
 	rs.Workloads = workloads

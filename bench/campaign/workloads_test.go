@@ -238,3 +238,43 @@ func TestRunSetClusterErrorsNameTheirLine(t *testing.T) {
 		t.Fatalf("error %v, want one naming window_s", err)
 	}
 }
+
+// A simulated run set's network is the simulator's rate allocation:
+// maxmin by default, or varys; an emulated one's stays switched or flat.
+func TestRunSetNetworkPerMode(t *testing.T) {
+	head := "name: x\ncluster: {racks: 2, hosts_per_rack: 2}\nworkload: {generator: {name: ml, workloads: 2, duration: 30, scale: 0.001, labels: [B1]}}\n"
+	c, err := Parse("x.yaml", []byte(head+"runs:\n  - {mode: sim, policies: [fifo], network: varys}\n  - {mode: local, policies: [fifo]}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Runs[0].Network != "varys" || c.Runs[1].Network != "switched" {
+		t.Fatalf("networks %q, %q", c.Runs[0].Network, c.Runs[1].Network)
+	}
+	if c, err = Parse("x.yaml", []byte(head+"runs: [{mode: sim, policies: [fifo]}]\n")); err != nil || c.Runs[0].Network != "maxmin" {
+		t.Fatalf("default sim network: %v, %v", c, err)
+	}
+	for _, bad := range []string{"runs: [{mode: sim, policies: [fifo], network: switched}]\n", "runs: [{mode: local, policies: [fifo], network: varys}]\n"} {
+		if _, err := Parse("x.yaml", []byte(head+bad)); err == nil || !strings.Contains(err.Error(), "x.yaml:4") {
+			t.Errorf("%s: error %v, want one at x.yaml:4", bad, err)
+		}
+	}
+	// the run uses it: varys and maxmin give different records
+	out := t.TempDir()
+	for _, nw := range []string{"maxmin", "varys"} {
+		c, err := Load(writeCampaign(t, head+"runs: [{mode: sim, policies: [fair], network: "+nw+"}]\n"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := Execute(context.Background(), c, Options{Out: filepath.Join(out, nw)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	a, errA := os.ReadFile(filepath.Join(out, "maxmin", "sim", "fair-seed1", "attempts.csv"))
+	b, errB := os.ReadFile(filepath.Join(out, "varys", "sim", "fair-seed1", "attempts.csv"))
+	if errA != nil || errB != nil {
+		t.Fatal(errA, errB)
+	}
+	if string(a) == string(b) {
+		t.Error("the same records under maxmin and varys: the run set's network did not reach the simulator")
+	}
+}
