@@ -58,6 +58,16 @@ func (c *Context) PendingTasks() int { return c.e.pending }
 // TotalSlots is the number of slots on live hosts.
 func (c *Context) TotalSlots() int { return c.e.liveSlots }
 
+// IntermediateTier is the tier host h writes map outputs to, and
+// OutputTier the one it writes a job's final output to (the run's tier
+// preferences): a planner's cost model needs their rates.
+func (c *Context) IntermediateTier(h cluster.HostID) cluster.TierKind { return c.e.IntermediateTier(h) }
+
+// OutputTier: see IntermediateTier.
+func (c *Context) OutputTier(h cluster.HostID) cluster.TierKind {
+	return c.e.tierFor(h, c.e.cfg.OutputTiers)
+}
+
 // Task returns a task's state.
 func (c *Context) Task(t TaskRef) *Task {
 	j := c.e.jobs[t.Job]

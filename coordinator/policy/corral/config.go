@@ -28,8 +28,8 @@ type Config struct {
 	EarlyStop bool `yaml:"early_stop"`
 	// MapRate and ReduceRate are B_M and B_R in bytes per second of one
 	// task (§2.4.3); 0 derives them from the job's compute cost per byte
-	// (the same script's earlier runs), or without one from the hosts'
-	// HDD read rate.
+	// and the rates of the disks it reads and writes, shared by a host's
+	// slots (the same script's earlier runs at concurrency s, §2.4.4).
 	MapRate    float64 `yaml:"map_rate"`
 	ReduceRate float64 `yaml:"reduce_rate"`
 	// Placement is planned (Algorithm U, §2.6: one replica in R_j) or

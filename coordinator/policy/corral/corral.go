@@ -90,7 +90,7 @@ func (p *Policy) Plan(ctx *engine.Context, fk *engine.Foreknowledge) {
 	}
 	p.jobs = make([]jobPlan, len(fk.Workload.Jobs))
 	c := modelCluster(topo, p.cfg.Background)
-	jobs, ids := p.plannerJobs(topo, fk)
+	jobs, ids := p.plannerJobs(ctx, fk)
 	if len(jobs) == 0 {
 		return
 	}
@@ -166,7 +166,7 @@ func modelCluster(topo *cluster.Topology, background float64) Cluster {
 }
 
 // plannerJobs lists the jobs to plan with their engine ids.
-func (p *Policy) plannerJobs(topo *cluster.Topology, fk *engine.Foreknowledge) ([]Job, []engine.JobID) {
+func (p *Policy) plannerJobs(ctx *engine.Context, fk *engine.Foreknowledge) ([]Job, []engine.JobID) {
 	var predicted map[string]*workload.Prediction
 	if fk.Predicted != nil {
 		predicted = make(map[string]*workload.Prediction, len(fk.Predicted.Jobs))
@@ -174,7 +174,7 @@ func (p *Policy) plannerJobs(topo *cluster.Topology, fk *engine.Foreknowledge) (
 			predicted[fk.Predicted.Jobs[i].ID] = &fk.Predicted.Jobs[i]
 		}
 	}
-	disk := diskRates(topo)
+	disk := storageOf(ctx)
 	var jobs []Job
 	var ids []engine.JobID
 	for i := range fk.Workload.Jobs {
@@ -206,28 +206,56 @@ func (p *Policy) plannerJobs(topo *cluster.Topology, fk *engine.Foreknowledge) (
 	return jobs, ids
 }
 
-// diskRates are the read and write rates of the storage tier inputs are
-// placed on (HDD, or rack 0's first host's slowest tier).
-func diskRates(topo *cluster.Topology) [2]float64 {
-	h := &topo.Hosts[topo.Racks[0].Hosts[0]]
-	t, ok := h.Tier(cluster.HDD)
-	if !ok {
-		t = h.Tiers[0]
-		for _, x := range h.Tiers {
-			if x.Kind > t.Kind {
-				t = x
-			}
+// storage is what a task's disk time depends on (rack 0's first host
+// stands for every host, as in modelCluster): the read rate of the tier
+// inputs are placed on (HDD, or the slowest), the write rates of the
+// tiers the run puts map outputs and job outputs on, and the slots that
+// share them.
+type storage struct {
+	inputRead, interWrite, outputWrite float64
+	slots                              float64
+}
+
+func storageOf(ctx *engine.Context) storage {
+	topo := ctx.Topology()
+	id := topo.Racks[0].Hosts[0]
+	h := &topo.Hosts[id]
+	rate := func(k cluster.TierKind, read bool) float64 {
+		t, _ := h.Tier(k)
+		if read {
+			return t.ReadBps
 		}
+		return t.WriteBps
 	}
-	return [2]float64{t.ReadBps, t.WriteBps}
+	return storage{
+		inputRead:   rate(inputTier(h), true),
+		interWrite:  rate(ctx.IntermediateTier(id), false),
+		outputWrite: rate(ctx.OutputTier(id), false),
+		slots:       float64(max(h.Slots, 1)),
+	}
+}
+
+// seconds is the disk time of one task that reads in bytes from the
+// input tier and writes out bytes, to the output tier if it is a final
+// stage's, else to the intermediate tier: [INTERPRETATION] §2.4.4 wants
+// B_M and B_R "measured at the typical concurrency s", so the s tasks of
+// a machine share each tier's rate.
+func (st storage) seconds(in, out float64, final bool) float64 {
+	w := st.interWrite
+	if final {
+		w = st.outputWrite
+	}
+	return st.slots * (in/st.inputRead + out/w)
 }
 
 // rates are B_M and B_R (§2.4.3), from the args or, as "earlier runs of
 // the same job" would measure them, from the job's own stages:
-// [INTERPRETATION] a map task reads its block from disk then computes
-// on it; a reduce task computes on its shuffle input then writes its
-// output, and B_R is output bytes per second of that (§2.4.2).
-func (p *Policy) rates(wj *workload.Job, j Job, disk [2]float64) (bm, br float64) {
+// [INTERPRETATION] a map task reads its block from disk, computes on it
+// and writes its output (to intermediate storage, or as the job's output
+// in a map-only job); a reduce task computes on its shuffle input then
+// writes its output, and B_R is output bytes per second of that
+// (§2.4.2). Disk rates are shared by the machine's s slots (§2.4.4).
+func (p *Policy) rates(wj *workload.Job, j Job, disk storage) (bm, br float64) {
 	var mapNs, redNs float64
 	for _, st := range wj.Stages {
 		if st.Kind == workload.Map && mapNs == 0 {
@@ -238,13 +266,21 @@ func (p *Policy) rates(wj *workload.Job, j Job, disk [2]float64) (bm, br float64
 	}
 	bm = p.cfg.MapRate
 	if bm == 0 {
-		bm = 1 / (mapNs*1e-9 + 1/disk[0])
+		mapOut, final := j.ShuffleBytes, false
+		if j.ReduceTasks == 0 {
+			mapOut, final = j.OutputBytes, true
+		}
+		perByte := mapNs*1e-9 + disk.seconds(1, 0, false)
+		if j.InputBytes > 0 {
+			perByte += disk.seconds(0, mapOut/j.InputBytes, final)
+		}
+		bm = 1 / perByte
 	}
 	br = p.cfg.ReduceRate
 	if br == 0 {
-		br = disk[1]
+		br = 1 / disk.seconds(0, 1, true)
 		if j.OutputBytes > 0 {
-			br = j.OutputBytes / (j.ShuffleBytes*redNs*1e-9 + j.OutputBytes/disk[1])
+			br = j.OutputBytes / (j.ShuffleBytes*redNs*1e-9 + disk.seconds(0, j.OutputBytes, true))
 		}
 	}
 	return bm, br
@@ -332,8 +368,9 @@ func isMapReduce(stages []stageSizes) bool {
 // dagStages is §2.4.5's stage model of a job, its bytes scaled by scale
 // (the predicted over the actual input): [INTERPRETATION] a map task
 // reads and computes its block, another task computes on what it
-// fetches, and a final stage's task writes its output.
-func (p *Policy) dagStages(stages []stageSizes, scale float64, disk [2]float64) []Stage {
+// fetches, and every task writes its output (a final stage's as the
+// job's output), with the disk shared as in rates.
+func (p *Policy) dagStages(stages []stageSizes, scale float64, disk storage) []Stage {
 	out := make([]Stage, len(stages))
 	for i, s := range stages {
 		st := Stage{Tasks: s.tasks, After: s.after}
@@ -343,14 +380,11 @@ func (p *Policy) dagStages(stages []stageSizes, scale float64, disk [2]float64) 
 			case s.kind == workload.Map && p.cfg.MapRate > 0:
 				st.TaskSeconds = in / p.cfg.MapRate
 			case s.kind == workload.Map:
-				st.TaskSeconds = in * (s.ns*1e-9 + 1/disk[0])
+				st.TaskSeconds = in*s.ns*1e-9 + disk.seconds(in, o, s.final)
 			case p.cfg.ReduceRate > 0:
 				st.TaskSeconds = o / p.cfg.ReduceRate
 			default:
-				st.TaskSeconds = in * s.ns * 1e-9
-				if s.final {
-					st.TaskSeconds += o / disk[1]
-				}
+				st.TaskSeconds = in*s.ns*1e-9 + disk.seconds(0, o, s.final)
 			}
 		}
 		if s.kind != workload.Map {

@@ -9,7 +9,9 @@ import (
 	"github.com/racklab/racklab/coordinator/cluster"
 	"github.com/racklab/racklab/coordinator/engine"
 	"github.com/racklab/racklab/coordinator/policy"
+	"github.com/racklab/racklab/coordinator/policy/corral"
 	"github.com/racklab/racklab/coordinator/policy/policytest"
+	"github.com/racklab/racklab/coordinator/workload"
 	"github.com/racklab/racklab/datagen/gen"
 	"github.com/racklab/racklab/datagen/recurring"
 )
@@ -80,4 +82,50 @@ func TestSimRecurringWithSizeError(t *testing.T) {
 
 func gb(s metrics.Summary, c engine.Class) float64 {
 	return float64(s.Bytes[c][engine.LevelCross]) / 1e9
+}
+
+// TestPlannedRunTimeMatchesSimulation checks the rates the planner derives
+// from a job's stages (§2.4.3–§2.4.4: B_M and B_R as earlier runs at
+// concurrency s would measure them) against the simulator: one
+// MapReduce job alone on a rack of 3 hosts × 4 slots, whose 4 concurrent
+// tasks share each host's HDD (input, output) and SSD (map output). The
+// planner's L_j(1) (penalty off) must be within 25% of the simulated run
+// time; with per-task rates taken at concurrency 1, and without the map's
+// output write, it was a third of it.
+func TestPlannedRunTimeMatchesSimulation(t *testing.T) {
+	topo, err := cluster.Uniform(cluster.UniformSpec{Racks: 1, HostsPerRack: 3, Slots: 4, NICBps: 1.25e9, Oversubscription: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := gen.DefaultOptions()
+	d := o.Dataset("in", 24*o.Block()) // 24 maps: 2 waves of 12
+	ds := &workload.Datasets{Datasets: []workload.Dataset{d}}
+	w := &workload.Workload{Jobs: []workload.Job{{ID: "j", Stages: []workload.Stage{
+		{Name: "map", Kind: workload.Map, Input: "in", ComputeNsPerByte: 5, Selectivity: 1.5},
+		{Name: "reduce", Kind: workload.Reduce, Tasks: 24, After: []string{"map"}, ComputeNsPerByte: 5, Selectivity: 2},
+	}}}}
+	cfg := corral.DefaultConfig()
+	cfg.Penalty = false
+	p := corral.New(cfg)
+	eng, err := engine.New(engine.Config{Seed: 1}, topo, w, ds, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := sim.New(eng, sim.Options{}).Run()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Stalled || !eng.Done() {
+		t.Fatalf("the job did not finish: %s", res.StallReason)
+	}
+	if p.Result() == nil || len(p.Result().Jobs) != 1 {
+		t.Fatalf("no plan for the job: %v", p.PlanError())
+	}
+	planned := p.Result().Jobs[0].Duration
+	j := eng.Jobs()[0]
+	simulated := float64(j.Finished - j.Started)
+	t.Logf("planned L(1) %.1f s, simulated %.1f s", planned, simulated)
+	if r := planned / simulated; r < 0.75 || r > 1.25 {
+		t.Errorf("planned L(1) %.1f s is %.2f× the simulated run time %.1f s; want within 25%%", planned, r, simulated)
+	}
 }
