@@ -317,6 +317,12 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 			return nil, err
 		}
 	}
+	// a subscription counts once the server has it: without this round
+	// trip, the first messages of a worker that is quicker than our SUB
+	// (a registration, a report) would go to nobody
+	if err := r.nc.Flush(); err != nil {
+		return nil, fmt.Errorf("subscribe at %s: %w", url, err)
+	}
 	if cfg.MemberAddr != "" {
 		r.member, err = members.Start(members.Config{Name: "coordinator", Meta: members.Meta{Role: members.RoleCoordinator}, BindAddr: cfg.MemberAddr})
 		if err != nil {
