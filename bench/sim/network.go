@@ -322,13 +322,24 @@ func (n *network) recompute(now float64, full bool) {
 		f.rate = f.oldRate
 		n.settleFlow(now, f)
 		f.rate = newRate
-		if f.rate > 0 {
-			f.finish = now + f.remaining/f.rate
-		} else {
-			f.finish = math.Inf(1)
-		}
-		n.byEnd.fix(f.heapIdx, f.finish)
+		n.projectEnd(now, f)
 	}
+	n.clearDirty()
+}
+
+// projectEnd sets when a flow ends at its rate (never, at rate 0) and
+// moves it in the end heap.
+func (n *network) projectEnd(now float64, f *flow) {
+	if f.rate > 0 {
+		f.finish = now + f.remaining/f.rate
+	} else {
+		f.finish = math.Inf(1)
+	}
+	n.byEnd.fix(f.heapIdx, f.finish)
+}
+
+// clearDirty ends a recomputation: no resource is dirty or new any more.
+func (n *network) clearDirty() {
 	for _, r := range n.dirty {
 		n.res[r].dirty = false
 		n.res[r].wasTight = false

@@ -196,23 +196,14 @@ func (n *network) recomputeCoflows(now float64) {
 		for _, r := range f.res {
 			n.res[r].load += f.rate
 		}
-		switch {
-		case f.remaining <= 0:
+		if f.remaining <= 0 {
 			f.finish = now
-		case f.rate > 0:
-			f.finish = now + f.remaining/f.rate
-		default:
-			f.finish = math.Inf(1)
+			n.byEnd.fix(f.heapIdx, f.finish)
+			continue
 		}
-		n.byEnd.fix(f.heapIdx, f.finish)
+		n.projectEnd(now, f)
 	}
-	for _, r := range n.dirty {
-		n.res[r].dirty = false
-		n.res[r].wasTight = false
-		n.res[r].extra = 0
-	}
-	n.dirty = n.dirty[:0]
-	n.added = n.added[:0]
+	n.clearDirty()
 }
 
 // allocateCoflows gives the coflows of class p their MADD rates in SEBF
