@@ -112,6 +112,14 @@ func TestEvaluateBoundRows(t *testing.T) {
 			t.Errorf("row %d: %v, measured %s, verdict %q; want %v, %s, %q", i+2, r.Outcome, r.MeasuredText(), r.VerdictText(), want.outcome, want.measured, want.verdict)
 		}
 	}
+	for x, want := range map[float64]string{0.000008: "0.0008%", 0.0021: "0.21%", 0.118: "11.8%", 0: "0.0%"} {
+		if s := got[0].Row.FormatValue(x); s != want {
+			t.Errorf("gap %g written %q, want %q", x, s, want)
+		}
+	}
+	if got[0].PolicyText != "1.000 % (values 1.000, 1.000; no CI)" {
+		t.Errorf("gap row: policy %q, want it in percent", got[0].PolicyText)
+	}
 	if got[2].PolicyText != "0.00700 (values 0.00600, 0.00800; no CI)" || got[2].label() != "fair (own value)" {
 		t.Errorf("CoV row: policy %q, label %q", got[2].PolicyText, got[2].label())
 	}

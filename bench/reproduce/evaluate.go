@@ -227,6 +227,9 @@ func measure(res *Result, c *campaign.Campaign, rs campaign.RunSet, set *report.
 	if row.Effect == Value {
 		res.Policy = report.Summarise(set.Values(row.Policy, row.Metric))
 		res.PolicyText = report.FormatStat(res.Policy, 1, valueDigits(res.Policy.Mean))
+		if row.Percent { // in the unit of the paper's figure
+			res.PolicyText = withUnit(report.FormatStat(res.Policy, 0.01, valueDigits(res.Policy.Mean*100)), "%")
+		}
 		res.Measured = res.Policy.Mean
 		if math.IsNaN(res.Measured) || math.IsInf(res.Measured, 0) {
 			res.Measured = math.NaN()

@@ -130,6 +130,8 @@ func (r *Row) FormatValue(x float64) string {
 	switch {
 	case math.IsNaN(x) || math.IsInf(x, 0):
 		return "n/a"
+	case r.Percent && x != 0 && math.Abs(x) < 0.0001:
+		return strconv.FormatFloat(x*100, 'g', 2, 64) + "%"
 	case r.Percent && x != 0 && math.Abs(x) < 0.01:
 		return fmt.Sprintf("%.2f%%", x*100)
 	case r.Percent:
