@@ -30,8 +30,9 @@ results. Per row it prints the paper's effect, the measured one (from the means
 over repetitions, with their 95% confidence intervals) and the verdict:
 reproduced when the direction matches the paper's and the effect lies within
 ½× to 2× of the paper's; otherwise not reproduced (wrong direction, too small,
-too large); not measured when a run is missing or has failed jobs. The last
-line is '<paper>: N of M headlines reproduced'.`,
+too large); a row whose figure is a bound (≤, ≥) is reproduced when the
+policy's mean keeps it; not measured when a run is missing or has failed jobs.
+The last line is '<paper>: N of M headlines reproduced'.`,
 		Example: `  bin/bench reproduce baselines                 # simulated; results in results/baselines
   sudo bin/bench reproduce demo --mode local`,
 		Args: cobra.ExactArgs(1),

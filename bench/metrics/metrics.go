@@ -89,6 +89,30 @@ type Summary struct {
 	// finished workload (0 when none finished): Dawn's cross-rack traffic
 	// as the simulator's links or the kernel counted it.
 	MeasuredCrossRackBytesPerWorkload float64
+	// ComputeHours is the summed run time of every attempt that ended,
+	// whatever its outcome, in hours: the slot time the run used
+	// (Corral's compute hours, §5.4).
+	ComputeHours float64
+	// ReduceTimeP50S is the median (nearest rank, as the JCT's) over jobs
+	// of a job's mean reduce time:
+	// the mean run time of its successful attempts of stages that are
+	// not maps (reduce and generic stages), over the jobs that have one;
+	// NaN when none has (Corral's Fig. 7c).
+	ReduceTimeP50S float64
+	// InputRackCoV is the coefficient of variation (stddev/mean) of the
+	// dataset bytes stored per rack once every dataset was placed,
+	// counting every replica; InputRackCoVFirst counts first replicas
+	// only (Corral's data balance, §2.8). 0 when nothing is stored.
+	InputRackCoV, InputRackCoVFirst float64
+	// PolicyFigures are the policy's own figures (engine.FigureReporter)
+	// by summary.csv column (PolicyFigureColumns); a column the policy
+	// did not report is empty.
+	PolicyFigures map[string]float64
+	// PlanWallS is how long the policy's offline plan took, in seconds of
+	// wall time (engine.Stats.PlanNanos); NaN without a plan. It measures
+	// the machine, so it is the one summary.csv column that differs
+	// between identical runs.
+	PlanWallS float64
 }
 
 // SummaryHeader is the column list of summary.csv.
@@ -105,19 +129,39 @@ var SummaryHeader = []string{
 	"input_tasks", "dep_inter_tasks", "input_tasks_cross_frac", "dep_inter_tasks_cross_frac",
 	"traffic_tasks_unsaturated_frac", "zero_traffic_tasks_saturated_frac",
 	"measured_cross_rack_bytes_per_workload",
+	"compute_hours", "reduce_time_p50_s", "input_rack_cov", "input_rack_cov_first",
+	"plan_objective_s", "plan_lower_bound_s", "plan_gap", "plan_wall_s",
 }
+
+// PolicyFigureColumns are the summary.csv columns a policy fills with its
+// own figures (engine.FigureReporter), empty for a policy that reports
+// none: an offline planner's objective (seconds: a batch plan's
+// makespan, an online plan's average completion time), its lower bound
+// (Corral's LP relaxation, §2.9) and the gap between them (objective /
+// bound − 1). A figure of another name reaches no record: add its column
+// here, to SummaryHeader and to SummaryAdded.
+var PolicyFigureColumns = []string{"plan_objective_s", "plan_lower_bound_s", "plan_gap"}
+
+// WallClockColumns are the summary.csv columns that measure the machine
+// rather than the run: the only ones that may differ between two
+// identical runs.
+var WallClockColumns = []string{"plan_wall_s"}
 
 // SummaryAdded are the summary.csv columns added after the first
 // release, with the value a summary.csv written before them stands for:
 // a reader takes the columns of SummaryHeader less these as required.
 // Such a file's runs had no window and ran every job to its end; how
 // many workloads they had it does not say, so those columns read as 0.
+// What it does not hold of the run itself (its compute hours, data
+// balance, reduce time and plan) reads as NaN: unknown.
 var SummaryAdded = map[string]float64{
 	"workloads": 0, "workloads_finished": 0, "unfinished_jobs": 0, "window_s": 0,
 	"cross_rack_bytes_per_workload": 0, "cross_input_per_workload": 0, "cross_dependent_per_workload": 0, "cross_shuffle_per_workload": 0,
 	"input_tasks": 0, "dep_inter_tasks": 0, "input_tasks_cross_frac": math.NaN(), "dep_inter_tasks_cross_frac": math.NaN(),
 	"traffic_tasks_unsaturated_frac": math.NaN(), "zero_traffic_tasks_saturated_frac": math.NaN(),
-	"measured_cross_rack_bytes_per_workload": 0,
+	"measured_cross_rack_bytes_per_workload": 0, "compute_hours": math.NaN(),
+	"reduce_time_p50_s": math.NaN(), "input_rack_cov": math.NaN(), "input_rack_cov_first": math.NaN(),
+	"plan_objective_s": math.NaN(), "plan_lower_bound_s": math.NaN(), "plan_gap": math.NaN(), "plan_wall_s": math.NaN(),
 }
 
 // SummaryRequired is the columns every summary.csv has: SummaryHeader
@@ -133,15 +177,19 @@ func SummaryRequired() []string {
 }
 
 // emptyWhenUndefined are the summary.csv columns whose cell is empty when
-// the run has nothing to compute them from (a share of no tasks), rather
-// than NaN, which a reader would take for a broken record.
+// the run has nothing to compute them from (a share of no tasks, the
+// reduce time of a run without reduces, a figure its policy does not
+// report), rather than NaN, which a reader would take for a broken
+// record.
 var emptyWhenUndefined = map[string]bool{
 	"input_tasks_cross_frac": true, "dep_inter_tasks_cross_frac": true,
 	"traffic_tasks_unsaturated_frac": true, "zero_traffic_tasks_saturated_frac": true,
+	"reduce_time_p50_s": true, "plan_objective_s": true, "plan_lower_bound_s": true, "plan_gap": true, "plan_wall_s": true,
 }
 
 // MayBeEmpty reports whether a summary.csv column's cell may be empty:
-// the run has no value for it (see Summary's task classification).
+// the run has no value for it (see Summary's task classification, its
+// reduce time and its policy's figures).
 func MayBeEmpty(column string) bool { return emptyWhenUndefined[column] }
 
 // share is a Summary share's cell: empty when undefined.
@@ -176,7 +224,19 @@ func (s *Summary) Row() []string {
 		i(s.InputTasks), i(s.DepInterTasks), share(s.InputTasksCrossFrac), share(s.DepInterTasksCrossFrac),
 		share(s.TrafficTasksUnsaturatedFrac), share(s.ZeroTrafficTasksSaturatedFrac),
 		ff(s.MeasuredCrossRackBytesPerWorkload),
+		ff(s.ComputeHours), share(s.ReduceTimeP50S), ff(s.InputRackCoV), ff(s.InputRackCoVFirst),
+		s.figure("plan_objective_s"), s.figure("plan_lower_bound_s"), s.figure("plan_gap"), share(s.PlanWallS),
 	}
+}
+
+// figure is the cell of a policy figure's column: empty when the policy
+// did not report it.
+func (s *Summary) figure(column string) string {
+	x, ok := s.PolicyFigures[column]
+	if !ok {
+		return ""
+	}
+	return share(x)
 }
 
 // Recorder writes one run's records as they happen (attempts.csv,
@@ -205,6 +265,17 @@ type Recorder struct {
 	mapByLevel [engine.NumLocalities]int64
 	mapByTier  [cluster.NumTierKinds]int64
 	classes    taskClasses
+	// attemptSeconds is the summed run time of the attempts recorded;
+	// reduceTime the run time and count of each job's successful
+	// attempts of stages that are not maps, by job id
+	attemptSeconds float64
+	reduceTime     map[engine.JobID]*timeSum
+}
+
+// timeSum is a sum of durations and how many.
+type timeSum struct {
+	seconds float64
+	n       int
 }
 
 // taskClasses counts successful attempts for the task classification.
@@ -368,8 +439,23 @@ func (r *Recorder) Attempt(a *engine.AttemptRecord) error {
 		DataClass(a.InputClass), netSaturated(a.Note.Saturation), a.Note.Reason,
 	})
 	r.sum.Attempts++
+	if d := a.End - a.Start; d > 0 {
+		r.attemptSeconds += d
+	}
 	if a.Outcome != engine.AttemptSucceeded {
 		return err
+	}
+	if a.Kind != workload.Map {
+		if r.reduceTime == nil {
+			r.reduceTime = map[engine.JobID]*timeSum{}
+		}
+		ts := r.reduceTime[a.Task.Job]
+		if ts == nil {
+			ts = &timeSum{}
+			r.reduceTime[a.Task.Job] = ts
+		}
+		ts.seconds += a.End - a.Start
+		ts.n++
 	}
 	r.sum.Bytes.Add(&a.Bytes)
 	r.classify(a)
@@ -562,10 +648,47 @@ func (r *Recorder) Finish(policy string, seed uint64, st *engine.Stats, up, down
 	if s.WorkloadsFinished > 0 {
 		s.MeasuredCrossRackBytesPerWorkload = s.MeasuredCrossRackBytes / float64(s.WorkloadsFinished)
 	}
+	s.ComputeHours = r.attemptSeconds / 3600
+	s.ReduceTimeP50S = math.NaN()
+	if len(r.reduceTime) > 0 {
+		means := make([]float64, 0, len(r.reduceTime))
+		for _, ts := range r.reduceTime {
+			means = append(means, ts.seconds/float64(ts.n))
+		}
+		sort.Float64s(means)
+		s.ReduceTimeP50S = Percentile(means, 50)
+	}
+	s.PlanWallS = math.NaN()
 	if st != nil {
 		s.Duplicates, s.DuplicatesUsed, s.Rejected, s.Decisions = st.Duplicates, st.DuplicatesUsed, st.Rejected, st.Decisions
+		s.InputRackCoV, s.InputRackCoVFirst = CoV(st.InputRackBytes), CoV(st.InputRackFirstBytes)
+		s.PolicyFigures = st.PolicyFigures
+		if st.PlanNanos > 0 {
+			s.PlanWallS = float64(st.PlanNanos) / 1e9
+		}
 	}
 	return s
+}
+
+// CoV is the coefficient of variation of per-rack bytes: the population
+// standard deviation over the mean; 0 when nothing is stored.
+func CoV(bytes []int64) float64 {
+	if len(bytes) == 0 {
+		return 0
+	}
+	var sum float64
+	for _, b := range bytes {
+		sum += float64(b)
+	}
+	mean := sum / float64(len(bytes))
+	if mean == 0 {
+		return 0
+	}
+	var ss float64
+	for _, b := range bytes {
+		ss += (float64(b) - mean) * (float64(b) - mean)
+	}
+	return math.Sqrt(ss/float64(len(bytes))) / mean
 }
 
 // Mean is the arithmetic mean, 0 for no values.

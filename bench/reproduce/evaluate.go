@@ -37,14 +37,38 @@ func (r *Result) VerdictText() string {
 		return "not measured: " + r.Why
 	case r.Outcome == Reproduced && math.IsNaN(r.Row.Paper):
 		return "reproduced (direction only: the source gives no number)"
+	case r.Outcome == Reproduced && r.Row.Bound != 0:
+		return "reproduced (within the paper's bound)"
+	case r.Outcome == OutOfBound:
+		return "not reproduced: " + r.outside()
 	}
 	return r.Outcome.String()
+}
+
+// outside says by how much a value misses the paper's bound: "2.1 pp
+// above ≤ 3.0%", "0.0031 (1.8×) above ≤ 0.004".
+func (r *Result) outside() string {
+	side := "above"
+	if r.Row.Bound > 0 {
+		side = "below"
+	}
+	miss := math.Abs(r.Measured - r.Row.Paper)
+	if r.Row.Percent {
+		return fmt.Sprintf("%.1f pp %s %s", miss*100, side, r.Row.PaperText())
+	}
+	if r.Row.Paper > 0 {
+		return fmt.Sprintf("%s (%.2g× the bound) %s %s", r.Row.FormatValue(miss), r.Measured/r.Row.Paper, side, r.Row.PaperText())
+	}
+	return fmt.Sprintf("%s %s %s", r.Row.FormatValue(miss), side, r.Row.PaperText())
 }
 
 // MeasuredText is the measured effect, or "–" when not measured.
 func (r *Result) MeasuredText() string {
 	if math.IsNaN(r.Measured) {
 		return "–"
+	}
+	if r.Row.Effect == Value {
+		return r.Row.FormatValue(r.Measured)
 	}
 	return FormatEffect(r.Row.Effect, r.Measured)
 }
@@ -202,11 +226,18 @@ func measure(res *Result, c *campaign.Campaign, rs campaign.RunSet, set *report.
 	}
 	if row.Effect == Value {
 		res.Policy = report.Summarise(set.Values(row.Policy, row.Metric))
-		res.PolicyText = report.FormatStat(res.Policy, 1, 3)
+		res.PolicyText = report.FormatStat(res.Policy, 1, valueDigits(res.Policy.Mean))
+		if row.Percent { // in the unit of the paper's figure
+			res.PolicyText = withUnit(report.FormatStat(res.Policy, 0.01, valueDigits(res.Policy.Mean*100)), "%")
+		}
 		res.Measured = res.Policy.Mean
 		if math.IsNaN(res.Measured) || math.IsInf(res.Measured, 0) {
 			res.Measured = math.NaN()
-			res.Why = fmt.Sprintf("%s has no %s (a policy that records no decision notes?)", row.Policy, row.Metric)
+			res.Why = fmt.Sprintf("%s has no %s (its runs leave the column empty: a policy that records no decision notes, or reports no such figure?)", row.Policy, row.Metric)
+			return
+		}
+		if row.Bound != 0 {
+			res.Outcome = JudgeBound(row.Paper, row.Bound, res.Measured)
 			return
 		}
 		res.Outcome = Judge(row.Paper, row.Direction, res.Measured)
@@ -239,6 +270,15 @@ func measure(res *Result, c *campaign.Campaign, rs campaign.RunSet, set *report.
 		return
 	}
 	res.Outcome = Judge(row.Paper, row.Direction, res.Measured)
+}
+
+// valueDigits is how many decimals show a policy's own mean to three
+// significant digits (at least 3, at most 6).
+func valueDigits(mean float64) int {
+	if mean == 0 || math.IsNaN(mean) || math.IsInf(mean, 0) {
+		return 3
+	}
+	return min(6, max(3, 2-int(math.Floor(math.Log10(math.Abs(mean))))))
 }
 
 // withUnit puts the unit after the number: "0.99 ± 0.01 s", "12.00 s

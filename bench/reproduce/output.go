@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/racklab/racklab/bench/campaign"
@@ -18,11 +19,15 @@ import (
 const Explanation = "Effect: relative = policy mean / baseline mean - 1; pp = (policy mean - baseline mean) × 100, for fractions; " +
 	"a share with no baseline is the policy's own mean. " +
 	"Means over repetitions, ± the half-width of their 95% confidence interval (Student t). " +
-	"Reproduced: the paper's direction, and within ½× to 2× of the paper's effect (of its share, for a policy's own share)."
+	"Reproduced: the paper's direction, and within ½× to 2× of the paper's effect (of its figure, for a policy's own value); " +
+	"where the paper gives a bound (≤, ≥), the policy's own mean on the bound's side of it."
 
 func (r *Result) label() string {
-	if r.Row.Effect == Value {
+	if r.Row.Effect == Value && strings.HasSuffix(r.Row.Metric, "_frac") {
 		return r.Row.Policy + " (own share)"
+	}
+	if r.Row.Effect == Value {
+		return r.Row.Policy + " (own value)"
 	}
 	return fmt.Sprintf("%s vs %s", r.Row.Policy, r.Row.Baseline)
 }

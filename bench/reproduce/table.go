@@ -25,8 +25,9 @@ const (
 	// Points is (policy mean − baseline mean) × 100: percentage points of
 	// a fraction.
 	Points
-	// Value is the policy's own mean of a fraction, with no baseline: a
-	// statistic the paper reports of its system alone (Dawn's §6.3).
+	// Value is the policy's own mean, with no baseline: a statistic the
+	// paper reports of its system alone (Dawn's §6.3 shares, Corral's
+	// LP gap), either an estimate or a bound (Row.Bound).
 	Value
 )
 
@@ -72,6 +73,14 @@ type Row struct {
 	Direction int
 	// Modes are the campaign modes the row applies to; empty: all.
 	Modes []string
+	// Bound, on a value row, says the paper's figure is a bound the
+	// policy's mean must keep: -1 at most ("≤ 3%"), +1 at least
+	// ("≥ 50%"); 0 for an estimate, judged within ½× to 2× of it.
+	Bound int
+	// Percent says a value row's figures are written as percentages
+	// ("79%": a fraction of 0.79), else as plain numbers in the column's
+	// own unit ("0.004", "55" seconds).
+	Percent bool
 }
 
 // AppliesTo says whether the row is checked in a mode.
@@ -82,6 +91,15 @@ func (r *Row) AppliesTo(mode string) bool {
 // PaperText is the paper's effect as the table gives it: "+65%", "-12pp",
 // or "higher"/"lower" with no number.
 func (r *Row) PaperText() string {
+	if r.Effect == Value {
+		switch r.Bound {
+		case -1:
+			return "≤ " + r.FormatValue(r.Paper)
+		case 1:
+			return "≥ " + r.FormatValue(r.Paper)
+		}
+		return r.FormatValue(r.Paper)
+	}
 	if math.IsNaN(r.Paper) {
 		if r.Direction > 0 {
 			return "higher (no number)"
@@ -104,6 +122,32 @@ func FormatEffect(k EffectKind, x float64) string {
 		return fmt.Sprintf("%+.1f%%", x*100)
 	}
 	return fmt.Sprintf("%+.2f%%", x*100)
+}
+
+// FormatValue writes a value row's figure in its unit: "79.0%" for a
+// row in percent, else a plain number ("0.0031", "55").
+func (r *Row) FormatValue(x float64) string {
+	switch {
+	case math.IsNaN(x) || math.IsInf(x, 0):
+		return "n/a"
+	case r.Percent && x != 0 && math.Abs(x) < 0.0001:
+		return strconv.FormatFloat(x*100, 'g', 2, 64) + "%"
+	case r.Percent && x != 0 && math.Abs(x) < 0.01:
+		return fmt.Sprintf("%.2f%%", x*100)
+	case r.Percent:
+		return fmt.Sprintf("%.1f%%", x*100)
+	case math.Abs(x) >= 100:
+		return strconv.FormatFloat(x, 'f', 0, 64)
+	}
+	return strconv.FormatFloat(x, 'g', 3, 64)
+}
+
+// ratioColumn says whether a summary.csv column is a dimensionless
+// ratio, which a value row may give in percent: a share (*_frac), a
+// gap (*_gap) or a coefficient of variation (*_cov, *_cov_*).
+func ratioColumn(name string) bool {
+	return strings.HasSuffix(name, "_frac") || strings.HasSuffix(name, "_gap") ||
+		strings.HasSuffix(name, "_cov") || strings.Contains(name, "_cov_")
 }
 
 // notMetrics are the summary.csv columns that name a run rather than
@@ -183,10 +227,6 @@ func parseRow(d *yamlfile.Decoder, n *yaml.Node, i int, c *campaign.Campaign) Ro
 		}
 	case "value":
 		r.Effect = Value
-		if !strings.HasSuffix(r.Metric, "_frac") {
-			m.Fail("effect", "effect value is for fractions (the *_frac columns), not %s", r.Metric)
-			return r
-		}
 		if r.Baseline != "" {
 			m.Fail("baseline", "a value row states the policy's own figure: it has no baseline")
 			return r
@@ -200,12 +240,17 @@ func parseRow(d *yamlfile.Decoder, n *yaml.Node, i int, c *campaign.Campaign) Ro
 		return r
 	}
 	var err error
-	if r.Paper, r.Direction, err = parsePaper(m.Str("paper"), r.Effect); err != nil {
-		m.Fail("paper", "%v", err)
-		return r
+	if r.Effect == Value {
+		r.Paper, r.Bound, r.Percent, err = parseValue(m.Str("paper"), r.Metric)
+		r.Direction = 1
+		if r.Bound != 0 {
+			r.Direction = r.Bound
+		}
+	} else {
+		r.Paper, r.Direction, err = parsePaper(m.Str("paper"), r.Effect)
 	}
-	if r.Effect == Value && !(r.Paper > 0 && r.Paper <= 1) {
-		m.Fail("paper", "a value row's figure is a share between 0%% and 100%%: got %q", m.Str("paper"))
+	if err != nil {
+		m.Fail("paper", "%v", err)
 		return r
 	}
 	if r.Policy == r.Baseline {
@@ -258,6 +303,47 @@ func modeList(modes []string) string {
 		return ""
 	}
 	return " in mode " + strings.Join(modes, " or ")
+}
+
+// parseValue reads a value row's figure: an estimate ("79%", "0.004") or
+// a bound ("≤ 3%", "<= 0.004", "≥ 50%", ">= 2"). A percentage is for a
+// ratio column (ratioColumn), and a share's (*_frac) must be one,
+// between 0% and 100%; an estimate must be above 0, for its verdict is
+// within ½× to 2× of it.
+func parseValue(given, metric string) (x float64, bound int, percent bool, err error) {
+	s := strings.TrimSpace(given)
+	for _, b := range []struct {
+		prefix string
+		bound  int
+	}{{"<=", -1}, {"≤", -1}, {">=", 1}, {"≥", 1}} {
+		if rest, ok := strings.CutPrefix(s, b.prefix); ok {
+			s, bound = strings.TrimSpace(rest), b.bound
+			break
+		}
+	}
+	num := s
+	if rest, ok := strings.CutSuffix(s, "%"); ok {
+		num, percent = strings.TrimSpace(rest), true
+	}
+	x, err = strconv.ParseFloat(num, 64)
+	if err != nil || math.IsNaN(x) || math.IsInf(x, 0) {
+		return 0, 0, false, fmt.Errorf("paper %q: give a number (\"79%%\", \"0.004\"), or a bound (\"≤ 3%%\", \">= 0.5\")", given)
+	}
+	if percent {
+		x /= 100
+	}
+	share := strings.HasSuffix(metric, "_frac")
+	switch {
+	case share && !percent:
+		return 0, 0, false, fmt.Errorf("paper %q: %s is a share: give the figure in percent (\"79%%\")", given, metric)
+	case percent && !ratioColumn(metric):
+		return 0, 0, false, fmt.Errorf("paper %q: %s is not a ratio: give the figure as a plain number in its unit", given, metric)
+	case share && (x < 0 || x > 1):
+		return 0, 0, false, fmt.Errorf("paper %q: a share is between 0%% and 100%%", given)
+	case bound == 0 && x <= 0:
+		return 0, 0, false, fmt.Errorf("paper %q: an estimate must be above 0 (its verdict is within ½× to 2× of it); give a bound (≤, ≥) otherwise", given)
+	}
+	return x, bound, percent, nil
 }
 
 // parsePaper reads a paper effect: "+65%" (relative), "-12pp" (points),

@@ -12,6 +12,8 @@ const (
 	TooSmall
 	TooLarge
 	NotMeasured
+	// OutOfBound is a value on the wrong side of the paper's bound.
+	OutOfBound
 )
 
 func (o Outcome) String() string {
@@ -24,6 +26,8 @@ func (o Outcome) String() string {
 		return "not reproduced: too small"
 	case TooLarge:
 		return "not reproduced: too large"
+	case OutOfBound:
+		return "not reproduced: outside the paper's bound"
 	}
 	return "not measured"
 }
@@ -54,6 +58,20 @@ func Judge(paper float64, direction int, measured float64) Outcome {
 		return TooSmall
 	case ratio > highestRatio:
 		return TooLarge
+	}
+	return Reproduced
+}
+
+// JudgeBound gives the verdict on a policy's value against the paper's
+// bound: reproduced when measured is at most paper (bound -1) or at
+// least paper (bound +1), the bound itself included; NaN is not
+// measured.
+func JudgeBound(paper float64, bound int, measured float64) Outcome {
+	switch {
+	case math.IsNaN(measured) || math.IsInf(measured, 0):
+		return NotMeasured
+	case bound < 0 && measured > paper, bound > 0 && measured < paper:
+		return OutOfBound
 	}
 	return Reproduced
 }

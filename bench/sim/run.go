@@ -92,6 +92,7 @@ func RunOne(spec Spec) (metrics.Summary, Timing, error) {
 		return metrics.Summary{}, Timing{}, fmt.Errorf("%s seed %d: the run stalled: %s", spec.Policy, spec.Seed, res.StallReason)
 	}
 	wall := time.Since(start).Seconds()
+	eng.RecordPolicyFigures()
 	sum := rec.Finish(spec.Policy.String(), spec.Seed, &eng.Stats, res.UplinkBytes, res.DownlinkBytes)
 	t := Timing{Policy: spec.Policy.String(), Seed: spec.Seed, WallS: wall, SimS: res.SimTime, Events: res.Events, Decisions: eng.Stats.Decisions,
 		PlanS: float64(eng.Stats.PlanNanos) / 1e9}

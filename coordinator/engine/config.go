@@ -214,6 +214,7 @@ func New(cfg Config, topo *cluster.Topology, w *workload.Workload, ds *workload.
 	if err := e.placeDatasets(e.datasets); err != nil {
 		return nil, err
 	}
+	e.countInputByRack()
 	if err := e.buildJobs(w, e.datasets); err != nil {
 		return nil, err
 	}
@@ -329,6 +330,35 @@ func (e *Engine) placeDatasets(ds *workload.Datasets) error {
 		}
 	}
 	return ds.Validate(e.topo)
+}
+
+// countInputByRack fills Stats.InputRackBytes and InputRackFirstBytes
+// from the placed datasets.
+func (e *Engine) countInputByRack() {
+	all := make([]int64, len(e.topo.Racks))
+	first := make([]int64, len(e.topo.Racks))
+	for _, d := range e.datasets.Datasets {
+		for _, b := range d.Blocks {
+			for i, r := range b.Replicas {
+				rack := e.topo.RackOf(r.Host)
+				all[rack] += b.Size
+				if i == 0 {
+					first[rack] += b.Size
+				}
+			}
+		}
+	}
+	e.Stats.InputRackBytes, e.Stats.InputRackFirstBytes = all, first
+}
+
+// RecordPolicyFigures reads the policy's own figures into
+// Stats.PolicyFigures, if it is a FigureReporter. A driver calls it once
+// the run has ended, before it hands Stats to the run's records; it
+// changes nothing the run decides.
+func (e *Engine) RecordPolicyFigures() {
+	if fr, ok := e.policy.(FigureReporter); ok {
+		e.Stats.PolicyFigures = fr.Figures()
+	}
 }
 
 func (e *Engine) queueIndex(name string) int {

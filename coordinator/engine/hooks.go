@@ -54,6 +54,18 @@ type Foreknowledge struct {
 	Predicted *workload.Predicted // nil: nothing beyond the workload
 }
 
+// FigureReporter is a policy with figures of its own for the run's
+// records (Corral's planned objective and its LP lower bound): named
+// values, read once the run has ended (Engine.RecordPolicyFigures), so a
+// figure may be costly to compute. The names are summary.csv columns
+// (bench/metrics.PolicyFigureColumns lists those the records keep); a
+// figure the policy has no value for is left out. Figures must follow
+// from the run alone, never from a clock, so that identical runs record
+// identical figures.
+type FigureReporter interface {
+	Figures() map[string]float64
+}
+
 // ReplicaPlacer places the replicas of a file written on a host, as a
 // distributed file system would (hdfs.Placer). usable says which hosts may
 // hold one (the live ones); fewer replicas come back if too few are.

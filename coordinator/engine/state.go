@@ -180,6 +180,15 @@ type Stats struct {
 	HostsLost        int
 	Recomputed       int64 // tasks rerun because their output was lost
 	// PlanNanos is how long the policy's offline plan took, by the
-	// Stopwatch (wall time: it measures the machine, not the run).
+	// Stopwatch (wall time: it measures the machine, not the run); 0
+	// without a Planner or a Stopwatch.
 	PlanNanos int64
+	// InputRackBytes is the dataset bytes stored on each rack once every
+	// dataset is placed, counting every replica; InputRackFirstBytes
+	// counts first replicas only (the data balance of Corral's §2.8).
+	InputRackBytes, InputRackFirstBytes []int64
+	// PolicyFigures are the policy's own figures (FigureReporter), as
+	// Engine.RecordPolicyFigures read them; nil before, or when the
+	// policy reports none.
+	PolicyFigures map[string]float64
 }

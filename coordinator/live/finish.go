@@ -62,6 +62,7 @@ func (r *run) finish() {
 			}
 		}
 	}
+	r.eng.RecordPolicyFigures()
 	if err := r.sink.Finish(&r.eng.Stats, up, down); err != nil {
 		r.logf("records: %v", err)
 	}

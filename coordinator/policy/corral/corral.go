@@ -152,6 +152,23 @@ func (p *Policy) PlanBound() (objective float64, b Bound, err error) {
 	return p.plan.Objective, b, err
 }
 
+// Figures implements engine.FigureReporter: the plan's objective (the
+// makespan of a batch plan, the average completion time of an online
+// one, in seconds of the planner's response functions), its §2.9 lower
+// bound, and the gap between them (objective/bound − 1). Nothing when
+// nothing was planned; no bound and no gap when the bound failed.
+func (p *Policy) Figures() map[string]float64 {
+	if p.plan == nil {
+		return nil
+	}
+	out := map[string]float64{"plan_objective_s": p.plan.Objective}
+	if obj, b, err := p.PlanBound(); err == nil {
+		out["plan_lower_bound_s"] = b.Value
+		out["plan_gap"] = b.Gap(obj)
+	}
+	return out
+}
+
 // modelCluster reads the planner's cluster model off the topology: rack
 // 0's hosts stand for every rack (the model is homogeneous, §1.1).
 func modelCluster(topo *cluster.Topology, background float64) Cluster {
