@@ -26,6 +26,11 @@
 //     big in all three). Each job's block size makes its map tasks; the
 //     output, not given, is a quarter to all of the intermediate data.
 //
+// Scaling down. Scale multiplies the bytes (blocks too) and keeps the
+// task counts; TaskScale multiplies W1's task counts and keeps its blocks,
+// so that W1 on a cluster with fewer slots per rack keeps the share of
+// jobs that fit in one rack (spec/corral.md §7.5).
+//
 // Each job reads its own unplaced dataset "in-<id>" (Corral places each
 // job's input at upload time), has a map and a reduce stage, and is its
 // own recurring set (the same script runs every day).

@@ -32,6 +32,14 @@ type Options struct {
 	// ReduceBytes (before scaling) is W2's shuffle per reduce task.
 	ReduceBytes      int64
 	ComputeNsPerByte float64
+	// TaskScale multiplies every W1 job's task count (rounded, at least
+	// one map and one reduce; ad hoc jobs too), with the block size
+	// unchanged, so that a job's bytes follow its tasks: a cluster with
+	// f times the slots per rack and W1 at task scale f keep the share of
+	// jobs that fit in one rack (spec/corral.md §7.5). W2's and W3's task
+	// counts come with their bytes (block size, ReduceBytes, Table 1);
+	// they take only 1.
+	TaskScale float64
 }
 
 // DefaultOptions: W1, the online scenario over 60 minutes, 6.5% mean size
@@ -39,7 +47,7 @@ type Options struct {
 // per W2 reduce task, 5 ns of CPU per byte.
 func DefaultOptions() Options {
 	return Options{Options: gen.DefaultOptions(), Workload: "w1", Window: 3600, SizeError: 0.13,
-		ArrivalShift: 240, ReduceBytes: 1 << 30, ComputeNsPerByte: 5}
+		ArrivalShift: 240, ReduceBytes: 1 << 30, ComputeNsPerByte: 5, TaskScale: 1}
 }
 
 func (o *Options) check() error {
@@ -62,6 +70,10 @@ func (o *Options) check() error {
 		return fmt.Errorf("arrival error must be a fraction of the jobs, in [0, 1] (got %g)", o.ArrivalError)
 	case !(o.ArrivalShift >= 0) || !finite(o.ArrivalShift):
 		return fmt.Errorf("arrival shift must not be negative (got %g s)", o.ArrivalShift)
+	case !(o.TaskScale > 0) || !finite(o.TaskScale):
+		return fmt.Errorf("task scale must be positive (got %g)", o.TaskScale)
+	case o.TaskScale != 1 && o.Workload != "w1":
+		return fmt.Errorf("task scale %g: only W1's task counts scale; %s's come with its bytes", o.TaskScale, o.Workload)
 	}
 	return gen.CheckSizing(o.ReduceBytes, 0, o.ComputeNsPerByte)
 }
@@ -144,6 +156,15 @@ func (o *Options) job(id string, s spec) (workload.Job, workload.Dataset) {
 	return workload.Job{ID: id, Stages: []workload.Stage{m, r}}, d
 }
 
+// scaleTasks is a job's task count times TaskScale, at least one map and
+// one reduce.
+func (o *Options) scaleTasks(tasks int) int {
+	if o.TaskScale == 1 {
+		return tasks
+	}
+	return max(2, int(math.Round(float64(tasks)*o.TaskScale)))
+}
+
 // w1 draws n W1 jobs: 60% small, 30% medium, 10% large, by total tasks.
 func (o *Options) w1(rng *rand.Rand, n int) []spec {
 	classes := []struct {
@@ -157,7 +178,7 @@ func (o *Options) w1(rng *rand.Rand, n int) []spec {
 			k = n - len(out)
 		}
 		for range max(0, min(k, n-len(out))) {
-			tasks := cl.lo + rng.IntN(cl.hi-cl.lo+1)
+			tasks := o.scaleTasks(cl.lo + rng.IntN(cl.hi-cl.lo+1))
 			sm, sr := gen.LogUniform(rng, 0.25, 4), gen.LogUniform(rng, 0.25, 4)
 			maps := min(tasks-1, max(1, int(math.Round(float64(tasks)/(1+sm)))))
 			s := spec{mapTasks: maps, reduceTasks: tasks - maps, block: o.Block()}

@@ -281,3 +281,52 @@ func TestPredictedFile(t *testing.T) {
 		}
 	}
 }
+
+// TaskScale shrinks W1's jobs, not their number or their mix: every job
+// keeps its draw, with its task count scaled (at least 2) and its input
+// one block per map; only W1 takes it.
+func TestTaskScale(t *testing.T) {
+	o := DefaultOptions()
+	o.Arrivals = gen.Once
+	_, _, full := generate(t, o)
+	o.TaskScale = 0.025
+	o.AdHoc = 3
+	w, _, scaled := generate(t, o)
+	if len(scaled.Jobs) != len(full.Jobs) || len(w.Jobs) != len(full.Jobs)+3 {
+		t.Fatalf("%d jobs predicted, %d in all; want %d and %d", len(scaled.Jobs), len(w.Jobs), len(full.Jobs), len(full.Jobs)+3)
+	}
+	fitRack := 0
+	for i, a := range full.Jobs {
+		b := scaled.Jobs[i]
+		tasks := b.MapTasks + b.ReduceTasks
+		if want := max(2, int(math.Round(0.025*float64(a.MapTasks+a.ReduceTasks)))); tasks != want || b.MapTasks < 1 || b.ReduceTasks < 1 {
+			t.Errorf("%s: %d maps and %d reduces, want %d tasks (from %d)", b.ID, b.MapTasks, b.ReduceTasks, want, a.MapTasks+a.ReduceTasks)
+		}
+		if b.InputBytes != int64(b.MapTasks)*128<<20 {
+			t.Errorf("%s: input %d B for %d maps of 128 MiB", b.ID, b.InputBytes, b.MapTasks)
+		}
+		if a.MapTasks+a.ReduceTasks < 240 {
+			fitRack++
+			if tasks > 6 { // a rack of 240 slots scaled by 1/40
+				t.Errorf("%s fits one rack unscaled (%d tasks) but not scaled (%d)", b.ID, a.MapTasks+a.ReduceTasks, tasks)
+			}
+		}
+	}
+	if fitRack < 65 {
+		t.Errorf("only %d jobs fit a rack", fitRack)
+	}
+	for _, set := range []string{"w2", "w3"} {
+		o := DefaultOptions()
+		o.Workload, o.TaskScale = set, 0.5
+		if _, _, _, err := Generate(o); err == nil || !strings.Contains(err.Error(), "only W1's task counts scale") {
+			t.Errorf("%s at task scale 0.5: %v", set, err)
+		}
+	}
+	for _, bad := range []float64{0, -1, math.NaN(), math.Inf(1)} {
+		o := DefaultOptions()
+		o.TaskScale = bad
+		if _, _, _, err := Generate(o); err == nil || !strings.Contains(err.Error(), "task scale must be positive") {
+			t.Errorf("task scale %g: %v", bad, err)
+		}
+	}
+}
