@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/racklab/racklab/bench/report"
 	"github.com/racklab/racklab/bench/sim"
 	"github.com/racklab/racklab/coordinator/cluster"
 	"github.com/racklab/racklab/coordinator/engine"
@@ -47,6 +48,9 @@ type Campaign struct {
 	// queue gets weight 1 and an equal share).
 	Queues []engine.Queue
 	Runs   []RunSet
+	// Sweeps are the sweeps section's figures: policies' gains over a
+	// baseline against a parameter the named workloads vary (sweeps.go).
+	Sweeps []report.Sweep
 	// Headlines is the raw headlines section (a paper's headline table),
 	// nil when absent; bench/reproduce parses it.
 	Headlines *yaml.Node
@@ -243,7 +247,7 @@ func Parse(name string, data []byte) (*Campaign, error) {
 	}
 	c := &Campaign{Source: data, Seed: 1}
 	m := d.Map(top, "campaign")
-	m.Known("name", "topology", "cluster", "workload", "workloads", "seed", "background", "limits", "slowstart", "queues", "runs", "headlines")
+	m.Known("name", "topology", "cluster", "workload", "workloads", "seed", "background", "limits", "slowstart", "queues", "runs", "headlines", "sweeps")
 	m.Require("name")
 	if !m.Has("workloads") {
 		m.Require("workload")
@@ -292,6 +296,9 @@ func Parse(name string, data []byte) (*Campaign, error) {
 	}
 	if d.Err() == nil && len(c.Runs) == 0 {
 		m.Fail("runs", "runs lists nothing to run")
+	}
+	if m.Has("sweeps") && d.Err() == nil {
+		c.Sweeps = parseSweeps(d, m, c.WorkloadNames(), c.Runs)
 	}
 	seen := map[string]bool{}
 	for i, rs := range c.Runs {

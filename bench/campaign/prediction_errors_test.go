@@ -2,6 +2,8 @@ package campaign
 
 import (
 	"math"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -86,5 +88,68 @@ func TestPredictionErrorOptionsOutOfRange(t *testing.T) {
 	_, err := Load(writeCampaign(t, "name: p\ncluster: {racks: 2, hosts_per_rack: 3}\nworkload:\n  generator: {name: tpch, arrival_error: 0.5}\nruns: [{mode: sim, policies: [fifo]}]\n"))
 	if want := "c.yaml:4: workload generator: arrival_error is an option of the recurring generator, not of tpch"; err == nil || !strings.Contains(err.Error(), want) {
 		t.Errorf("arrival_error on tpch: error %v, want %q", err, want)
+	}
+}
+
+// sweepCampaign is a campaign of three named workloads, a-c, run with
+// fifo and fair in sim and fair alone on c in local, and the sweeps
+// section given.
+func sweepCampaign(sweeps string) string {
+	return "name: s\ncluster: {racks: 2, hosts_per_rack: 3}\nworkloads:\n" +
+		"  a: {generator: {name: recurring, set: w1, scale: 0.01, size_error: 0}}\n" +
+		"  b: {generator: {name: recurring, set: w1, scale: 0.01, size_error: 0.5}}\n" +
+		"  c: {generator: {name: recurring, set: w1, scale: 0.01, size_error: 0.3}}\n" +
+		"runs:\n  - {mode: sim, policies: [fifo, fair], workloads: [a, b]}\n  - {mode: local, policies: [fair], workloads: [c]}\n" +
+		"sweeps:\n" + sweeps
+}
+
+func TestSweepsParse(t *testing.T) {
+	c, err := Load(writeCampaign(t, sweepCampaign("  - {name: err, x: size error, metric: makespan_s, policies: [fair], baseline: fifo, points: {b: 0.5, a: 0}}\n")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(c.Sweeps) != 1 {
+		t.Fatalf("sweeps %+v", c.Sweeps)
+	}
+	sw := c.Sweeps[0]
+	if sw.Name != "err" || sw.XLabel != "size error" || sw.Metric != "makespan_s" || sw.Baseline != "fifo" ||
+		len(sw.Policies) != 1 || sw.Policies[0] != "fair" || len(sw.Points) != 2 ||
+		sw.Points[0].Workload != "b" || sw.Points[0].X != 0.5 || sw.Points[1].Workload != "a" || sw.Points[1].X != 0 {
+		t.Fatalf("sweep %+v", sw)
+	}
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "campaign.yaml"), c.Source, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := ResultDirSweeps(dir); err != nil || len(got) != 1 || got[0].Name != "err" {
+		t.Fatalf("ResultDirSweeps: %+v, %v", got, err)
+	}
+}
+
+func TestSweepErrorsNameTheirLine(t *testing.T) {
+	const ok = "name: err, x: e, metric: makespan_s, policies: [fair], baseline: fifo"
+	cases := map[string]struct{ sweeps, want string }{
+		"unknown field":    {"  - {" + ok + ", points: {a: 0, b: 1}, colour: red}\n", `c.yaml:11: sweeps[0]: unknown field "colour"`},
+		"no points":        {"  - {" + ok + "}\n", `c.yaml:11: sweeps[0]: missing field "points"`},
+		"one point":        {"  - {" + ok + ", points: {a: 0}}\n", "c.yaml:11: sweeps[0]: a sweep needs at least two points (workload: x), got 1"},
+		"unknown workload": {"  - {" + ok + ", points: {a: 0, z: 1}}\n", `c.yaml:11: sweeps[0] points: unknown workload "z": the campaign's workloads are a, b, c`},
+		"x not a number":   {"  - {" + ok + ", points: {a: 0, b: high}}\n", "c.yaml:11: sweeps[0] points: b:"},
+		"policy not run":   {"  - {" + ok + ", points: {a: 0, c: 1}}\n", "c.yaml:11: sweeps[0] points: no run set runs fifo on workload c: add it to runs"},
+		"unknown metric":   {"  - {name: err, x: e, metric: speed, policies: [fair], baseline: fifo, points: {a: 0, b: 1}}\n", `c.yaml:11: sweeps[0]: unknown metric "speed"`},
+		"baseline among policies": {"  - {name: err, x: e, metric: makespan_s, policies: [fair, fifo], baseline: fifo, points: {a: 0, b: 1}}\n",
+			"c.yaml:11: sweeps[0]: the baseline fifo is among the policies"},
+		"slash in name": {"  - {name: a/b, x: e, metric: makespan_s, policies: [fair], baseline: fifo, points: {a: 0, b: 1}}\n", `c.yaml:11: sweeps[0]: the sweep name "a/b" names a file`},
+		"name twice": {"  - {" + ok + ", points: {a: 0, b: 1}}\n  - {" + ok + ", points: {a: 0, b: 1}}\n",
+			`c.yaml:12: sweeps[1]: sweep name "err" is used twice`},
+	}
+	for name, tc := range cases {
+		_, err := Load(writeCampaign(t, sweepCampaign(tc.sweeps)))
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: error %v, want %q", name, err, tc.want)
+		}
+	}
+	one := "name: s\ncluster: {racks: 2, hosts_per_rack: 3}\nworkload: {generator: {name: recurring, set: w1}}\nruns: [{mode: sim, policies: [fifo]}]\nsweeps: []\n"
+	if _, err := Load(writeCampaign(t, one)); err == nil || !strings.Contains(err.Error(), "c.yaml:5: campaign: a sweep compares named workloads") {
+		t.Errorf("sweeps in a campaign of one workload: error %v", err)
 	}
 }
