@@ -72,7 +72,8 @@ type Report struct {
 // Comparison is the part of the report that compares the policies
 // across a mode's named workloads: the paper's Fig. 11 (throughput, mean
 // workload completion time, cross-rack bytes per workload, grouped by
-// workload) and Fig. 12 (cross-rack bytes by category, per workload).
+// workload) and Fig. 12 (cross-rack bytes by category, per workload),
+// then the figures of the campaign's sweeps over them (Options.Sweeps).
 type Comparison struct {
 	Mode      string
 	Workloads []string
