@@ -36,6 +36,9 @@ headlines section, see 'bench reproduce'), the report checks it too.`,
 			if opt.Workloads, err = campaign.ResultDirWorkloads(args[0]); err != nil {
 				return err
 			}
+			if opt.Sweeps, err = campaign.ResultDirSweeps(args[0]); err != nil {
+				return err
+			}
 			r, err := report.Generate(args[0], opt)
 			if err != nil {
 				return err
@@ -65,7 +68,11 @@ func afterCampaign(cmd *cobra.Command, dir string) error {
 	if err != nil {
 		return err
 	}
-	r, err := report.Generate(dir, report.Options{Headlines: headlines, PlannedRuns: planned, Workloads: workloads})
+	sweeps, err := campaign.ResultDirSweeps(dir)
+	if err != nil {
+		return err
+	}
+	r, err := report.Generate(dir, report.Options{Headlines: headlines, PlannedRuns: planned, Workloads: workloads, Sweeps: sweeps})
 	if err != nil {
 		return fmt.Errorf("report: %w", err)
 	}

@@ -8,10 +8,12 @@ import (
 	"strings"
 	"time"
 
+	"github.com/racklab/racklab/bench/report"
 	"github.com/racklab/racklab/bench/sim"
 	"github.com/racklab/racklab/coordinator/cluster"
 	"github.com/racklab/racklab/coordinator/engine"
 	"github.com/racklab/racklab/coordinator/policy"
+	"github.com/racklab/racklab/coordinator/workload"
 	"github.com/racklab/racklab/internal/units"
 	"github.com/racklab/racklab/internal/yamlfile"
 	"gopkg.in/yaml.v3"
@@ -46,6 +48,9 @@ type Campaign struct {
 	// queue gets weight 1 and an equal share).
 	Queues []engine.Queue
 	Runs   []RunSet
+	// Sweeps are the sweeps section's figures: policies' gains over a
+	// baseline against a parameter the named workloads vary (sweeps.go).
+	Sweeps []report.Sweep
 	// Headlines is the raw headlines section (a paper's headline table),
 	// nil when absent; bench/reproduce parses it.
 	Headlines *yaml.Node
@@ -125,14 +130,20 @@ type GeneratorSpec struct {
 	Window      float64
 	Queries     []int
 	// ml: submissions, the span (s) of their arrivals, and the templates
-	// drawn from (B1–B15; empty: all); recurring: w1, w2 or w3 and its
-	// size error; mix: a preset.
+	// drawn from (B1–B15; empty: all); recurring: w1, w2 or w3; mix: a
+	// preset.
 	Workloads int
 	Duration  float64
 	Labels    []string
 	Set       string
-	SizeError float64
-	Preset    string
+	// recurring's prediction errors (spec/corral.md §5.3), nil for the
+	// generator's default: SizeError, the largest relative error of the
+	// actual sizes; ArrivalError, the fraction of jobs that arrive away
+	// from their predicted time, by up to ArrivalShift seconds.
+	SizeError    *float64
+	ArrivalError *float64
+	ArrivalShift *float64
+	Preset       string
 }
 
 // SwimSpec imports a SWIM trace.
@@ -236,7 +247,7 @@ func Parse(name string, data []byte) (*Campaign, error) {
 	}
 	c := &Campaign{Source: data, Seed: 1}
 	m := d.Map(top, "campaign")
-	m.Known("name", "topology", "cluster", "workload", "workloads", "seed", "background", "limits", "slowstart", "queues", "runs", "headlines")
+	m.Known("name", "topology", "cluster", "workload", "workloads", "seed", "background", "limits", "slowstart", "queues", "runs", "headlines", "sweeps")
 	m.Require("name")
 	if !m.Has("workloads") {
 		m.Require("workload")
@@ -285,6 +296,9 @@ func Parse(name string, data []byte) (*Campaign, error) {
 	}
 	if d.Err() == nil && len(c.Runs) == 0 {
 		m.Fail("runs", "runs lists nothing to run")
+	}
+	if m.Has("sweeps") && d.Err() == nil {
+		c.Sweeps = parseSweeps(d, m, c.WorkloadNames(), c.Runs)
 	}
 	seen := map[string]bool{}
 	for i, rs := range c.Runs {
@@ -530,12 +544,12 @@ func parseRunWorkloads(d *yamlfile.Decoder, m *yamlfile.Map, known []string) []s
 func parseGenerator(d *yamlfile.Decoder, n *yaml.Node, where string) *GeneratorSpec {
 	m := d.Map(n, where)
 	m.Known("name", "seed", "scale", "arrivals", "rate", "block_size", "replication",
-		"scale_factor", "multistage", "workloads", "set", "size_error", "preset",
+		"scale_factor", "multistage", "workloads", "set", "size_error", "arrival_error", "arrival_shift", "preset",
 		"duration", "labels", "rounds", "window", "queries")
 	m.Require("name")
 	g := &GeneratorSpec{Name: m.Str("name"), Seed: 1, Scale: 1, Arrivals: "trace", BlockSize: 128 << 20, Replication: 3,
 		ScaleFactor: m.Float("scale_factor"), MultiStage: m.Str("multistage") == "true", Workloads: int(m.Int("workloads")),
-		Set: m.Str("set"), SizeError: m.Float("size_error"), Preset: m.Str("preset"), Rate: m.Float("rate"),
+		Set: m.Str("set"), Preset: m.Str("preset"), Rate: m.Float("rate"),
 		Duration: m.Float("duration"), Window: m.Float("window"), Rounds: int(m.Int("rounds")), Labels: m.Strs("labels")}
 	if m.Has("seed") {
 		g.Seed = uint64(m.Int("seed"))
@@ -566,6 +580,7 @@ func parseGenerator(d *yamlfile.Decoder, n *yaml.Node, where string) *GeneratorS
 	for _, f := range []struct{ key, gen string }{
 		{"scale_factor", "tpch"}, {"multistage", "tpch"}, {"rounds", "tpch"}, {"window", "tpch"}, {"queries", "tpch"},
 		{"workloads", "ml"}, {"duration", "ml"}, {"labels", "ml"},
+		{"size_error", "recurring"}, {"arrival_error", "recurring"}, {"arrival_shift", "recurring"},
 	} {
 		if m.Has(f.key) && g.Name != f.gen && g.Name != "" {
 			m.Fail(f.key, "%s is an option of the %s generator, not of %s", f.key, f.gen, g.Name)
@@ -580,6 +595,7 @@ func parseGenerator(d *yamlfile.Decoder, n *yaml.Node, where string) *GeneratorS
 			m.Fail(f.key, "%s is a span in seconds and must be positive (got %g)", f.key, f.v)
 		}
 	}
+	g.SizeError, g.ArrivalError, g.ArrivalShift = predictionErrors(m)
 	if m.Has("rounds") && g.Rounds < 1 {
 		m.Fail("rounds", "rounds must be at least 1 (got %d)", g.Rounds)
 	}
@@ -592,4 +608,26 @@ func parseGenerator(d *yamlfile.Decoder, n *yaml.Node, where string) *GeneratorS
 		g.Queries = append(g.Queries, int(v))
 	}
 	return g
+}
+
+// predictionErrors reads the recurring generator's error options, each
+// nil when not given (0 is an error level of its own: exact predictions).
+func predictionErrors(m *yamlfile.Map) (size, arrival, shift *float64) {
+	read := func(key string, ok func(float64) bool, format string) *float64 {
+		if !m.Has(key) {
+			return nil
+		}
+		v := m.Float(key)
+		if !ok(v) {
+			m.Fail(key, format, v)
+		}
+		return &v
+	}
+	size = read("size_error", func(v float64) bool { return v >= 0 && v < 1 },
+		"size_error is the largest relative error of the actual sizes (0.5: up to ±50%%), in [0, 1): got %g")
+	arrival = read("arrival_error", func(v float64) bool { return v >= 0 && v <= 1 },
+		"arrival_error is the fraction of the jobs that arrive away from their predicted time, in [0, 1]: got %g")
+	shift = read("arrival_shift", func(v float64) bool { return v >= 0 && v <= workload.MaxArrivalS },
+		fmt.Sprintf("arrival_shift is the largest shift of an arrival, in seconds, in [0, %g]: got %%g", workload.MaxArrivalS))
+	return size, arrival, shift
 }

@@ -55,8 +55,12 @@ func generate(g *GeneratorSpec) (*workload.Workload, *workload.Datasets, *worklo
 		if g.Set != "" {
 			o.Workload = g.Set
 		}
-		if g.SizeError > 0 {
-			o.SizeError = g.SizeError
+		for _, f := range []struct{ dst, v *float64 }{
+			{&o.SizeError, g.SizeError}, {&o.ArrivalError, g.ArrivalError}, {&o.ArrivalShift, g.ArrivalShift},
+		} {
+			if f.v != nil {
+				*f.dst = *f.v
+			}
 		}
 		return recurring.Generate(o)
 	case "mix":

@@ -30,6 +30,10 @@ type Options struct {
 	// the order of their sections and of the figures' groups. Workload
 	// directories not listed come after them, by name.
 	Workloads []string
+	// Sweeps are a campaign's sweeps: each a figure, per mode that runs
+	// its workloads, of policies' gains over a baseline against the
+	// parameter the workloads vary.
+	Sweeps []Sweep
 }
 
 // Headlines is a paper's headline table checked against one mode of a
@@ -68,7 +72,8 @@ type Report struct {
 // Comparison is the part of the report that compares the policies
 // across a mode's named workloads: the paper's Fig. 11 (throughput, mean
 // workload completion time, cross-rack bytes per workload, grouped by
-// workload) and Fig. 12 (cross-rack bytes by category, per workload).
+// workload) and Fig. 12 (cross-rack bytes by category, per workload),
+// then the figures of the campaign's sweeps over them (Options.Sweeps).
 type Comparison struct {
 	Mode      string
 	Workloads []string
@@ -237,7 +242,7 @@ func Generate(dir string, opt Options) (*Report, error) {
 			return nil, err
 		}
 	}
-	// the workloads of each mode side by side
+	// the workloads of each mode side by side, and the sweeps over them
 	for i := 0; i < len(r.Modes); {
 		j := i
 		var group []*figureInput
@@ -251,6 +256,11 @@ func Generate(dir string, opt Options) (*Report, error) {
 			if err != nil {
 				return nil, err
 			}
+			sweeps, err := sweepFigures(r.Modes[i].Name, group, opt.Sweeps)
+			if err != nil {
+				return nil, err
+			}
+			c.Figures = append(c.Figures, sweeps...)
 			r.Comparisons = append(r.Comparisons, c)
 		}
 		i = j

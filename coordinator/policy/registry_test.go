@@ -86,7 +86,7 @@ func TestBadArgsNameThePolicyAndTheArg(t *testing.T) {
 		want string
 	}{
 		{policy.Spec{Name: "fair", Args: map[string]any{"node_treshold": 1}},
-			`policy fair: unknown arg "node_treshold" (known: node_threshold, rack_threshold)`},
+			`policy fair: unknown arg "node_treshold" (known: node_threshold, rack_threshold, slow_start)`},
 		{policy.Spec{Name: "fair", Args: map[string]any{"node_threshold": "high"}},
 			`policy fair: arg node_threshold: want a number, got "high"`},
 		{policy.Spec{Name: "fair", Args: map[string]any{"rack_threshold": true}},

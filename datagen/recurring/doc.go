@@ -49,6 +49,13 @@
 //   - Arrival error: a fraction ArrivalError of the jobs (exactly, rounded)
 //     start a uniform [−ArrivalShift, ArrivalShift] away from their
 //     predicted arrival (t = 4 minutes in the paper), clamped at 0.
+//     The planner is told the predicted arrival; the job is submitted at
+//     the actual one.
+//
+// Both errors keep a sweep's workloads comparable: at one seed, the size
+// errors are one draw per job scaled by SizeError, and the shifts come
+// from a stream of their own, so that the jobs shifted at a fraction f
+// are shifted alike at any larger one and nothing else changes with f.
 //
 // Arrivals. The trace pattern is Corral's online scenario: predicted
 // arrivals uniform at random over Window (60 minutes; 15 in its

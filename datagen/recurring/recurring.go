@@ -78,6 +78,10 @@ func (o *Options) check() error {
 	return gen.CheckSizing(o.ReduceBytes, 0, o.ComputeNsPerByte)
 }
 
+// arrivalShiftStream tells the arrival shifts' random stream from the
+// generator's main one (gen.Options.RNG), seeded alike.
+const arrivalShiftStream = 0x5ca1ab1e0ddba11
+
 // spec is a job's predicted shape, scaled bytes.
 type spec struct {
 	input, shuffle, output int64
@@ -107,9 +111,19 @@ func Generate(o Options) (*workload.Workload, *workload.Datasets, *Predicted, er
 	rng.Shuffle(len(specs), func(a, b int) { specs[a], specs[b] = specs[b], specs[a] })
 	times := o.Times(rng, n, func() []float64 { return gen.Uniform(rng, n, o.Window) })
 	actual := slices.Clone(times)
-	shifted := rng.Perm(n)[:int(math.Round(o.ArrivalError*float64(n)))]
-	for _, i := range shifted {
-		actual[i] = max(0, actual[i]+(2*rng.Float64()-1)*o.ArrivalShift)
+	// The shifts come from a stream of their own, one drawn for every job
+	// in the permutation's order whatever the fraction: a sensitivity
+	// sweep over ArrivalError then compares like with like. The jobs a
+	// smaller fraction shifts are the first of those a larger one shifts,
+	// by the same amounts, and the sizes and their errors (the main
+	// stream) do not change with the fraction.
+	order := rng.Perm(n)
+	shifted := int(math.Round(o.ArrivalError * float64(n)))
+	shifts := rand.New(rand.NewPCG(o.Seed, arrivalShiftStream))
+	for k, i := range order {
+		if u := 2*shifts.Float64() - 1; k < shifted {
+			actual[i] = max(0, actual[i]+u*o.ArrivalShift)
+		}
 	}
 
 	w := &workload.Workload{}

@@ -330,3 +330,62 @@ func TestTaskScale(t *testing.T) {
 		}
 	}
 }
+
+// TestArrivalErrorSweep: workloads that differ only by the fraction of
+// shifted jobs differ only in those jobs' arrivals; the jobs a smaller
+// fraction shifts are shifted alike by a larger one, the planner sees the
+// same predicted arrivals, and each shift is within ±ArrivalShift.
+func TestArrivalErrorSweep(t *testing.T) {
+	type result struct {
+		w  *workload.Workload
+		ds *workload.Datasets
+		p  *Predicted
+	}
+	var runs []result
+	fractions := []float64{0, 0.25, 0.5}
+	for _, f := range fractions {
+		o := DefaultOptions()
+		o.ArrivalError = f
+		w, ds, p := generate(t, o)
+		runs = append(runs, result{w, ds, p})
+	}
+	arrivals := func(w *workload.Workload) map[string]float64 {
+		out := map[string]float64{}
+		for _, j := range w.Jobs {
+			out[j.ID] = j.Arrival
+		}
+		return out
+	}
+	predicted := map[string]float64{}
+	for _, j := range runs[0].p.Jobs {
+		predicted[j.ID] = j.Arrival
+	}
+	var prevMoved map[string]float64
+	for k, r := range runs {
+		if !reflect.DeepEqual(r.ds, runs[0].ds) {
+			t.Errorf("f=%g: the datasets (actual sizes) differ from f=0's", fractions[k])
+		}
+		if !reflect.DeepEqual(r.p, runs[0].p) {
+			t.Errorf("f=%g: the predictions differ from f=0's", fractions[k])
+		}
+		moved := map[string]float64{}
+		for id, a := range arrivals(r.w) {
+			if d := a - predicted[id]; d != 0 {
+				moved[id] = a
+				if math.Abs(d) > 240 {
+					t.Errorf("f=%g: %s moved %g s, more than 240", fractions[k], id, d)
+				}
+			}
+		}
+		want := int(math.Round(fractions[k] * 100))
+		if len(moved) > want || len(moved) < want-3 { // a few clamped at 0 may stay
+			t.Errorf("f=%g: %d of 100 arrivals moved, want %d", fractions[k], len(moved), want)
+		}
+		for id, a := range prevMoved {
+			if got, ok := moved[id]; !ok || got != a {
+				t.Errorf("f=%g: %s arrives at %g, at the smaller fraction at %g", fractions[k], id, got, a)
+			}
+		}
+		prevMoved = moved
+	}
+}

@@ -1,0 +1,83 @@
+package report
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// sweepRuns are fifo and fair with three seeds each: fifo's makespan
+// 100, 200, 400 and fair's that times 1+gains[seed-1].
+func sweepRuns(gains [3]float64) []fakeRun {
+	var out []fakeRun
+	for seed := uint64(1); seed <= 3; seed++ {
+		base := 100 * float64(uint64(1)<<(seed-1))
+		out = append(out,
+			fakeRun{policy: "fifo", seed: seed, values: map[string]float64{"makespan_s": base}},
+			fakeRun{policy: "fair", seed: seed, values: map[string]float64{"makespan_s": base * (1 + gains[seed-1])}})
+	}
+	return out
+}
+
+// A sweep is a figure, per mode that runs its workloads, of the gain of
+// a policy over the baseline, paired by seed, against the workloads' x.
+func TestSweepFigure(t *testing.T) {
+	dir := t.TempDir()
+	// per seed: at x=0 -50%, 0, 0 (paired mean -16.7%; the ratio of the
+	// means would say -7.1%); at x=0.5 -10% each; at x=1 +20% each
+	writeSet(t, filepath.Join(dir, "sim", "e0"), sweepRuns([3]float64{-0.5, 0, 0}))
+	writeSet(t, filepath.Join(dir, "sim", "e50"), sweepRuns([3]float64{-0.1, -0.1, -0.1}))
+	writeSet(t, filepath.Join(dir, "sim", "e100"), sweepRuns([3]float64{0.2, 0.2, 0.2}))
+	writeSet(t, filepath.Join(dir, "sim", "other"), sweepRuns([3]float64{0.2, 0.2, 0.2}))
+	sweeps := []Sweep{
+		{Name: "err", XLabel: "error level", Metric: "makespan_s", Policies: []string{"fair"}, Baseline: "fifo",
+			// out of order, and one point the mode did not run
+			Points: []SweepPoint{{"e100", 1}, {"e0", 0}, {"e50", 0.5}, {"e200", 2}}},
+		{Name: "elsewhere", XLabel: "x", Metric: "makespan_s", Policies: []string{"fair"}, Baseline: "fifo",
+			Points: []SweepPoint{{"a", 0}, {"b", 1}}},
+	}
+	r, err := Generate(dir, Options{Sweeps: sweeps, Workloads: []string{"e0", "e50", "e100", "other"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := findFigure(t, r, "sim-sweep-err")
+	for _, want := range []string{
+		"fair: at 0 (e0) -16.667 ± 71.711%", "at 0.5 (e50) -10.000 ± 0.000%", "at 1 (e100) 20.000 ± 0.000%",
+	} {
+		if !strings.Contains(f.Alt, want) {
+			t.Errorf("alt text %q lacks %q", f.Alt, want)
+		}
+	}
+	if !strings.Contains(f.Caption, "Not run in this mode: e200") || !strings.Contains(f.Caption, "e0 = 0, e50 = 0.5, e100 = 1") {
+		t.Errorf("caption %q: want the points in x order and e200 as not run", f.Caption)
+	}
+	if f.NoData != "" || f.SVGPath == "" {
+		t.Fatalf("figure not drawn: %q", f.NoData)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "report", "sim-sweep-err.svg")); err != nil {
+		t.Fatal(err)
+	}
+	for _, g := range r.Figures() {
+		if strings.Contains(g.ID, "elsewhere") {
+			t.Errorf("figure %s drawn for a sweep whose workloads the campaign did not run", g.ID)
+		}
+	}
+	md, err := os.ReadFile(r.MarkdownPath)
+	if err != nil || !strings.Contains(string(md), "sim-sweep-err") {
+		t.Errorf("report.md does not show the sweep figure (%v)", err)
+	}
+
+	// no pair of runs: a line saying so, not empty axes
+	dir = t.TempDir()
+	for _, wl := range []string{"e0", "e50"} {
+		writeSet(t, filepath.Join(dir, "sim", wl), []fakeRun{{policy: "fifo", seed: 1}, {policy: "fair", seed: 2}})
+	}
+	r, err = Generate(dir, Options{Sweeps: sweeps[:1]})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f := findFigure(t, r, "sim-sweep-err"); !strings.Contains(f.NoData, "no workload of the sweep has paired runs") {
+		t.Errorf("unpaired runs: no-data line %q", f.NoData)
+	}
+}
