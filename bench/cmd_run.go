@@ -71,7 +71,9 @@ are kept, an interrupted one is redone. Ctrl-C stops cleanly.`,
 			sets, rows := camp.Summaries(out)
 			for _, m := range sets {
 				fmt.Fprintf(cmd.OutOrStdout(), "\n%s:\n%s", m, metrics.Table(rows[m]))
-				if mode, _, _ := strings.Cut(m, "/"); mode != campaign.ModeSim {
+				// a result set is <mode>[-<name>][/<workload>]
+				set, _, _ := strings.Cut(m, "/")
+				if mode, _, _ := strings.Cut(set, "-"); mode != campaign.ModeSim {
 					fmt.Fprintf(cmd.OutOrStdout(), "%-10s %6s %16s %16s %16s\n", "policy", "seed", "engine cross B", "kernel cross B", "kernel/engine")
 					for _, s := range rows[m] {
 						fmt.Fprintf(cmd.OutOrStdout(), "%-10s %6d %16.0f %16.0f %16.4f\n", s.Policy, s.Seed, float64(s.Bytes.Cross()), s.MeasuredCrossRackBytes,
