@@ -28,7 +28,8 @@ func runCmd() *cobra.Command {
 		Long: `run executes every run of a campaign file and writes a result directory:
 the campaign as run (campaign.yaml), meta.json (versions, host facts), and per
 mode (sim/, local/, remote/) a summary.csv and a directory of records per run;
-with named workloads (workloads:), per mode and workload (sim/<workload>/).
+with named workloads (workloads:), per mode and workload (sim/<workload>/);
+a named run set's go to <mode>-<name>/ (sim-varys/).
 Rerunning the same campaign into the same directory resumes it: finished runs
 are kept, an interrupted one is redone. Ctrl-C stops cleanly.`,
 		Example: `  bin/bench run campaigns/demo.yaml              # results in results/<name>
