@@ -23,9 +23,9 @@ func reproduceCmd() *cobra.Command {
 	c := &cobra.Command{
 		Use:   "reproduce PAPER",
 		Short: "run a paper's campaign in one mode and check its headline table: paper vs measured, with a verdict per row",
-		Long: `reproduce runs the runs of one mode (sim or local) of the paper's campaign,
-campaigns/<PAPER>.yaml, as 'bench run' does (same result directory, resumed
-when rerun), then checks the campaign's headlines section against the
+		Long: `reproduce runs the runs of one mode (sim or local; all its run sets, named
+or not) of the paper's campaign, campaigns/<PAPER>.yaml, as 'bench run' does
+(same result directory, resumed when rerun), then checks the campaign's headlines section against the
 results. Per row it prints the paper's effect, the measured one (from the means
 over repetitions, with their 95% confidence intervals) and the verdict:
 reproduced when the direction matches the paper's and the effect lies within

@@ -28,7 +28,8 @@ func runCmd() *cobra.Command {
 		Long: `run executes every run of a campaign file and writes a result directory:
 the campaign as run (campaign.yaml), meta.json (versions, host facts), and per
 mode (sim/, local/, remote/) a summary.csv and a directory of records per run;
-with named workloads (workloads:), per mode and workload (sim/<workload>/).
+with named workloads (workloads:), per mode and workload (sim/<workload>/);
+a named run set's go to <mode>-<name>/ (sim-varys/).
 Rerunning the same campaign into the same directory resumes it: finished runs
 are kept, an interrupted one is redone. Ctrl-C stops cleanly.`,
 		Example: `  bin/bench run campaigns/demo.yaml              # results in results/<name>
@@ -71,7 +72,9 @@ are kept, an interrupted one is redone. Ctrl-C stops cleanly.`,
 			sets, rows := camp.Summaries(out)
 			for _, m := range sets {
 				fmt.Fprintf(cmd.OutOrStdout(), "\n%s:\n%s", m, metrics.Table(rows[m]))
-				if mode, _, _ := strings.Cut(m, "/"); mode != campaign.ModeSim {
+				// a result set is <mode>[-<name>][/<workload>]
+				set, _, _ := strings.Cut(m, "/")
+				if mode, _, _ := strings.Cut(set, "-"); mode != campaign.ModeSim {
 					fmt.Fprintf(cmd.OutOrStdout(), "%-10s %6s %16s %16s %16s\n", "policy", "seed", "engine cross B", "kernel cross B", "kernel/engine")
 					for _, s := range rows[m] {
 						fmt.Fprintf(cmd.OutOrStdout(), "%-10s %6d %16.0f %16.0f %16.4f\n", s.Policy, s.Seed, float64(s.Bytes.Cross()), s.MeasuredCrossRackBytes,

@@ -165,9 +165,14 @@ type Limits struct {
 	StallTimeout time.Duration
 }
 
-// RunSet is one mode's part of the matrix.
+// RunSet is a part of the matrix in one mode. A mode may have several
+// run sets (the same policies on two networks or two clusters); all but
+// one of them are named.
 type RunSet struct {
 	Mode string
+	// Name tells run sets of one mode apart ("": the mode's unnamed one);
+	// see Dir.
+	Name string
 	// Uniform, when set, is the run set's own uniform cluster instead of
 	// the campaign's (a paper's emulated cluster is smaller than its
 	// simulated one).
@@ -191,6 +196,25 @@ type RunSet struct {
 	Credentials string
 	Listen      string
 	MemberAddr  string
+}
+
+// Dir is the name of the run set's results under the result directory:
+// its mode ("sim") for an unnamed run set, <mode>-<name> ("sim-varys")
+// for a named one. A mode has no '-', so the two cannot collide.
+func (rs RunSet) Dir() string {
+	if rs.Name == "" {
+		return rs.Mode
+	}
+	return rs.Mode + "-" + rs.Name
+}
+
+// Ref is how a headline row names the run set: "" for an unnamed one,
+// "@<name>" for a named one (see bench/reproduce).
+func (rs RunSet) Ref() string {
+	if rs.Name == "" {
+		return ""
+	}
+	return "@" + rs.Name
 }
 
 // Seeds are the seeds of the repetitions: Seed, Seed+1, ...
@@ -291,21 +315,28 @@ func Parse(name string, data []byte) (*Campaign, error) {
 		c.Queues = append(c.Queues, parseQueue(d, n, i))
 	}
 	c.Headlines = m.Node("headlines")
+	firstLine := map[string]int{} // a run set's Dir → the line of its first run set
 	for i, n := range m.Seq("runs") {
-		c.Runs = append(c.Runs, parseRunSet(d, n, i, c.WorkloadNames()))
+		rs := parseRunSet(d, n, i, c.WorkloadNames())
+		c.Runs = append(c.Runs, rs)
+		if d.Err() != nil {
+			continue
+		}
+		line := keyLine(n, "name", n.Line)
+		first, dup := firstLine[rs.Dir()]
+		switch {
+		case dup && rs.Name == "":
+			d.Fail(line, fmt.Sprintf("runs[%d]", i), "mode %s has a run set without a name already (line %d): list its policies once, or name this run set (name: ...) to run them again, on another network or cluster", rs.Mode, first)
+		case dup:
+			d.Fail(line, fmt.Sprintf("runs[%d]", i), "mode %s has a run set named %s already (line %d): give each run set of a mode its own name", rs.Mode, rs.Name, first)
+		}
+		firstLine[rs.Dir()] = n.Line
 	}
 	if d.Err() == nil && len(c.Runs) == 0 {
 		m.Fail("runs", "runs lists nothing to run")
 	}
 	if m.Has("sweeps") && d.Err() == nil {
 		c.Sweeps = parseSweeps(d, m, c.WorkloadNames(), c.Runs)
-	}
-	seen := map[string]bool{}
-	for i, rs := range c.Runs {
-		if seen[rs.Mode] && d.Err() == nil {
-			d.Fail(m.LineOf("runs"), fmt.Sprintf("runs[%d]", i), "mode %s appears twice: list its policies once", rs.Mode)
-		}
-		seen[rs.Mode] = true
 	}
 	if d.Err() == nil {
 		checkNumbers(d, top)
@@ -465,10 +496,15 @@ func parseLimits(d *yamlfile.Decoder, n *yaml.Node) Limits {
 func parseRunSet(d *yamlfile.Decoder, n *yaml.Node, i int, workloads []string) RunSet {
 	where := fmt.Sprintf("runs[%d]", i)
 	m := d.Map(n, where)
-	m.Known("mode", "policies", "repetitions", "network", "nats", "credentials", "listen", "member_addr", "workloads", "cluster")
+	m.Known("mode", "name", "policies", "repetitions", "network", "nats", "credentials", "listen", "member_addr", "workloads", "cluster")
 	m.Require("mode", "policies")
-	rs := RunSet{Mode: m.Str("mode"), Repetitions: 1,
+	rs := RunSet{Mode: m.Str("mode"), Name: m.Str("name"), Repetitions: 1,
 		NATS: m.Str("nats"), Credentials: m.Str("credentials"), Listen: m.Str("listen"), MemberAddr: m.Str("member_addr")}
+	if m.Has("name") {
+		if err := checkRunSetName(rs.Name); err != nil {
+			m.Fail("name", "%v", err)
+		}
+	}
 	if m.Has("cluster") {
 		rs.Uniform = cluster.ParseUniform(d, m.Node("cluster"), where+" cluster")
 	}
@@ -509,6 +545,24 @@ func parseRunSet(d *yamlfile.Decoder, n *yaml.Node, i int, workloads []string) R
 	}
 	rs.Policies = parsePolicies(d, m, i)
 	return rs
+}
+
+// checkRunSetName checks a run set's name: it is part of a directory
+// name and of a headline row's policy@name, so letters, digits, '.', '_'
+// and '-', not starting with '.'.
+func checkRunSetName(name string) error {
+	if name == "" {
+		return fmt.Errorf("empty name: leave name out for the mode's unnamed run set")
+	}
+	if name[0] == '.' {
+		return fmt.Errorf("the run set name %q starts with '.'", name)
+	}
+	for _, r := range name {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("._-", r)) {
+			return fmt.Errorf("the run set name %q has %q: use letters, digits, '.', '_' and '-'", name, r)
+		}
+	}
+	return nil
 }
 
 // parseRunWorkloads reads a run set's list of workloads, each a name of

@@ -61,19 +61,22 @@ type Run struct {
 	Seed     uint64
 	// SetIndex is the run set's index in the campaign's runs.
 	SetIndex int
-	// Dir is <out>/<mode>/<label>-seed<N>, or with named workloads
-	// <out>/<mode>/<workload>/<label>-seed<N>.
+	// Dir is <out>/<set>/<label>-seed<N>, or with named workloads
+	// <out>/<set>/<workload>/<label>-seed<N>, where <set> is the run set's
+	// Dir: its mode, or <mode>-<name> for a named run set.
 	Dir string
 }
 
-// ID names the run by its mode, workload (if named) and policy's label.
+// ID names the run by its run set (its mode, and name if any), workload
+// (if named) and policy's label.
 func (r Run) ID() string {
-	return filepath.ToSlash(filepath.Join(r.Mode, r.Workload, fmt.Sprintf("%s-seed%d", r.Policy, r.Seed)))
+	return filepath.ToSlash(filepath.Join(r.Set.Dir(), r.Workload, fmt.Sprintf("%s-seed%d", r.Policy, r.Seed)))
 }
 
-// SetDir is the directory of one mode's (and named workload's) runs and
-// their summary.csv: <out>/<mode>, or <out>/<mode>/<workload>.
-func SetDir(out, mode, workload string) string { return filepath.Join(out, mode, workload) }
+// SetDir is the directory of one run set's (and named workload's) runs
+// and their summary.csv: <out>/<set>, or <out>/<set>/<workload>, where set
+// is RunSet.Dir (the mode for an unnamed run set).
+func SetDir(out, set, workload string) string { return filepath.Join(out, set, workload) }
 
 // setWorkloads are the workloads a run set runs: its named ones, or the
 // campaign's one workload ("").
@@ -95,7 +98,7 @@ func (c *Campaign) Matrix(out string) []Run {
 			for _, seed := range c.Seeds(rs) {
 				for _, p := range rs.Policies {
 					runs = append(runs, Run{Mode: rs.Mode, Set: rs, SetIndex: i, Workload: wl, Policy: p, Seed: seed,
-						Dir: sim.RunDir(SetDir(out, rs.Mode, wl), p.String(), seed)})
+						Dir: sim.RunDir(SetDir(out, rs.Dir(), wl), p.String(), seed)})
 				}
 			}
 		}
@@ -297,11 +300,11 @@ func Execute(ctx context.Context, c *Campaign, opt Options) error {
 	if overall != nil && err != nil {
 		overall.Abort(false)
 	}
-	// every mode's summary holds every finished run, also when the runs
+	// every run set's summary holds every finished run, also when the runs
 	// were all done before (a crash between a run's mark and its summary)
 	for _, rs := range c.Runs {
 		for _, wl := range setWorkloads(rs) {
-			if serr := ex.writeSummary(rs.Mode, wl); serr != nil && err == nil {
+			if serr := ex.writeSummary(rs.Dir(), wl); serr != nil && err == nil {
 				err = serr
 			}
 		}
@@ -481,17 +484,17 @@ func (ex *executor) finish(r Run, sum metrics.Summary) error {
 	ex.mu.Lock()
 	ex.done[r.Dir] = sum
 	ex.mu.Unlock()
-	return ex.writeSummary(r.Mode, r.Workload)
+	return ex.writeSummary(r.Set.Dir(), r.Workload)
 }
 
-// writeSummary rewrites the summary.csv of a mode (and named workload)
-// from its finished runs, in matrix order.
-func (ex *executor) writeSummary(mode, wl string) error {
+// writeSummary rewrites the summary.csv of a run set (by its Dir) and
+// named workload from its finished runs, in matrix order.
+func (ex *executor) writeSummary(set, wl string) error {
 	ex.mu.Lock()
 	defer ex.mu.Unlock()
 	var rows []metrics.Summary
 	for _, o := range ex.runs {
-		if o.Mode != mode || o.Workload != wl {
+		if o.Set.Dir() != set || o.Workload != wl {
 			continue
 		}
 		if s, ok := ex.done[o.Dir]; ok {
@@ -501,7 +504,7 @@ func (ex *executor) writeSummary(mode, wl string) error {
 	if len(rows) == 0 {
 		return nil
 	}
-	dir := SetDir(ex.opt.Out, mode, wl)
+	dir := SetDir(ex.opt.Out, set, wl)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
@@ -509,14 +512,14 @@ func (ex *executor) writeSummary(mode, wl string) error {
 }
 
 // prepareDir checks that the result directory belongs to this campaign
-// when resuming, and that its mode directories are directories of its
-// own (a runs' directory is removed and rewritten: through a link, that
+// when resuming, and that its run sets' directories are directories of
+// its own (a runs' directory is removed and rewritten: through a link, that
 // would be outside).
 func prepareDir(c *Campaign, out string) error {
 	for _, rs := range c.Runs {
-		dirs := []string{filepath.Join(out, rs.Mode)}
+		dirs := []string{filepath.Join(out, rs.Dir())}
 		for _, wl := range rs.Workloads {
-			dirs = append(dirs, SetDir(out, rs.Mode, wl))
+			dirs = append(dirs, SetDir(out, rs.Dir(), wl))
 		}
 		for _, dir := range dirs {
 			st, err := os.Lstat(dir)
@@ -581,14 +584,15 @@ func writeMeta(c *Campaign, out string, alreadyDone int) error {
 
 // Summaries returns the summaries of the finished runs of each result
 // set, in matrix order, and the result sets in campaign order. A result
-// set is a mode ("sim"), or with named workloads a mode and a workload
+// set is a run set ("sim", or "sim-varys" for a named one; see
+// RunSet.Dir), or with named workloads a run set and a workload
 // ("sim/ml"): the path of its summary.csv's directory under out, with
 // slashes.
 func (c *Campaign) Summaries(out string) (sets []string, rows map[string][]metrics.Summary) {
 	rows = map[string][]metrics.Summary{}
 	for _, r := range c.Matrix(out) {
 		if s, ok := Done(r); ok {
-			set := r.Mode
+			set := r.Set.Dir()
 			if r.Workload != "" {
 				set += "/" + r.Workload
 			}

@@ -167,6 +167,8 @@ type figureInput struct {
 	mode string
 	// workload is the named workload of the result set, or "".
 	workload string
+	// runSet is the name of a named run set of the mode, or "".
+	runSet   string
 	set      *ResultSet
 	baseline string
 	jcts     map[string][]float64 // pooled over repetitions
@@ -179,13 +181,17 @@ func (in *figureInput) stat(policy, key string) Stat {
 }
 
 func (in *figureInput) titled(t string) string {
+	set := in.mode
+	if in.runSet != "" {
+		set += "-" + in.runSet
+	}
 	switch {
 	case in.mode == "":
 		return t
 	case in.workload != "":
-		return in.mode + "/" + in.workload + ": " + t
+		return set + "/" + in.workload + ": " + t
 	}
-	return in.mode + ": " + t
+	return set + ": " + t
 }
 
 type figureSpec struct {

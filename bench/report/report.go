@@ -91,6 +91,9 @@ type Mode struct {
 	// Name is the campaign mode (sim, local, remote); "" for a lone result
 	// set.
 	Name string
+	// RunSet is the name of a named run set of the mode (its results are
+	// in <mode>-<name>/); "" for the mode's unnamed one.
+	RunSet string
 	// Workload is the named workload of the result set; "" when the
 	// campaign has one workload.
 	Workload string
@@ -101,15 +104,29 @@ type Mode struct {
 }
 
 // Title heads the mode's section: "Mode: sim", "Mode: sim, workload:
-// ml", or "Results" for a lone result set.
+// ml", "Mode: sim, run set: varys[, workload: ml]", or "Results" for a
+// lone result set.
 func (m *Mode) Title() string {
+	t := "Mode: " + m.Name
 	switch {
 	case m.Name == "":
 		return "Results"
-	case m.Workload == "":
-		return "Mode: " + m.Name
+	case m.RunSet != "":
+		t += ", run set: " + m.RunSet
 	}
-	return "Mode: " + m.Name + ", workload: " + m.Workload
+	if m.Workload != "" {
+		t += ", workload: " + m.Workload
+	}
+	return t
+}
+
+// setDir is the result set's directory in the campaign: the mode, or
+// <mode>-<run set>.
+func (m *Mode) setDir() string {
+	if m.RunSet == "" {
+		return m.Name
+	}
+	return m.Name + "-" + m.RunSet
 }
 
 // Anchor is the section's HTML id.
@@ -118,17 +135,18 @@ func (m *Mode) Anchor() string {
 	case m.Name == "":
 		return "results"
 	case m.Workload == "":
-		return "mode-" + m.Name
+		return "mode-" + m.setDir()
 	}
-	return "mode-" + m.Name + "-" + m.Workload
+	return "mode-" + m.setDir() + "-" + m.Workload
 }
 
-// label is what figure titles start with: "sim", "sim/ml", or "".
+// label is what figure titles start with: "sim", "sim/ml", "sim-varys",
+// "sim-varys/ml", or "".
 func (m *Mode) label() string {
 	if m.Workload == "" {
-		return m.Name
+		return m.setDir()
 	}
-	return m.Name + "/" + m.Workload
+	return m.setDir() + "/" + m.Workload
 }
 
 // Figures lists every figure of the report, in order.
@@ -185,27 +203,33 @@ func Generate(dir string, opt Options) (*Report, error) {
 	if r.Title == "" {
 		r.Title = "racklab report: " + filepath.Base(abs)
 	}
-	type modeDir struct{ name, workload, dir string }
+	type modeDir struct{ name, runSet, workload, dir string }
 	var sets []modeDir
 	if isFile(filepath.Join(dir, "summary.csv")) {
-		sets = append(sets, modeDir{"", "", dir})
+		sets = append(sets, modeDir{"", "", "", dir})
 	} else {
 		r.Campaign = true
 		for _, m := range Modes {
-			md := filepath.Join(dir, m)
-			if !isDir(md) {
-				continue
-			}
-			workloads, err := workloadDirs(md, opt.Workloads)
+			runSets, err := runSetDirs(dir, m)
 			if err != nil {
 				return nil, err
 			}
-			if len(workloads) == 0 {
-				// one workload, or nothing yet (which loading says)
-				sets = append(sets, modeDir{m, "", md})
-			}
-			for _, wl := range workloads {
-				sets = append(sets, modeDir{m, wl, filepath.Join(md, wl)})
+			for _, rs := range runSets {
+				md := filepath.Join(dir, m)
+				if rs != "" {
+					md += "-" + rs
+				}
+				workloads, err := workloadDirs(md, opt.Workloads)
+				if err != nil {
+					return nil, err
+				}
+				if len(workloads) == 0 {
+					// one workload, or nothing yet (which loading says)
+					sets = append(sets, modeDir{m, rs, "", md})
+				}
+				for _, wl := range workloads {
+					sets = append(sets, modeDir{m, rs, wl, filepath.Join(md, wl)})
+				}
 			}
 		}
 		if len(sets) == 0 {
@@ -234,6 +258,7 @@ func Generate(dir string, opt Options) (*Report, error) {
 			return nil, err
 		}
 		m.Workload, in.workload = sd.workload, sd.workload
+		m.RunSet, in.runSet = sd.runSet, sd.runSet
 		r.Modes = append(r.Modes, m)
 		inputs = append(inputs, in)
 	}
@@ -242,17 +267,17 @@ func Generate(dir string, opt Options) (*Report, error) {
 			return nil, err
 		}
 	}
-	// the workloads of each mode side by side, and the sweeps over them
+	// the workloads of each run set side by side, and the sweeps over them
 	for i := 0; i < len(r.Modes); {
 		j := i
 		var group []*figureInput
-		for ; j < len(r.Modes) && r.Modes[j].Name == r.Modes[i].Name; j++ {
+		for ; j < len(r.Modes) && r.Modes[j].setDir() == r.Modes[i].setDir(); j++ {
 			if r.Modes[j].Workload != "" {
 				group = append(group, inputs[j])
 			}
 		}
 		if len(group) > 0 {
-			c, err := compare(r.Modes[i].Name, group)
+			c, err := compare(r.Modes[i].setDir(), group)
 			if err != nil {
 				return nil, err
 			}
@@ -304,6 +329,26 @@ func Generate(dir string, opt Options) (*Report, error) {
 		return nil, err
 	}
 	return r, nil
+}
+
+// runSetDirs lists a mode's run sets in a campaign's directory dir: ""
+// for <mode>/ (the unnamed run set) if it is there, then the names of the
+// named ones, <mode>-<name>/, by name.
+func runSetDirs(dir, mode string) ([]string, error) {
+	var out []string
+	if isDir(filepath.Join(dir, mode)) {
+		out = append(out, "")
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	for _, e := range entries { // ReadDir sorts by name
+		if name, ok := strings.CutPrefix(e.Name(), mode+"-"); ok && name != "" && isDir(filepath.Join(dir, e.Name())) {
+			out = append(out, name)
+		}
+	}
+	return out, nil
 }
 
 // workloadDirs lists the named workloads' result sets in a mode's

@@ -119,111 +119,134 @@ func (c *Check) directionOnly() int {
 }
 
 // Evaluate checks the table's rows that apply to mode against the
-// results of that mode in the campaign's result directory dir. Missing
-// results make rows not measured; unreadable ones are an error.
+// results of that mode's run sets in the campaign's result directory dir.
+// A row that names a run set (policy@name) the mode does not have is
+// another mode's and is left out. Missing results make rows not measured;
+// unreadable ones are an error.
 func Evaluate(c *campaign.Campaign, t *Table, dir, mode string) (*Check, error) {
 	ch := &Check{Paper: c.Name, Mode: mode, Table: t, Named: c.Named()}
-	// the results of each workload a row reads ("": the one workload)
+	// the results of each run set and workload a row reads ("": the one
+	// workload), by their directory
 	type results struct {
 		set     *report.ResultSet
 		missing string
 	}
 	loaded := map[string]results{}
-	load := func(wl string) (results, error) {
-		if r, ok := loaded[wl]; ok {
+	load := func(rs *campaign.RunSet, wl string) (results, error) {
+		setDir := campaign.SetDir(dir, rs.Dir(), wl)
+		if r, ok := loaded[setDir]; ok {
 			return r, nil
 		}
 		var r results
-		setDir := campaign.SetDir(dir, mode, wl)
 		if _, err := os.Stat(filepath.Join(setDir, "summary.csv")); errors.Is(err, fs.ErrNotExist) {
-			r.missing = fmt.Sprintf("no results of mode %s%s in %s", mode, workloadText(wl), dir)
+			r.missing = fmt.Sprintf("no results of %s%s in %s", runSetName(*rs), workloadText(wl), dir)
 		} else if r.set, err = report.LoadResultSet(setDir); err != nil {
 			return r, err
 		}
-		loaded[wl] = r
+		loaded[setDir] = r
 		return r, nil
 	}
-	var runSet *campaign.RunSet
-	for i := range c.Runs {
-		if c.Runs[i].Mode == mode {
-			runSet = &c.Runs[i]
+	inMode := false
+	find := func(name string) *campaign.RunSet {
+		for i := range c.Runs {
+			if c.Runs[i].Mode == mode && c.Runs[i].Name == name {
+				return &c.Runs[i]
+			}
 		}
+		return nil
+	}
+	for _, rs := range c.Runs {
+		inMode = inMode || rs.Mode == mode
 	}
 	for _, row := range t.Rows {
-		if !row.AppliesTo(mode) {
+		if !row.AppliesTo(mode) || row.PolicySet != "" && find(row.PolicySet) == nil || row.BaselineSet != "" && find(row.BaselineSet) == nil {
 			continue
 		}
 		res := Result{Row: row, Measured: math.NaN(), Outcome: NotMeasured, PolicyText: "–", BaselineText: "–",
 			Policy: report.Summarise(nil), Baseline: report.Summarise(nil)}
-		var in results
-		if runSet != nil && (row.In == "" || slices.Contains(runSet.Workloads, row.In)) {
-			var err error
-			if in, err = load(row.In); err != nil {
+		sides := []side{{label: row.Policy, name: row.PolicySet}}
+		if row.Baseline != "" { // a value row has none
+			sides = append(sides, side{label: row.Baseline, name: row.BaselineSet})
+		}
+		for i := range sides {
+			s := &sides[i]
+			if s.rs = find(s.name); s.rs == nil {
+				if !inMode {
+					res.Why = fmt.Sprintf("the campaign has no %s runs", mode)
+				} else {
+					res.Why = fmt.Sprintf("mode %s has no run set without a name (for %s)", mode, s.label)
+				}
+				break
+			}
+			if row.In != "" && !slices.Contains(s.rs.Workloads, row.In) {
+				res.Why = fmt.Sprintf("%s does not run workload %s", runSetName(*s.rs), row.In)
+				break
+			}
+			in, err := load(s.rs, row.In)
+			if err != nil {
 				return nil, err
 			}
+			if in.missing != "" {
+				res.Why = in.missing
+				break
+			}
+			s.set = in.set
 		}
-		switch {
-		case runSet == nil:
-			res.Why = fmt.Sprintf("the campaign has no %s runs", mode)
-		case row.In != "" && !slices.Contains(runSet.Workloads, row.In):
-			res.Why = fmt.Sprintf("mode %s does not run workload %s", mode, row.In)
-		case in.missing != "":
-			res.Why = in.missing
-		default:
-			measure(&res, c, *runSet, in.set)
+		if res.Why == "" {
+			measure(&res, c, sides)
 		}
 		ch.Results = append(ch.Results, res)
 	}
 	return ch, nil
 }
 
-// measure fills a result from a result set, or says why it cannot.
-func measure(res *Result, c *campaign.Campaign, rs campaign.RunSet, set *report.ResultSet) {
+// runSetName is "mode sim", or "run set varys of mode sim".
+func runSetName(rs campaign.RunSet) string {
+	if rs.Name == "" {
+		return "mode " + rs.Mode
+	}
+	return "run set " + rs.Name + " of mode " + rs.Mode
+}
+
+// side is the policy or the baseline of a row: its label, run set and
+// results.
+type side struct {
+	label, name string
+	rs          *campaign.RunSet
+	set         *report.ResultSet
+}
+
+// measure fills a result from the result sets of the row's policy and
+// baseline (sides: the policy's, then the baseline's if it has one), or
+// says why it cannot.
+func measure(res *Result, c *campaign.Campaign, sides []side) {
 	row := res.Row
-	for _, p := range []string{row.Policy, row.Baseline} {
-		if p == "" { // a value row has no baseline
-			continue
-		}
-		if !slices.ContainsFunc(rs.Policies, func(s policy.Spec) bool { return s.String() == p }) {
-			res.Why = fmt.Sprintf("mode %s runs no %s", rs.Mode, p)
+	for _, s := range sides {
+		p := s.label
+		if !slices.ContainsFunc(s.rs.Policies, func(sp policy.Spec) bool { return sp.String() == p }) {
+			res.Why = fmt.Sprintf("%s runs no %s", runSetName(*s.rs), p)
 			return
 		}
 		var absent []string
 		failed := 0.0
-		for _, seed := range c.Seeds(rs) {
-			i := slices.IndexFunc(set.Runs, func(r report.Run) bool { return r.Policy == p && r.Seed == seed })
+		for _, seed := range c.Seeds(*s.rs) {
+			i := slices.IndexFunc(s.set.Runs, func(r report.Run) bool { return r.Policy == p && r.Seed == seed })
 			if i < 0 {
-				absent = append(absent, fmt.Sprintf("%s-seed%d", p, seed))
+				absent = append(absent, fmt.Sprintf("%s-seed%d", ref(p, s.name), seed))
 				continue
 			}
-			failed += set.Runs[i].Values["failed_jobs"]
+			failed += s.set.Runs[i].Values["failed_jobs"]
 		}
 		if len(absent) > 0 {
 			res.Why = "missing run " + strings.Join(absent, ", ")
 			return
 		}
 		if failed > 0 {
-			res.Why = fmt.Sprintf("failed jobs in the runs of %s: %.0f", p, failed)
+			res.Why = fmt.Sprintf("failed jobs in the runs of %s: %.0f", ref(p, s.name), failed)
 			return
 		}
 	}
-	// the report's tables hold the means, intervals and their texts
-	tables := report.Tables(set, row.Baseline)
-	var pol, base *report.Row
-	for i := range tables {
-		for j := range tables[i].Rows {
-			tr := &tables[i].Rows[j]
-			if tr.Metric.Key != row.Metric {
-				continue
-			}
-			switch tr.Policy {
-			case row.Policy:
-				pol = tr
-			case row.Baseline:
-				base = tr
-			}
-		}
-	}
+	set := sides[0].set
 	if row.Effect == Value {
 		res.Policy = report.Summarise(set.Values(row.Policy, row.Metric))
 		res.PolicyText = report.FormatStat(res.Policy, 1, valueDigits(res.Policy.Mean))
@@ -233,7 +256,7 @@ func measure(res *Result, c *campaign.Campaign, rs campaign.RunSet, set *report.
 		res.Measured = res.Policy.Mean
 		if math.IsNaN(res.Measured) || math.IsInf(res.Measured, 0) {
 			res.Measured = math.NaN()
-			res.Why = fmt.Sprintf("%s has no %s (its runs leave the column empty: a policy that records no decision notes, or reports no such figure?)", row.Policy, row.Metric)
+			res.Why = fmt.Sprintf("%s has no %s (its runs leave the column empty: a policy that records no decision notes, or reports no such figure?)", row.PolicyRef(), row.Metric)
 			return
 		}
 		if row.Bound != 0 {
@@ -246,12 +269,16 @@ func measure(res *Result, c *campaign.Campaign, rs campaign.RunSet, set *report.
 		}
 		return
 	}
+	// the report's tables hold the means, intervals and their texts; of
+	// one result set, or of each side's when they come from two run sets
+	pol := tableRow(set, row.Baseline, row.Policy, row.Metric)
+	base := tableRow(sides[1].set, row.Baseline, row.Baseline, row.Metric)
 	if pol != nil && base != nil {
 		res.Policy, res.Baseline = pol.Stat, base.Stat
 		res.PolicyText, res.BaselineText = withUnit(pol.MeanText, pol.UnitLabel), withUnit(base.MeanText, base.UnitLabel)
 	} else {
 		// a column the report shows no table of (jobs, attempts, ...)
-		res.Policy, res.Baseline = report.Summarise(set.Values(row.Policy, row.Metric)), report.Summarise(set.Values(row.Baseline, row.Metric))
+		res.Policy, res.Baseline = report.Summarise(set.Values(row.Policy, row.Metric)), report.Summarise(sides[1].set.Values(row.Baseline, row.Metric))
 		res.PolicyText, res.BaselineText = report.FormatStat(res.Policy, 1, 3), report.FormatStat(res.Baseline, 1, 3)
 	}
 	var ok bool
@@ -266,7 +293,7 @@ func measure(res *Result, c *campaign.Campaign, rs campaign.RunSet, set *report.
 		}
 	}
 	if !ok {
-		res.Why = fmt.Sprintf("the effect is undefined (%s mean %s, %s mean %s)", row.Policy, res.PolicyText, row.Baseline, res.BaselineText)
+		res.Why = fmt.Sprintf("the effect is undefined (%s mean %s, %s mean %s)", row.PolicyRef(), res.PolicyText, row.BaselineRef(), res.BaselineText)
 		return
 	}
 	res.Outcome = Judge(row.Paper, row.Direction, res.Measured)
@@ -279,6 +306,21 @@ func valueDigits(mean float64) int {
 		return 3
 	}
 	return min(6, max(3, 2-int(math.Floor(math.Log10(math.Abs(mean))))))
+}
+
+// tableRow is the report's table row of a policy's metric in a result set
+// compared with baseline (a label of that set, or not: then no row
+// is the baseline, which the means and their texts do not depend on).
+func tableRow(set *report.ResultSet, baseline, label, metric string) *report.Row {
+	tables := report.Tables(set, baseline)
+	for i := range tables {
+		for j := range tables[i].Rows {
+			if tr := &tables[i].Rows[j]; tr.Metric.Key == metric && tr.Policy == label {
+				return tr
+			}
+		}
+	}
+	return nil
 }
 
 // withUnit puts the unit after the number: "0.99 ± 0.01 s", "12.00 s

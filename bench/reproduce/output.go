@@ -24,12 +24,12 @@ const Explanation = "Effect: relative = policy mean / baseline mean - 1; pp = (p
 
 func (r *Result) label() string {
 	if r.Row.Effect == Value && strings.HasSuffix(r.Row.Metric, "_frac") {
-		return r.Row.Policy + " (own share)"
+		return r.Row.PolicyRef() + " (own share)"
 	}
 	if r.Row.Effect == Value {
-		return r.Row.Policy + " (own value)"
+		return r.Row.PolicyRef() + " (own value)"
 	}
-	return fmt.Sprintf("%s vs %s", r.Row.Policy, r.Row.Baseline)
+	return fmt.Sprintf("%s vs %s", r.Row.PolicyRef(), r.Row.BaselineRef())
 }
 
 // WriteText prints the check: a line per row with the paper's and the
@@ -116,24 +116,24 @@ func ForResultDir(dir string) ([]report.Headlines, error) {
 	if err != nil || t == nil {
 		return nil, err
 	}
-	var out []report.Headlines
+	// the modes with results, in campaign order: a mode with no results
+	// yet has no table; with named workloads or run sets, one result set
+	// of the mode is enough
+	var modes []string
 	for _, rs := range c.Runs {
-		// a mode with no results yet has no table; with named workloads,
-		// one workload's results are enough
 		workloads := rs.Workloads
 		if len(workloads) == 0 {
 			workloads = []string{""}
 		}
-		found := false
 		for _, wl := range workloads {
-			if _, err := os.Stat(filepath.Join(campaign.SetDir(dir, rs.Mode, wl), "summary.csv")); err == nil {
-				found = true
+			if _, err := os.Stat(filepath.Join(campaign.SetDir(dir, rs.Dir(), wl), "summary.csv")); err == nil && !slices.Contains(modes, rs.Mode) {
+				modes = append(modes, rs.Mode)
 			}
 		}
-		if !found {
-			continue
-		}
-		ch, err := Evaluate(c, t, dir, rs.Mode)
+	}
+	var out []report.Headlines
+	for _, mode := range modes {
+		ch, err := Evaluate(c, t, dir, mode)
 		if err != nil {
 			return nil, err
 		}

@@ -37,7 +37,7 @@ func Papers(dir string) []string {
 }
 
 // Prepare loads a paper's campaign and its headline table, and cuts the
-// campaign down to the runs of one mode.
+// campaign down to the runs of one mode (all its run sets, named or not).
 func Prepare(path, mode string) (*campaign.Campaign, *Table, error) {
 	c, err := campaign.Load(path)
 	if err != nil {
@@ -50,16 +50,16 @@ func Prepare(path, mode string) (*campaign.Campaign, *Table, error) {
 	if t == nil {
 		return nil, nil, fmt.Errorf("%s: no headlines section: the paper's headline table is not written yet", path)
 	}
-	var modes []string
+	var sets []string
 	var runs []campaign.RunSet
 	for _, rs := range c.Runs {
-		modes = append(modes, rs.Mode)
+		sets = append(sets, rs.Dir())
 		if rs.Mode == mode {
 			runs = append(runs, rs)
 		}
 	}
 	if len(runs) == 0 {
-		return nil, nil, fmt.Errorf("%s: no %s runs (the campaign runs %s)", path, mode, strings.Join(modes, ", "))
+		return nil, nil, fmt.Errorf("%s: no %s runs (the campaign's run sets: %s)", path, mode, strings.Join(sets, ", "))
 	}
 	// the result directory is the campaign's own: campaign.yaml stays the
 	// whole file, so `bench run` and the other mode resume the same one

@@ -56,6 +56,10 @@ type Row struct {
 	Metric           string
 	Effect           EffectKind
 	Policy, Baseline string
+	// PolicySet and BaselineSet name the run set of each ("": the mode's
+	// unnamed run set); in the file, policy: corral@varys names the
+	// policy labelled corral in the run set named varys.
+	PolicySet, BaselineSet string
 	// In is the named workload whose results the row is checked against
 	// (in: in the file); "" in a campaign of one workload.
 	In string
@@ -83,9 +87,36 @@ type Row struct {
 	Percent bool
 }
 
-// AppliesTo says whether the row is checked in a mode.
+// AppliesTo says whether the row is checked in a mode (by its modes:;
+// Evaluate also skips the row in a mode that lacks a run set it names).
 func (r *Row) AppliesTo(mode string) bool {
 	return len(r.Modes) == 0 || slices.Contains(r.Modes, mode)
+}
+
+// PolicyRef and BaselineRef are the policy and baseline as the file
+// writes them: the label, with @<run set> for a named run set's.
+func (r *Row) PolicyRef() string { return ref(r.Policy, r.PolicySet) }
+
+// BaselineRef: see PolicyRef.
+func (r *Row) BaselineRef() string { return ref(r.Baseline, r.BaselineSet) }
+
+func ref(label, set string) string {
+	if set == "" {
+		return label
+	}
+	return label + "@" + set
+}
+
+// splitRef reads a row's policy or baseline, label[@run set].
+func splitRef(s string) (label, set string, err error) {
+	label, set, named := strings.Cut(s, "@")
+	switch {
+	case named && set == "":
+		return "", "", fmt.Errorf("%q names no run set after '@': write <label>@<run set name>, or the label alone for the mode's unnamed run set", s)
+	case named && label == "":
+		return "", "", fmt.Errorf("%q names no policy before '@': write <label>@<run set name>", s)
+	}
+	return label, set, nil
 }
 
 // PaperText is the paper's effect as the table gives it: "+65%", "-12pp",
@@ -200,6 +231,15 @@ func parseRow(d *yamlfile.Decoder, n *yaml.Node, i int, c *campaign.Campaign) Ro
 	if d.Err() != nil {
 		return r
 	}
+	var err error
+	if r.Policy, r.PolicySet, err = splitRef(r.Policy); err != nil {
+		m.Fail("policy", "%v", err)
+		return r
+	}
+	if r.Baseline, r.BaselineSet, err = splitRef(r.Baseline); err != nil {
+		m.Fail("baseline", "%v", err)
+		return r
+	}
 	switch names := c.WorkloadNames(); {
 	case len(names) == 0 && m.Has("in"):
 		m.Fail("in", "in names one of the campaign's named workloads (workloads:), and this campaign has one workload (workload:): leave it out")
@@ -239,7 +279,6 @@ func parseRow(d *yamlfile.Decoder, n *yaml.Node, i int, c *campaign.Campaign) Ro
 		m.Fail("", "no baseline: a %s row compares the policy with one", r.Effect)
 		return r
 	}
-	var err error
 	if r.Effect == Value {
 		r.Paper, r.Bound, r.Percent, err = parseValue(m.Str("paper"), r.Metric)
 		r.Direction = 1
@@ -253,8 +292,8 @@ func parseRow(d *yamlfile.Decoder, n *yaml.Node, i int, c *campaign.Campaign) Ro
 		m.Fail("paper", "%v", err)
 		return r
 	}
-	if r.Policy == r.Baseline {
-		m.Fail("baseline", "the baseline is the policy itself (%s)", r.Policy)
+	if r.PolicyRef() == r.BaselineRef() {
+		m.Fail("baseline", "the baseline is the policy itself (%s)", r.PolicyRef())
 		return r
 	}
 	modes := map[string]bool{}
@@ -267,27 +306,36 @@ func parseRow(d *yamlfile.Decoder, n *yaml.Node, i int, c *campaign.Campaign) Ro
 			return r
 		}
 	}
-	for _, f := range []struct{ key, policy string }{{"policy", r.Policy}, {"baseline", r.Baseline}} {
+	for _, f := range []struct{ key, policy, set string }{{"policy", r.Policy, r.PolicySet}, {"baseline", r.Baseline, r.BaselineSet}} {
 		if f.policy == "" { // a value row's baseline
 			continue
 		}
-		if !runsPolicy(c, r, f.policy) {
-			m.Fail(f.key, "no run of the campaign runs %s%s%s: add it to runs", f.policy, workloadText(r.In), modeList(r.Modes))
+		if !runsPolicy(c, r, f.policy, f.set) {
+			m.Fail(f.key, "no run of the campaign runs %s%s%s%s: add it to runs", f.policy, runSetText(f.set), workloadText(r.In), modeList(r.Modes))
 			return r
 		}
 	}
 	return r
 }
 
-// runsPolicy says whether a run set the row applies to runs the policy.
-func runsPolicy(c *campaign.Campaign, r Row, label string) bool {
+// runsPolicy says whether a run set the row applies to, of the name set
+// ("": unnamed), runs the policy.
+func runsPolicy(c *campaign.Campaign, r Row, label, set string) bool {
 	for _, rs := range c.Runs {
-		if r.AppliesTo(rs.Mode) && (r.In == "" || slices.Contains(rs.Workloads, r.In)) &&
+		if r.AppliesTo(rs.Mode) && rs.Name == set && (r.In == "" || slices.Contains(rs.Workloads, r.In)) &&
 			slices.ContainsFunc(rs.Policies, func(s policy.Spec) bool { return s.String() == label }) {
 			return true
 		}
 	}
 	return false
+}
+
+// runSetText is " in run set <name>", or "" for the unnamed one.
+func runSetText(name string) string {
+	if name == "" {
+		return ""
+	}
+	return " in run set " + name
 }
 
 // workloadText is " on workload <name>", or "" for no name.

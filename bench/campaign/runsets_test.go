@@ -1,0 +1,137 @@
+package campaign
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+// twoNetworks is a campaign that runs the same policies twice in
+// simulation: in its unnamed run set (max-min), and in one named varys.
+const twoNetworks = `name: nets
+cluster: {racks: 2, hosts_per_rack: 3}
+workload:
+  generator: {name: recurring, set: w1, scale: 0.01}
+runs:
+  - mode: sim
+    policies: [fifo, capacity]
+  - mode: sim
+    name: varys
+    network: varys
+    policies: [fifo, capacity]
+`
+
+func TestNamedRunSetsHaveTheirOwnResults(t *testing.T) {
+	c, err := Load(writeCampaign(t, twoNetworks))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(c.Runs) != 2 || c.Runs[0].Dir() != "sim" || c.Runs[1].Dir() != "sim-varys" || c.Runs[1].Network != "varys" || c.Runs[0].Network != "maxmin" {
+		t.Fatalf("run sets %+v", c.Runs)
+	}
+	out := t.TempDir()
+	var ids, dirs []string
+	for _, r := range c.Matrix(out) {
+		ids = append(ids, r.ID())
+		rel, _ := filepath.Rel(out, r.Dir)
+		dirs = append(dirs, rel)
+	}
+	// the unnamed run set keeps the paths of a campaign of one run set per
+	// mode, so that result directories written before run sets had names
+	// still resume
+	want := []string{"sim/fifo-seed1", "sim/capacity-seed1", "sim-varys/fifo-seed1", "sim-varys/capacity-seed1"}
+	if !reflect.DeepEqual(ids, want) || !reflect.DeepEqual(dirs, want) {
+		t.Fatalf("ids %v, dirs %v, want %v", ids, dirs, want)
+	}
+	if err := Execute(context.Background(), c, Options{Out: out, Parallel: 2}); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range append(want, "sim", "sim-varys") {
+		name := "done.json"
+		if !strings.Contains(p, "/") {
+			name = "summary.csv"
+		}
+		if _, err := os.Stat(filepath.Join(out, p, name)); err != nil {
+			t.Errorf("%v", err)
+		}
+	}
+	sets, rows := c.Summaries(out)
+	if !reflect.DeepEqual(sets, []string{"sim", "sim-varys"}) || len(rows["sim"]) != 2 || len(rows["sim-varys"]) != 2 {
+		t.Fatalf("summaries %v: %d and %d rows", sets, len(rows["sim"]), len(rows["sim-varys"]))
+	}
+	// each summary.csv holds its own run set's runs: two, not four
+	for _, set := range sets {
+		b, err := os.ReadFile(filepath.Join(out, set, "summary.csv"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n := strings.Count(strings.TrimSpace(string(b)), "\n"); n != 2 {
+			t.Errorf("%s/summary.csv has %d runs, want 2:\n%s", set, n, b)
+		}
+	}
+	// a rerun resumes every run of both run sets
+	var log logged
+	if err := Execute(context.Background(), c, Options{Out: out, Parallel: 2, Logf: log.logf}); err != nil {
+		t.Fatal(err)
+	}
+	if s := log.find("resuming", "4 of 4"); s == "" {
+		t.Errorf("the rerun did not resume every run: %q", log.lines)
+	}
+}
+
+func TestRunSetDirsWithNamedWorkloads(t *testing.T) {
+	c, err := Parse("c.yaml", []byte(`name: n
+cluster: {racks: 2, hosts_per_rack: 3}
+workloads:
+  a: {generator: {name: recurring, set: w1}}
+  b: {generator: {name: recurring, set: w2}}
+runs:
+  - {mode: sim, policies: [fifo]}
+  - {mode: sim, name: big, policies: [fifo], workloads: [b], cluster: {racks: 4, hosts_per_rack: 3}}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for _, r := range c.Matrix("out") {
+		ids = append(ids, r.ID())
+		if !strings.HasSuffix(filepath.ToSlash(r.Dir), "out/"+r.ID()) {
+			t.Errorf("run %s in %s", r.ID(), r.Dir)
+		}
+	}
+	if want := []string{"sim/a/fifo-seed1", "sim/b/fifo-seed1", "sim-big/b/fifo-seed1"}; !reflect.DeepEqual(ids, want) {
+		t.Errorf("ids %v, want %v", ids, want)
+	}
+}
+
+func TestRunSetNames(t *testing.T) {
+	const head = `name: n
+cluster: {racks: 2, hosts_per_rack: 3}
+workload: {generator: {name: recurring, set: w1}}
+runs:
+`
+	cases := map[string]struct{ runs, want string }{
+		"two unnamed": {"  - {mode: sim, policies: [fifo]}\n  - {mode: sim, policies: [fair]}\n",
+			"c.yaml:6: runs[1]: mode sim has a run set without a name already (line 5)"},
+		"one name twice": {"  - {mode: sim, name: x, policies: [fifo]}\n  - mode: sim\n    policies: [fair]\n    name: x\n",
+			"c.yaml:8: runs[1]: mode sim has a run set named x already (line 5)"},
+		"a path":   {"  - {mode: sim, name: a/b, policies: [fifo]}\n", `c.yaml:5: runs[0]: the run set name "a/b" has '/'`},
+		"an at":    {"  - {mode: sim, name: a@b, policies: [fifo]}\n", `c.yaml:5: runs[0]: the run set name "a@b" has '@'`},
+		"empty":    {"  - {mode: sim, name: '', policies: [fifo]}\n", "c.yaml:5: runs[0]: empty name"},
+		"a dot":    {"  - {mode: sim, name: .x, policies: [fifo]}\n", `c.yaml:5: runs[0]: the run set name ".x" starts with '.'`},
+		"ok":       {"  - {mode: sim, policies: [fifo]}\n  - {mode: sim, name: x, policies: [fifo]}\n  - {mode: local, name: x, policies: [fifo]}\n", ""},
+		"named ok": {"  - {mode: sim, name: x, policies: [fifo]}\n  - {mode: sim, name: y, policies: [fifo]}\n", ""},
+	}
+	for name, tc := range cases {
+		_, err := Parse("c.yaml", []byte(head+tc.runs))
+		switch {
+		case tc.want == "" && err != nil:
+			t.Errorf("%s: %v", name, err)
+		case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)):
+			t.Errorf("%s: error %v, want %q", name, err, tc.want)
+		}
+	}
+}

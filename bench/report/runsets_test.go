@@ -1,0 +1,61 @@
+package report
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// A campaign's named run sets (<mode>-<name>/) are sections of their own,
+// after the mode's unnamed one, with their own figures; their named
+// workloads are compared side by side as a mode's are.
+func TestReportOfNamedRunSets(t *testing.T) {
+	dir := t.TempDir()
+	writeSet(t, filepath.Join(dir, "sim"), knownRuns())
+	for _, wl := range []string{"a", "b"} {
+		writeSet(t, filepath.Join(dir, "sim-varys", wl), knownRuns())
+	}
+	writeSet(t, filepath.Join(dir, "local-small"), knownRuns()[:4])
+	// not a run set: a file, and a directory of no mode
+	writeFile(t, filepath.Join(dir, "sim-notes"), "a file")
+	writeSet(t, filepath.Join(dir, "simulated"), knownRuns())
+	r, err := Generate(dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var titles, anchors []string
+	for _, m := range r.Modes {
+		titles = append(titles, m.Title())
+		anchors = append(anchors, m.Anchor())
+	}
+	want := "Mode: sim|Mode: sim, run set: varys, workload: a|Mode: sim, run set: varys, workload: b|Mode: local, run set: small"
+	if got := strings.Join(titles, "|"); got != want {
+		t.Fatalf("sections %q, want %q", got, want)
+	}
+	if got := strings.Join(anchors, " "); got != "mode-sim mode-sim-varys-a mode-sim-varys-b mode-local-small" {
+		t.Errorf("anchors %s", got)
+	}
+	if len(r.Comparisons) != 1 || r.Comparisons[0].Mode != "sim-varys" || r.Comparisons[0].Anchor() != "workloads-sim-varys" {
+		t.Fatalf("comparisons %+v", r.Comparisons)
+	}
+	// each section's figures have their own files and titles
+	for _, id := range []string{"sim-jct-cdf", "sim-varys-a-jct-cdf", "sim-varys-b-jct-cdf", "local-small-jct-cdf", "sim-varys-fig11-workloads"} {
+		f := findFigure(t, r, id)
+		if _, err := os.Stat(filepath.Join(r.OutDir, id+".svg")); err != nil && f.NoData == "" {
+			t.Error(err)
+		}
+	}
+	if f := findFigure(t, r, "sim-varys-a-jct-cdf"); !strings.HasPrefix(f.Title, "sim-varys/a: ") {
+		t.Errorf("figure title %q", f.Title)
+	}
+	html, err := os.ReadFile(r.HTMLPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range []string{`id="mode-sim-varys-a"`, `href="#mode-sim-varys-b"`, "Mode: local, run set: small"} {
+		if !strings.Contains(string(html), s) {
+			t.Errorf("report.html lacks %s", s)
+		}
+	}
+}
