@@ -41,7 +41,7 @@ func TestEveryPolicyBuildsWithDefaults(t *testing.T) {
 func TestDeclaredArgs(t *testing.T) {
 	want := map[string][]string{
 		"fifo":     {},
-		"fair":     {"node_threshold", "rack_threshold"},
+		"fair":     {"node_threshold", "rack_threshold", "slow_start"},
 		"capacity": {"node_locality_delay"},
 	}
 	for name, args := range want {
@@ -54,9 +54,10 @@ func TestDeclaredArgs(t *testing.T) {
 		}
 	}
 	f, _ := policy.Lookup("fair")
+	defaults := map[string]float64{"node_threshold": 1, "rack_threshold": 1, "slow_start": 0}
 	for _, a := range f.Args() {
-		if a.Type != "number" || a.Default != 1.0 {
-			t.Errorf("fair arg %s: type %s, default %v; want number, 1", a.Name, a.Type, a.Default)
+		if a.Type != "number" || a.Default != defaults[a.Name] {
+			t.Errorf("fair arg %s: type %s, default %v; want number, %g", a.Name, a.Type, a.Default, defaults[a.Name])
 		}
 	}
 }
