@@ -143,7 +143,13 @@ type GeneratorSpec struct {
 	SizeError    *float64
 	ArrivalError *float64
 	ArrivalShift *float64
-	Preset       string
+	// recurring: Jobs recurring jobs (0: the set's count) arriving over
+	// Window seconds (0: the generator's 60 minutes), W1's task counts ×
+	// TaskScale (0: 1), and AdHoc unplanned W1 jobs beside them.
+	Jobs      int
+	TaskScale float64
+	AdHoc     int
+	Preset    string
 }
 
 // SwimSpec imports a SWIM trace.
@@ -599,12 +605,13 @@ func parseGenerator(d *yamlfile.Decoder, n *yaml.Node, where string) *GeneratorS
 	m := d.Map(n, where)
 	m.Known("name", "seed", "scale", "arrivals", "rate", "block_size", "replication",
 		"scale_factor", "multistage", "workloads", "set", "size_error", "arrival_error", "arrival_shift", "preset",
-		"duration", "labels", "rounds", "window", "queries")
+		"duration", "labels", "rounds", "window", "queries", "jobs", "task_scale", "adhoc")
 	m.Require("name")
 	g := &GeneratorSpec{Name: m.Str("name"), Seed: 1, Scale: 1, Arrivals: "trace", BlockSize: 128 << 20, Replication: 3,
 		ScaleFactor: m.Float("scale_factor"), MultiStage: m.Str("multistage") == "true", Workloads: int(m.Int("workloads")),
 		Set: m.Str("set"), Preset: m.Str("preset"), Rate: m.Float("rate"),
-		Duration: m.Float("duration"), Window: m.Float("window"), Rounds: int(m.Int("rounds")), Labels: m.Strs("labels")}
+		Duration: m.Float("duration"), Window: m.Float("window"), Rounds: int(m.Int("rounds")), Labels: m.Strs("labels"),
+		Jobs: int(m.Int("jobs")), TaskScale: m.Float("task_scale"), AdHoc: int(m.Int("adhoc"))}
 	if m.Has("seed") {
 		g.Seed = uint64(m.Int("seed"))
 	}
@@ -632,14 +639,23 @@ func parseGenerator(d *yamlfile.Decoder, n *yaml.Node, where string) *GeneratorS
 	// options of one generator only: given to another, they would be
 	// silently ignored
 	for _, f := range []struct{ key, gen string }{
-		{"scale_factor", "tpch"}, {"multistage", "tpch"}, {"rounds", "tpch"}, {"window", "tpch"}, {"queries", "tpch"},
+		{"scale_factor", "tpch"}, {"multistage", "tpch"}, {"rounds", "tpch"}, {"window", "tpch recurring"}, {"queries", "tpch"},
 		{"workloads", "ml"}, {"duration", "ml"}, {"labels", "ml"},
 		{"size_error", "recurring"}, {"arrival_error", "recurring"}, {"arrival_shift", "recurring"},
+		{"jobs", "recurring"}, {"task_scale", "recurring"}, {"adhoc", "recurring"},
 	} {
-		if m.Has(f.key) && g.Name != f.gen && g.Name != "" {
-			m.Fail(f.key, "%s is an option of the %s generator, not of %s", f.key, f.gen, g.Name)
+		if m.Has(f.key) && !slices.Contains(strings.Fields(f.gen), g.Name) && g.Name != "" {
+			m.Fail(f.key, "%s is an option of the %s generator, not of %s", f.key, strings.ReplaceAll(f.gen, " ", " and "), g.Name)
 			return g
 		}
+	}
+	switch {
+	case m.Has("jobs") && g.Jobs < 1:
+		m.Fail("jobs", "jobs must be at least 1 (got %d)", g.Jobs)
+	case m.Has("task_scale") && !(g.TaskScale > 0 && g.TaskScale <= 1e6):
+		m.Fail("task_scale", "task_scale multiplies W1's task counts and must be positive (got %g)", g.TaskScale)
+	case m.Has("adhoc") && g.AdHoc < 0:
+		m.Fail("adhoc", "adhoc is a number of jobs and must be at least 0 (got %d)", g.AdHoc)
 	}
 	for _, f := range []struct {
 		key string

@@ -62,6 +62,16 @@ func generate(g *GeneratorSpec) (*workload.Workload, *workload.Datasets, *worklo
 				*f.dst = *f.v
 			}
 		}
+		if g.Jobs > 0 {
+			o.Jobs = g.Jobs
+		}
+		if g.Window > 0 {
+			o.Window = g.Window
+		}
+		if g.TaskScale > 0 {
+			o.TaskScale = g.TaskScale
+		}
+		o.AdHoc = g.AdHoc
 		return recurring.Generate(o)
 	case "mix":
 		preset := g.Preset
