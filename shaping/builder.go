@@ -210,11 +210,39 @@ func (b *builder) addHost(r, h, i int, br string) error {
 	if err := b.up(hh, MgmtDev); err != nil {
 		return err
 	}
+	if nic := b.spec.hostNICBps(r); nic > 0 {
+		if err := b.shapeHostNIC(hns, hh, fabEnd, nic); err != nil {
+			return fmt.Errorf("shaping: NIC of %s: %w", nsName, err)
+		}
+	}
 	b.wait = append(b.wait, nsName)
 	if buildFault != nil {
 		return buildFault(nsName)
 	}
 	return nil
+}
+
+// shapeHostNIC shapes a host's NIC at rateBps: the fabric's port toward
+// the host (egress there is what the host receives) and, in Switched mode,
+// the host's data interface (what it sends; in Flat mode that interface is
+// its worker's, whose HostShaper replaces any root qdisc).
+func (b *builder) shapeHostNIC(hns netns.NsHandle, hh *netlink.Handle, fabEnd string, rateBps float64) error {
+	if err := b.shapeLink(fabEnd, rateBps, b.spec.Priorities); err != nil {
+		return err
+	}
+	if b.spec.Mode != Switched {
+		return nil
+	}
+	l, err := hh.LinkByName(DataDev)
+	if err != nil {
+		return fmt.Errorf("shaping: link %s: %w", DataDev, err)
+	}
+	t, err := openTcAt(hns)
+	if err != nil {
+		return err
+	}
+	defer t.Close()
+	return shapeLinkTc(t, uint32(l.Attrs().Index), rateBps, b.spec.Priorities)
 }
 
 // addRackLink makes the veth pair between rack r's bridge and the core
