@@ -211,7 +211,7 @@ func (b *builder) addHost(r, h, i int, br string) error {
 		return err
 	}
 	if nic := b.spec.hostNICBps(r); nic > 0 {
-		if err := b.shapeHostNIC(hns, hh, fabEnd, nic); err != nil {
+		if err := b.shapeHostNIC(fabEnd, nic); err != nil {
 			return fmt.Errorf("shaping: NIC of %s: %w", nsName, err)
 		}
 	}
@@ -222,30 +222,37 @@ func (b *builder) addHost(r, h, i int, br string) error {
 	return nil
 }
 
-// shapeHostNIC shapes a host's NIC at rateBps: the fabric's port toward
-// the host (egress there is what the host receives) and, in Switched mode,
-// the host's data interface (what it sends; in Flat mode that interface is
-// its worker's, whose HostShaper replaces any root qdisc).
-func (b *builder) shapeHostNIC(hns netns.NsHandle, hh *netlink.Handle, fabEnd string, rateBps float64) error {
+// shapeHostNIC shapes a host's NIC at rateBps, in the fabric, so that the
+// host's own interface stays its worker's: egress of the fabric's port
+// toward the host is what the host receives; what it sends enters that
+// port and is redirected through an IFB device ("i" + the port's name)
+// whose egress is shaped, then goes on into the bridge.
+func (b *builder) shapeHostNIC(fabEnd string, rateBps float64) error {
 	if err := b.shapeLink(fabEnd, rateBps, b.spec.Priorities); err != nil {
 		return err
 	}
-	if b.spec.Mode != Switched {
-		return nil
+	ifb := ifbName(fabEnd)
+	if err := b.fab.LinkAdd(&netlink.Ifb{LinkAttrs: netlink.LinkAttrs{Name: ifb, TxQLen: txQLen}}); err != nil {
+		return fmt.Errorf("shaping: add %s: %w", ifb, err)
 	}
-	l, err := hh.LinkByName(DataDev)
-	if err != nil {
-		return fmt.Errorf("shaping: link %s: %w", DataDev, err)
-	}
-	t, err := openTcAt(hns)
-	if err != nil {
+	if err := b.up(b.fab, ifb); err != nil {
 		return err
 	}
-	defer t.Close()
-	return shapeLinkTc(t, uint32(l.Attrs().Index), rateBps, b.spec.Priorities)
+	if err := b.shapeLink(ifb, rateBps, b.spec.Priorities); err != nil {
+		return err
+	}
+	port, err := b.fab.LinkByName(fabEnd)
+	if err != nil {
+		return fmt.Errorf("shaping: link %s: %w", fabEnd, err)
+	}
+	l, err := b.fab.LinkByName(ifb)
+	if err != nil {
+		return fmt.Errorf("shaping: link %s: %w", ifb, err)
+	}
+	return redirectIngress(b.fabTc, uint32(port.Attrs().Index), uint32(l.Attrs().Index))
 }
 
-// addRackLink makes the veth pair between rack r's bridge and the core
+// addRackLink makes// addRackLink makes the veth pair between rack r's bridge and the core
 // bridge and shapes both directions.
 func (b *builder) addRackLink(r int, rs RackSpec) error {
 	up, down := rackUpDev(r), rackDownDev(r)

@@ -176,9 +176,8 @@ func groupCounters(cs map[uint32]ClassCounters, m uint32) GroupCounters {
 }
 
 // HostNICCounters reads the counters of host i's shaped NIC (an index of
-// Hosts): rx from the fabric's port toward the host, tx from the host's
-// data interface (Switched mode only; zero in Flat mode, where that
-// interface is its worker's).
+// Hosts): rx from the fabric's port toward the host, tx from the IFB that
+// what the host sends passes through.
 func (c *Cluster) HostNICCounters(i int) (rx, tx GroupCounters, err error) {
 	if i < 0 || i >= len(c.Hosts) {
 		return rx, tx, fmt.Errorf("shaping: no host %d", i)
@@ -187,16 +186,16 @@ func (c *Cluster) HostNICCounters(i int) (rx, tx GroupCounters, err error) {
 	if c.Spec.hostNICBps(h.Rack) <= 0 {
 		return rx, tx, fmt.Errorf("shaping: cluster %s does not shape host NICs", c.Spec.Prefix)
 	}
-	cs, err := devClassCounters(c.FabricNetns(), h.Name)
-	if err != nil {
-		return rx, tx, err
-	}
-	rx = groupCounters(cs, rackMinor(0))
-	if c.Spec.Mode == Switched {
-		if cs, err = devClassCounters(h.Netns, h.DataDev); err != nil {
+	for j, dev := range []string{h.Name, ifbName(h.Name)} {
+		cs, err := devClassCounters(c.FabricNetns(), dev)
+		if err != nil {
 			return rx, tx, err
 		}
-		tx = groupCounters(cs, rackMinor(0))
+		if j == 0 {
+			rx = groupCounters(cs, rackMinor(0))
+		} else {
+			tx = groupCounters(cs, rackMinor(0))
+		}
 	}
 	return rx, tx, nil
 }

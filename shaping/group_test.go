@@ -99,3 +99,21 @@ func TestGroupFilters(t *testing.T) {
 		}
 	}
 }
+
+// A rack's own NIC rate overrides the cluster's; a negative one is refused.
+func TestHostNICRate(t *testing.T) {
+	s := ClusterSpec{Prefix: "rl", Racks: []RackSpec{{Hosts: 1}, {Hosts: 1, HostNICBps: 50e6}}, HostNICBps: 125e6}
+	if err := s.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	if s.hostNICBps(0) != 125e6 || s.hostNICBps(1) != 50e6 {
+		t.Errorf("NIC rates %g, %g; want 125e6 (the cluster's) and 50e6 (the rack's)", s.hostNICBps(0), s.hostNICBps(1))
+	}
+	s.Racks[1].HostNICBps = -1
+	if err := s.Validate(); err == nil {
+		t.Error("a negative NIC rate is accepted")
+	}
+	if got := ifbName(hostName(3, 12)); len(got) > 15 {
+		t.Errorf("IFB name %q is longer than an interface name may be", got)
+	}
+}

@@ -24,11 +24,11 @@ type ClusterSpec struct {
 	Mode   Mode
 	Racks  []RackSpec
 	// HostNICBps is bytes/s per host NIC in each direction, for racks
-	// that do not give their own; 0 = unshaped. A shaped NIC is shaped on
-	// the fabric's port toward the host (what the host receives) in both
-	// modes, and on the host's data interface (what it sends) in Switched
-	// mode; in Flat mode the host's data interface belongs to its worker's
-	// HostShaper.
+	// that do not give their own; 0 = unshaped. A NIC is shaped in the
+	// fabric, never on the host's own interface (its worker's): on the
+	// egress of the fabric's port toward the host (what the host
+	// receives), and on an IFB device its ingress is redirected through
+	// (what the host sends).
 	HostNICBps float64
 	// Priorities gives each shaped rack link end and each shaped host NIC
 	// one HTB leaf per Priority, selected by DSCP (in Flat mode the
@@ -103,6 +103,7 @@ func hostName(r, h int) string         { return fmt.Sprintf("r%dh%d", r, h) }
 func rackBridge(r int) string          { return fmt.Sprintf("br-r%d", r) }
 func rackUpDev(r int) string           { return fmt.Sprintf("r%d-up", r) }
 func rackDownDev(r int) string         { return fmt.Sprintf("r%d-down", r) }
+func ifbName(port string) string       { return "i" + port }
 func fabricNetns(prefix string) string { return prefix + "-core" }
 func mgmtBridge(prefix string) string  { return prefix + "-mgmt" }
 

@@ -61,10 +61,8 @@ func TestCheckEmulated(t *testing.T) {
 					break
 				}
 			}
-			want := []string{"shaped rack rate", "shaped host NIC rate (r0h0 receive)", "tier read rates", "priority order (", "priority order (r0h0 NIC receive)"}
-			if mode == shaping.Switched {
-				want = append(want, "shaped host NIC rate (r0h0 send)")
-			}
+			want := []string{"shaped rack rate", "shaped host NIC rate (r0h0 receive)", "shaped host NIC rate (r0h0 send)", "tier read rates",
+				"priority order (", "priority order (r0h0 NIC receive)", "priority order (r0h0 NIC send)"}
 			for _, w := range want {
 				found := false
 				for _, l := range lines {
