@@ -595,15 +595,33 @@ var (
 func (e *env) rackPriority() (Line, error) {
 	hi, lo := int(hiBand.DSCP()), int(loBand.DSCP())
 	if e.opt.Mode == shaping.Switched {
-		flows := [][3]int{{e.host(0, 0), e.host(1, 0), hi}, {e.host(0, 1), e.host(1, 1), lo}}
-		got, err := e.measurePriority(flows, e.opt.Topology.Racks[0].UplinkBps, func() ([]uint64, error) {
+		// the rack's last host sends the low flow, every other host a high
+		// one, so that the high priority alone can fill an uplink faster
+		// than one NIC
+		n := len(e.opt.Topology.Racks[0].Hosts)
+		dsts := len(e.opt.Topology.Racks[1].Hosts)
+		var flows [][3]int
+		for h := range n {
+			dscp := hi
+			if h == n-1 {
+				dscp = lo
+			}
+			flows = append(flows, [3]int{e.host(0, h), e.host(1, h%dsts), dscp})
+		}
+		const name = "priority order (rack 0 uplink)"
+		up := e.opt.Topology.Racks[0].UplinkBps
+		if highNICs := float64(n-1) * e.nicBps(e.host(0, 0)); highNICs < rateLow*up {
+			return Line{Name: name, Detail: fmt.Sprintf("not checkable: the uplink (%s) is faster than the NICs of the %d hosts with high flows (%s); use more hosts per rack or oversubscription",
+				mbps(up), n-1, mbps(highNICs))}, nil
+		}
+		got, err := e.measurePriority(flows, up, func() ([]uint64, error) {
 			up, _, err := e.net.RackLinkGroupCounters(0)
 			return []uint64{up.Leaves[hiBand].Bytes, up.Leaves[loBand].Bytes}, err
 		})
 		if err != nil {
 			return Line{}, err
 		}
-		return priorityLine("priority order (rack 0 uplink)", got[0], got[1], e.opt.Topology.Racks[0].UplinkBps, hiBand, loBand), nil
+		return priorityLine(name, got[0], got[1], up, hiBand, loBand), nil
 	}
 	src := e.host(0, 0)
 	flows := [][3]int{{src, e.host(1, 0), hi}, {src, e.host(1, 1), lo}}
