@@ -78,6 +78,9 @@ func Run(ctx context.Context, opt Options) (lines []Line, err error) {
 		opt.Measure = 2 * time.Second
 	}
 	topo := opt.Topology
+	if topo == nil {
+		return nil, errors.New("check: no topology")
+	}
 	if len(topo.Racks) < 2 || len(topo.Racks[0].Hosts) < 2 || len(topo.Racks[1].Hosts) < 2 {
 		return nil, errors.New("check: the cluster needs at least 2 racks of at least 2 hosts")
 	}
