@@ -33,6 +33,8 @@ type localFlags struct {
 	natsPort   int
 	maxRunTime time.Duration
 	verbose    bool
+	priorities bool
+	shapeNICs  bool
 }
 
 func localCmd() *cobra.Command {
@@ -57,6 +59,8 @@ func addClusterFlags(c *cobra.Command, f *localFlags) {
 	fl.StringVar(&f.prefix, "prefix", "rl", "name prefix of every namespace and link (1-6 of [a-z0-9])")
 	fl.IntVar(&f.natsPort, "nats-port", 4222, "port of the coordinator's NATS server on the management network")
 	fl.BoolVarP(&f.verbose, "verbose", "v", false, "log the coordinator's events")
+	fl.BoolVar(&f.priorities, "priorities", false, "one HTB leaf per priority band (chosen by DSCP) on every shaped bottleneck")
+	fl.BoolVar(&f.shapeNICs, "shape-nics", false, "shape every host's NIC at the topology's rate")
 }
 
 func (f *localFlags) topologyAndMode() (*cluster.Topology, shaping.Mode, error) {
@@ -88,7 +92,7 @@ func (f *localFlags) options(topo *cluster.Topology, mode shaping.Mode, logf fun
 		return local.Options{}, err
 	}
 	return local.Options{Prefix: f.prefix, Mode: mode, Topology: topo, WorkerCommand: []string{exe, "worker"},
-		Dir: dir, NATSPort: f.natsPort, Cluster: "racklab", Logf: logf}, nil
+		Dir: dir, NATSPort: f.natsPort, Cluster: "racklab", Logf: logf, Priorities: f.priorities, ShapeHostNICs: f.shapeNICs}, nil
 }
 
 func localRunCmd() *cobra.Command {

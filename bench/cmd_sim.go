@@ -33,7 +33,7 @@ func rootCmd() *cobra.Command {
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.AddCommand(simCmd(), localCmd(), runCmd(), reportCmd(), reproduceCmd())
+	root.AddCommand(simCmd(), localCmd(), runCmd(), reportCmd(), reproduceCmd(), checkCmd())
 	w := agent.Command()
 	w.Hidden = true // how the emulator starts its workers
 	root.AddCommand(w)

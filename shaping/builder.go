@@ -210,6 +210,11 @@ func (b *builder) addHost(r, h, i int, br string) error {
 	if err := b.up(hh, MgmtDev); err != nil {
 		return err
 	}
+	if nic := b.spec.hostNICBps(r); nic > 0 {
+		if err := b.shapeHostNIC(fabEnd, nic); err != nil {
+			return fmt.Errorf("shaping: NIC of %s: %w", nsName, err)
+		}
+	}
 	b.wait = append(b.wait, nsName)
 	if buildFault != nil {
 		return buildFault(nsName)
@@ -217,7 +222,37 @@ func (b *builder) addHost(r, h, i int, br string) error {
 	return nil
 }
 
-// addRackLink makes the veth pair between rack r's bridge and the core
+// shapeHostNIC shapes a host's NIC at rateBps, in the fabric, so that the
+// host's own interface stays its worker's: egress of the fabric's port
+// toward the host is what the host receives; what it sends enters that
+// port and is redirected through an IFB device ("i" + the port's name)
+// whose egress is shaped, then goes on into the bridge.
+func (b *builder) shapeHostNIC(fabEnd string, rateBps float64) error {
+	if err := b.shapeLink(fabEnd, rateBps, b.spec.Priorities); err != nil {
+		return err
+	}
+	ifb := ifbName(fabEnd)
+	if err := b.fab.LinkAdd(&netlink.Ifb{LinkAttrs: netlink.LinkAttrs{Name: ifb, TxQLen: txQLen}}); err != nil {
+		return fmt.Errorf("shaping: add %s: %w", ifb, err)
+	}
+	if err := b.up(b.fab, ifb); err != nil {
+		return err
+	}
+	if err := b.shapeLink(ifb, rateBps, b.spec.Priorities); err != nil {
+		return err
+	}
+	port, err := b.fab.LinkByName(fabEnd)
+	if err != nil {
+		return fmt.Errorf("shaping: link %s: %w", fabEnd, err)
+	}
+	l, err := b.fab.LinkByName(ifb)
+	if err != nil {
+		return fmt.Errorf("shaping: link %s: %w", ifb, err)
+	}
+	return redirectIngress(b.fabTc, uint32(port.Attrs().Index), uint32(l.Attrs().Index))
+}
+
+// addRackLink makes// addRackLink makes the veth pair between rack r's bridge and the core
 // bridge and shapes both directions.
 func (b *builder) addRackLink(r int, rs RackSpec) error {
 	up, down := rackUpDev(r), rackDownDev(r)

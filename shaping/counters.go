@@ -159,3 +159,66 @@ func (c *Cluster) PriorityCounters(r int) (up, down [NumPriorities]ClassCounters
 	}
 	return up, down, nil
 }
+
+// GroupCounters are the kernel's counters of one shaped group: the group's
+// class (every byte through it) and, with priorities, each priority leaf.
+type GroupCounters struct {
+	Total  ClassCounters
+	Leaves [NumPriorities]ClassCounters
+}
+
+func groupCounters(cs map[uint32]ClassCounters, m uint32) GroupCounters {
+	g := GroupCounters{Total: cs[m]}
+	for p := range Priority(NumPriorities) {
+		g.Leaves[p] = cs[leafMinor(m, p)]
+	}
+	return g
+}
+
+// HostNICCounters reads the counters of host i's shaped NIC (an index of
+// Hosts): rx from the fabric's port toward the host, tx from the IFB that
+// what the host sends passes through.
+func (c *Cluster) HostNICCounters(i int) (rx, tx GroupCounters, err error) {
+	if i < 0 || i >= len(c.Hosts) {
+		return rx, tx, fmt.Errorf("shaping: no host %d", i)
+	}
+	h := c.Hosts[i]
+	if c.Spec.hostNICBps(h.Rack) <= 0 {
+		return rx, tx, fmt.Errorf("shaping: cluster %s does not shape host NICs", c.Spec.Prefix)
+	}
+	for j, dev := range []string{h.Name, ifbName(h.Name)} {
+		cs, err := devClassCounters(c.FabricNetns(), dev)
+		if err != nil {
+			return rx, tx, err
+		}
+		if j == 0 {
+			rx = groupCounters(cs, rackMinor(0))
+		} else {
+			tx = groupCounters(cs, rackMinor(0))
+		}
+	}
+	return rx, tx, nil
+}
+
+// RackLinkGroupCounters reads the class counters of rack r's link ends
+// (Switched mode): up is rack -> core, down is core -> rack.
+func (c *Cluster) RackLinkGroupCounters(r int) (up, down GroupCounters, err error) {
+	if c.Spec.Mode != Switched {
+		return up, down, fmt.Errorf("shaping: cluster %s has no rack links (%s mode)", c.Spec.Prefix, c.Spec.Mode)
+	}
+	if r < 0 || r >= len(c.Spec.Racks) {
+		return up, down, fmt.Errorf("shaping: no rack %d", r)
+	}
+	for i, dev := range []string{rackUpDev(r), rackDownDev(r)} {
+		cs, err := devClassCounters(c.FabricNetns(), dev)
+		if err != nil {
+			return up, down, err
+		}
+		if i == 0 {
+			up = groupCounters(cs, rackMinor(0))
+		} else {
+			down = groupCounters(cs, rackMinor(0))
+		}
+	}
+	return up, down, nil
+}

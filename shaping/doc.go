@@ -28,8 +28,13 @@
 // of the root namespace. IPv6 is disabled on every interface the emulator
 // makes, so that neighbour discovery does not pollute the counters.
 //
-// [ClusterSpec.HostNICBps] is accepted but ignored in this version: host NICs
-// are not shaped.
+// Host NICs are shaped when [ClusterSpec.HostNICBps] (or a rack's
+// [RackSpec.HostNICBps]) is set: an HTB group at the NIC rate on the
+// fabric's port toward the host (egress there is what the host receives:
+// the receiver downlink) in both modes, and on the host's data interface
+// (what it sends) in [Switched] mode. In [Flat] mode the data interface
+// belongs to the worker's [HostShaper], so a host's sending is shaped only
+// toward other racks there. [Cluster.HostNICCounters] reads them.
 //
 // # Host shaping
 //
@@ -42,14 +47,17 @@
 //
 // # Priorities
 //
-// With [ClusterSpec.Priorities] (rack links) or [HostShaper.SetPriorities]
-// (host classes), every shaped group gets one HTB leaf per [Priority], chosen
+// With [ClusterSpec.Priorities] (rack links and host NICs) or
+// [HostShaper.SetPriorities] (host classes), every shaped group gets one HTB
+// leaf per [Priority] (HTB prio = the band; u32 on the IPv4 TOS byte), chosen
 // by the DSCP of the packet ([SetPriority] marks a socket, and may be called
 // while it carries data). The priorities, their codepoints and their order
 // are the priority table of internal/traffic, which the coordinator's
 // priority pushes follow too; unmarked packets and unknown codepoints go to
 // its best-effort leaf. The leaves share the group's rate and a higher
-// priority borrows it first; each leaf is guaranteed 1% so none starves.
+// priority borrows it first; each leaf is guaranteed 1% ([LeafGuarantee]) so
+// none starves. Only HTB and u32 are used: kernels without the prio, fq,
+// flower or police modules do.
 //
 // # Counters
 //

@@ -296,3 +296,10 @@ func openTcAt(h netns.NsHandle) (*tc.Tc, error) {
 	}
 	return t, nil
 }
+
+// Priorities reports whether the rack classes have priority leaves.
+func (s *HostShaper) Priorities() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.prios
+}

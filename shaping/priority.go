@@ -60,30 +60,56 @@ func leafMinor(group uint32, p Priority) uint32 { return group | uint32(p+1) }
 // Priority under it. fresh says the group is new, so its DSCP filters must
 // be added.
 func setGroup(t *tc.Tc, ifindex, m uint32, rateBps float64, prios, fresh bool) error {
-	if err := setClass(t, ifindex, classSpec{minor: m, rate: rateBps, ceil: rateBps}); err != nil {
-		return err
-	}
-	if !prios {
-		return nil
-	}
-	for p := range Priority(NumPriorities) {
-		c := classSpec{parent: m, minor: leafMinor(m, p), rate: rateBps * leafShare, ceil: rateBps, prio: uint32(p)}
+	for _, c := range groupClasses(m, rateBps, prios) {
 		if err := setClass(t, ifindex, c); err != nil {
 			return err
 		}
 	}
-	if !fresh {
+	if !prios || !fresh {
 		return nil
 	}
+	for _, f := range groupFilters(m) {
+		if err := addU32(t, ifindex, m, f.pref, f.proto, f.key, f.minor); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// groupClasses are the HTB classes of a group at minor m: the group at
+// rateBps and, with prios, one leaf per Priority under it, guaranteed
+// leafShare of the rate, allowed all of it, and served in the band's
+// order (HTB prio: a smaller one borrows the group's spare rate first).
+func groupClasses(m uint32, rateBps float64, prios bool) []classSpec {
+	out := []classSpec{{minor: m, rate: rateBps, ceil: rateBps}}
+	if !prios {
+		return out
+	}
+	for p := range Priority(NumPriorities) {
+		out = append(out, classSpec{parent: m, minor: leafMinor(m, p), rate: rateBps * leafShare, ceil: rateBps, prio: uint32(p)})
+	}
+	return out
+}
+
+// filterSpec is one u32 filter of a group's filter list.
+type filterSpec struct {
+	pref, proto uint16
+	key         tc.U32Key
+	minor       uint32
+}
+
+// groupFilters send a group's packets to its leaves: one filter per
+// codepoint of the priority table, on the IPv4 TOS byte, and a catch-all
+// (last) into the best-effort leaf.
+func groupFilters(m uint32) []filterSpec {
+	var out []filterSpec
 	for p := range Priority(NumPriorities) {
 		if p == catchAll {
 			continue // the catch-all below
 		}
-		if err := addU32(t, ifindex, m, priorityFilter+uint16(p), ethPIP, dscpKey(p.DSCP()), leafMinor(m, p)); err != nil {
-			return err
-		}
+		out = append(out, filterSpec{pref: priorityFilter + uint16(p), proto: ethPIP, key: dscpKey(p.DSCP()), minor: leafMinor(m, p)})
 	}
-	return addU32(t, ifindex, m, catchAllPref, ethPAll, anyKey, leafMinor(m, catchAll))
+	return append(out, filterSpec{pref: catchAllPref, proto: ethPAll, key: anyKey, minor: leafMinor(m, catchAll)})
 }
 
 // deleteGroup removes a group's filters and classes.
@@ -103,3 +129,8 @@ func deleteGroup(t *tc.Tc, ifindex, m uint32) error {
 	}
 	return deleteClass(t, ifindex, 0, m)
 }
+
+// LeafGuarantee is the rate each priority leaf of a group of rate
+// groupBps is guaranteed: a lower priority never gets less while it
+// sends, whatever the higher ones send.
+func LeafGuarantee(groupBps float64) float64 { return groupBps * leafShare }

@@ -11,6 +11,9 @@ type RackSpec struct {
 	Hosts       int
 	UplinkBps   float64 // bytes per second, rack -> core; 0 = unshaped
 	DownlinkBps float64 // bytes per second, core -> rack; 0 = unshaped
+	// HostNICBps is the NIC rate of this rack's hosts, bytes per second
+	// in each direction; 0 = ClusterSpec.HostNICBps.
+	HostNICBps float64
 }
 
 // ClusterSpec describes an emulated cluster.
@@ -20,12 +23,16 @@ type ClusterSpec struct {
 	Prefix string
 	Mode   Mode
 	Racks  []RackSpec
-	// HostNICBps is bytes/s per host NIC; 0 = unshaped. Ignored in this
-	// version: host NICs are not shaped.
+	// HostNICBps is bytes/s per host NIC in each direction, for racks
+	// that do not give their own; 0 = unshaped. A NIC is shaped in the
+	// fabric, never on the host's own interface (its worker's): on the
+	// egress of the fabric's port toward the host (what the host
+	// receives), and on an IFB device its ingress is redirected through
+	// (what the host sends).
 	HostNICBps float64
-	// Priorities gives each shaped rack link end one HTB leaf per Priority,
-	// selected by DSCP (Switched mode; in Flat mode see
-	// HostShaper.SetPriorities).
+	// Priorities gives each shaped rack link end and each shaped host NIC
+	// one HTB leaf per Priority, selected by DSCP (in Flat mode the
+	// workers' own shapers take HostShaper.SetPriorities).
 	Priorities bool
 }
 
@@ -58,7 +65,7 @@ func (s ClusterSpec) Validate() error {
 		if rs.Hosts < 1 || rs.Hosts > MaxHostsPerRack {
 			return fmt.Errorf("shaping: rack %d has %d hosts, want 1..%d", r, rs.Hosts, MaxHostsPerRack)
 		}
-		if rs.UplinkBps < 0 || rs.DownlinkBps < 0 {
+		if rs.UplinkBps < 0 || rs.DownlinkBps < 0 || rs.HostNICBps < 0 {
 			return fmt.Errorf("shaping: rack %d has a negative rate", r)
 		}
 		total += rs.Hosts
@@ -70,6 +77,14 @@ func (s ClusterSpec) Validate() error {
 		return errors.New("shaping: negative HostNICBps")
 	}
 	return nil
+}
+
+// hostNICBps is the NIC rate of rack r's hosts (0: unshaped).
+func (s ClusterSpec) hostNICBps(r int) float64 {
+	if s.Racks[r].HostNICBps > 0 {
+		return s.Racks[r].HostNICBps
+	}
+	return s.HostNICBps
 }
 
 // Interface names inside a host namespace.
@@ -88,6 +103,7 @@ func hostName(r, h int) string         { return fmt.Sprintf("r%dh%d", r, h) }
 func rackBridge(r int) string          { return fmt.Sprintf("br-r%d", r) }
 func rackUpDev(r int) string           { return fmt.Sprintf("r%d-up", r) }
 func rackDownDev(r int) string         { return fmt.Sprintf("r%d-down", r) }
+func ifbName(port string) string       { return "i" + port }
 func fabricNetns(prefix string) string { return prefix + "-core" }
 func mgmtBridge(prefix string) string  { return prefix + "-mgmt" }
 

@@ -7,6 +7,7 @@ import (
 	"net"
 
 	tc "github.com/florianl/go-tc"
+	"github.com/florianl/go-tc/core"
 	"golang.org/x/sys/unix"
 )
 
@@ -71,6 +72,41 @@ func deleteFilters(t *tc.Tc, ifindex, parent uint32, pref, proto uint16) error {
 	}
 	if err := t.Filter().Delete(&f); err != nil && !errors.Is(err, unix.ENOENT) && !errors.Is(err, unix.EINVAL) {
 		return fmt.Errorf("shaping: delete filters at %x:%x pref %d: %w", QdiscMajor, parent, pref, err)
+	}
+	return nil
+}
+
+// Actions of a mirred redirect (include/uapi/linux/pkt_cls.h, tc_mirred.h).
+const (
+	tcActStolen    = 4
+	tcaEgressRedir = 1
+	ingressMajor   = 0xffff
+)
+
+// redirectIngress sends every packet arriving on ifindex through the
+// egress of device to (an IFB, which hands it back to ifindex's ingress
+// path afterwards): an ingress qdisc with one u32 filter and a mirred
+// action.
+func redirectIngress(t *tc.Tc, ifindex, to uint32) error {
+	q := tc.Object{
+		Msg:       tc.Msg{Family: unix.AF_UNSPEC, Ifindex: ifindex, Handle: core.BuildHandle(ingressMajor, 0), Parent: tc.HandleIngress},
+		Attribute: tc.Attribute{Kind: "ingress"},
+	}
+	if err := t.Qdisc().Add(&q); err != nil {
+		return fmt.Errorf("shaping: add ingress qdisc on ifindex %d: %w", ifindex, err)
+	}
+	classid := uint32(0)
+	actions := []*tc.Action{{Kind: "mirred", Mirred: &tc.Mirred{Parms: &tc.MirredParam{Action: tcActStolen, Eaction: tcaEgressRedir, IfIndex: to}}}}
+	f := tc.Object{
+		Msg: tc.Msg{Family: unix.AF_UNSPEC, Ifindex: ifindex, Parent: core.BuildHandle(ingressMajor, 0), Info: filterInfo(1, ethPAll)},
+		Attribute: tc.Attribute{Kind: "u32", U32: &tc.U32{
+			ClassID: &classid,
+			Sel:     &tc.U32Sel{Flags: u32Terminal, NKeys: 1, Keys: []tc.U32Key{anyKey}},
+			Actions: &actions,
+		}},
+	}
+	if err := t.Filter().Add(&f); err != nil {
+		return fmt.Errorf("shaping: redirect ingress of ifindex %d to %d: %w", ifindex, to, err)
 	}
 	return nil
 }

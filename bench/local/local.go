@@ -42,7 +42,32 @@ type Options struct {
 	// Background is the share of every shaped rack link that real,
 	// paced background flows occupy while the cluster is up (0: none).
 	Background float64
-	Logf       func(format string, args ...any)
+	// Priorities gives every shaped bottleneck one HTB leaf per band of
+	// the priority table, chosen by DSCP: the rack links in switched mode,
+	// the workers' own shapers in flat mode, and the host NICs.
+	Priorities bool
+	// ShapeHostNICs shapes every host's NIC at the topology's rate.
+	ShapeHostNICs bool
+	Logf          func(format string, args ...any)
+}
+
+// NetworkSpec is the network Start builds for opt.
+func NetworkSpec(opt Options) shaping.ClusterSpec {
+	spec := shaping.ClusterSpec{Prefix: opt.Prefix, Mode: opt.Mode, Priorities: opt.Priorities}
+	for _, r := range opt.Topology.Racks {
+		rs := shaping.RackSpec{Hosts: len(r.Hosts)}
+		if opt.Mode == shaping.Switched {
+			rs.UplinkBps, rs.DownlinkBps = r.UplinkBps, r.DownlinkBps
+		}
+		if opt.ShapeHostNICs && len(r.Hosts) > 0 {
+			// one rate per rack: its fastest host's
+			for _, h := range r.Hosts {
+				rs.HostNICBps = max(rs.HostNICBps, opt.Topology.Hosts[h].NICBps)
+			}
+		}
+		spec.Racks = append(spec.Racks, rs)
+	}
+	return spec
 }
 
 // Emulator is a running emulated cluster with its workers.
@@ -73,14 +98,7 @@ func Start(opt Options) (e *Emulator, err error) {
 	if err := Cleanup(opt.Prefix); err != nil {
 		return nil, fmt.Errorf("local: leftovers of an earlier cluster %s: %w", opt.Prefix, err)
 	}
-	spec := shaping.ClusterSpec{Prefix: opt.Prefix, Mode: opt.Mode}
-	for _, r := range opt.Topology.Racks {
-		rs := shaping.RackSpec{Hosts: len(r.Hosts)}
-		if opt.Mode == shaping.Switched {
-			rs.UplinkBps, rs.DownlinkBps = r.UplinkBps, r.DownlinkBps
-		}
-		spec.Racks = append(spec.Racks, rs)
-	}
+	spec := NetworkSpec(opt)
 	e = &Emulator{opt: opt}
 	var hosts []string
 	for _, h := range opt.Topology.Hosts {
@@ -150,6 +168,9 @@ func (e *Emulator) startWorker(i int, hn shaping.HostNet, credsPath string) erro
 	if e.opt.Mode == shaping.Flat && rack.UplinkBps > 0 {
 		// a static equal split of the rack's uplink among its hosts
 		args = append(args, "--shape", strconv.FormatInt(int64(rack.UplinkBps/float64(len(rack.Hosts))), 10))
+		if e.opt.Priorities {
+			args = append(args, "--shape-priorities")
+		}
 	}
 	logDir := e.opt.LogDir
 	if logDir == "" {

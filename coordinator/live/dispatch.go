@@ -82,7 +82,10 @@ func (r *run) launch(a *engine.Attempt) {
 	}
 	l := wire.Launch{Attempt: int64(a.ID), Job: job.Spec.ID, Stage: st.Spec.Name, Index: int(a.Task.Index),
 		Class: class.String(), ComputeNsPerByte: st.Spec.ComputeNsPerByte, InputBytes: a.InputBytes,
-		OutputKey: OutputKey(a.ID)}
+		OutputKey: OutputKey(a.ID),
+		// the priority the policy launched it with, through the same
+		// table as a later re-mark: its first bytes are already ranked
+		DSCP: traffic.PriorityDSCP(a.Priority)}
 	if st.Spec.Kind == workload.Map {
 		l.Kind = wire.KindMap
 		if ref, ok := r.eng.InputObject(a); ok && a.Source.Host >= 0 {

@@ -45,9 +45,12 @@ type Config struct {
 	DataDev string
 	// ShapeBps, when positive, makes the worker shape its own traffic to
 	// every other rack at this rate (host shaping).
-	ShapeBps  float64
-	Fetchers  int
-	Heartbeat time.Duration // default 500 ms
+	ShapeBps float64
+	// ShapePriorities gives each shaped rack class one HTB leaf per band
+	// of the priority table (internal/traffic), chosen by DSCP.
+	ShapePriorities bool
+	Fetchers        int
+	Heartbeat       time.Duration // default 500 ms
 	// MetricsAddr, when set, serves Prometheus metrics on /metrics there.
 	MetricsAddr string
 	Logf        func(format string, args ...any)
@@ -131,7 +134,7 @@ func (w *Worker) open() error {
 		return fmt.Errorf("worker %s: %w", w.cfg.Host, err)
 	}
 	if w.cfg.ShapeBps > 0 {
-		if w.shaper, err = newShaper(w.cfg.DataDev, w.cfg.Rack, w.cfg.ShapeBps); err != nil {
+		if w.shaper, err = newShaper(w.cfg.DataDev, w.cfg.Rack, w.cfg.ShapeBps, w.cfg.ShapePriorities); err != nil {
 			return fmt.Errorf("worker %s: host shaping on %s: %w", w.cfg.Host, w.cfg.DataDev, err)
 		}
 	}

@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"errors"
 	"fmt"
 	"net"
 	"sort"
@@ -27,10 +28,13 @@ type shaper struct {
 	applied string
 }
 
-func newShaper(dev, rack string, rate float64) (*shaper, error) {
+func newShaper(dev, rack string, rate float64, prios bool) (*shaper, error) {
 	hs, err := shaping.NewHostShaper(dev)
 	if err != nil {
 		return nil, err
+	}
+	if err := hs.SetPriorities(prios); err != nil {
+		return nil, errors.Join(err, hs.Close())
 	}
 	return &shaper{hs: hs, rack: rack, rate: rate, index: map[string]int{}}, nil
 }
