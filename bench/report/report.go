@@ -281,7 +281,7 @@ func Generate(dir string, opt Options) (*Report, error) {
 			if err != nil {
 				return nil, err
 			}
-			sweeps, err := sweepFigures(r.Modes[i].Name, group, opt.Sweeps)
+			sweeps, err := sweepFigures(r.Modes[i].Name, r.Modes[i].setDir(), group, opt.Sweeps)
 			if err != nil {
 				return nil, err
 			}

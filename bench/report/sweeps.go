@@ -188,24 +188,55 @@ func sweepFigure(sw Sweep, sets []*figureInput) (s figureSpec, ok bool, err erro
 
 // sweepFigures draws the sweeps that a mode's named workloads take part
 // in, for its comparison section.
-func sweepFigures(mode string, sets []*figureInput, sweeps []Sweep) ([]*Figure, error) {
+func sweepFigures(mode, setDir string, sets []*figureInput, sweeps []Sweep) ([]*Figure, error) {
 	var out []*Figure
 	for _, sw := range sweeps {
+		if ranPoints(sw, sets) < 2 {
+			// one point is not a sweep: a run set that shares a single
+			// workload with it (another cluster, another variant) gets
+			// no figure, rather than one that overwrites the set's that ran it
+			continue
+		}
 		s, ok, err := sweepFigure(sw, sets)
 		if err != nil {
-			return nil, fmt.Errorf("mode %s: sweep %s: %w", mode, sw.Name, err)
+			return nil, fmt.Errorf("run set %s: sweep %s: %w", setDir, sw.Name, err)
 		}
 		if !ok {
 			continue
 		}
-		f, err := makeFigure(mode+"-", mode, s)
+		f, err := makeFigure(setDir+"-", mode, s)
 		if err != nil {
-			return nil, fmt.Errorf("mode %s: figure %s: %w", mode, s.stem, err)
+			return nil, fmt.Errorf("run set %s: figure %s: %w", setDir, s.stem, err)
 		}
 		f.Mode = mode
 		out = append(out, f)
 	}
 	return out, nil
+}
+
+// ranPoints counts the sweep's points whose workload the run set ran
+// with every policy of the sweep and its baseline.
+func ranPoints(sw Sweep, sets []*figureInput) int {
+	n := 0
+	for _, pt := range sw.Points {
+		for _, in := range sets {
+			if in.workload == pt.Workload && hasPolicies(in.set, append([]string{sw.Baseline}, sw.Policies...)) {
+				n++
+				break
+			}
+		}
+	}
+	return n
+}
+
+// hasPolicies says whether a result set has runs of every policy.
+func hasPolicies(set *ResultSet, policies []string) bool {
+	for _, p := range policies {
+		if !slices.Contains(set.Policies, p) {
+			return false
+		}
+	}
+	return true
 }
 
 // xText writes a sweep's x value as the campaign would: 0.1, not 0.100.

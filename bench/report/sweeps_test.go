@@ -81,3 +81,34 @@ func TestSweepFigure(t *testing.T) {
 		t.Errorf("unpaired runs: no-data line %q", f.NoData)
 	}
 }
+
+// A named run set of the same mode that shares one workload with a sweep
+// (another cluster, another variant) gets no figure of its own: before,
+// its one-point figure took the mode's file name and overwrote the sweep
+// of the run set that ran it. A named run set that runs the sweep gets
+// its own file.
+func TestSweepFigurePerRunSet(t *testing.T) {
+	dir := t.TempDir()
+	for wl, g := range map[string]float64{"e0": -0.5, "e50": -0.1} {
+		writeSet(t, filepath.Join(dir, "sim", wl), sweepRuns([3]float64{g, g, g}))
+		writeSet(t, filepath.Join(dir, "sim-twin", wl), sweepRuns([3]float64{g / 2, g / 2, g / 2}))
+	}
+	writeSet(t, filepath.Join(dir, "sim-other", "e0"), sweepRuns([3]float64{0.3, 0.3, 0.3}))
+	sweeps := []Sweep{{Name: "err", XLabel: "error level", Metric: "makespan_s", Policies: []string{"fair"}, Baseline: "fifo",
+		Points: []SweepPoint{{"e0", 0}, {"e50", 0.5}}}}
+	r, err := Generate(dir, Options{Sweeps: sweeps, Workloads: []string{"e0", "e50"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f := findFigure(t, r, "sim-sweep-err"); !strings.Contains(f.Alt, "at 0 (e0) -50.000") {
+		t.Errorf("the main run set's sweep: alt text %q", f.Alt)
+	}
+	if f := findFigure(t, r, "sim-twin-sweep-err"); !strings.Contains(f.Alt, "at 0 (e0) -25.000") {
+		t.Errorf("run set twin's sweep: alt text %q", f.Alt)
+	}
+	for _, g := range r.Figures() {
+		if strings.Contains(g.ID, "other") && strings.Contains(g.ID, "sweep") {
+			t.Errorf("figure %s drawn for a run set that ran one point of the sweep", g.ID)
+		}
+	}
+}
