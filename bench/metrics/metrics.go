@@ -15,6 +15,7 @@ import (
 	"github.com/racklab/racklab/coordinator/engine"
 	"github.com/racklab/racklab/coordinator/workload"
 	"github.com/racklab/racklab/internal/safefile"
+	"github.com/racklab/racklab/internal/stats"
 )
 
 // Summary is one run's headline figures: one row of summary.csv.
@@ -661,34 +662,13 @@ func (r *Recorder) Finish(policy string, seed uint64, st *engine.Stats, up, down
 	s.PlanWallS = math.NaN()
 	if st != nil {
 		s.Duplicates, s.DuplicatesUsed, s.Rejected, s.Decisions = st.Duplicates, st.DuplicatesUsed, st.Rejected, st.Decisions
-		s.InputRackCoV, s.InputRackCoVFirst = CoV(st.InputRackBytes), CoV(st.InputRackFirstBytes)
+		s.InputRackCoV, s.InputRackCoVFirst = stats.CoV(st.InputRackBytes), stats.CoV(st.InputRackFirstBytes)
 		s.PolicyFigures = st.PolicyFigures
 		if st.PlanNanos > 0 {
 			s.PlanWallS = float64(st.PlanNanos) / 1e9
 		}
 	}
 	return s
-}
-
-// CoV is the coefficient of variation of per-rack bytes: the population
-// standard deviation over the mean; 0 when nothing is stored.
-func CoV(bytes []int64) float64 {
-	if len(bytes) == 0 {
-		return 0
-	}
-	var sum float64
-	for _, b := range bytes {
-		sum += float64(b)
-	}
-	mean := sum / float64(len(bytes))
-	if mean == 0 {
-		return 0
-	}
-	var ss float64
-	for _, b := range bytes {
-		ss += (float64(b) - mean) * (float64(b) - mean)
-	}
-	return math.Sqrt(ss/float64(len(bytes))) / mean
 }
 
 // Mean is the arithmetic mean, 0 for no values.

@@ -651,27 +651,6 @@ func (p *Policy) RackInputBytes() (all, first []int64) {
 	return slices.Clone(p.rackBytes), slices.Clone(p.firstBytes)
 }
 
-// CoV is the coefficient of variation of per-rack bytes, stddev/mean
-// (§2.8's data-imbalance metric); 0 when nothing is stored.
-func CoV(bytes []int64) float64 {
-	if len(bytes) == 0 {
-		return 0
-	}
-	var sum float64
-	for _, b := range bytes {
-		sum += float64(b)
-	}
-	mean := sum / float64(len(bytes))
-	if mean == 0 {
-		return 0
-	}
-	var ss float64
-	for _, b := range bytes {
-		ss += (float64(b) - mean) * (float64(b) - mean)
-	}
-	return math.Sqrt(ss/float64(len(bytes))) / mean
-}
-
 // Result is the plan that the run uses, nil before Plan or when planning
 // failed (PlanError says why).
 func (p *Policy) Result() *Plan { return p.plan }

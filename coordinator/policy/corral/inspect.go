@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/racklab/racklab/coordinator/engine"
+	"github.com/racklab/racklab/internal/stats"
 )
 
 // Inspect prints the plan (objective, candidates, the LP lower bound
@@ -43,6 +44,6 @@ func (p *Policy) Inspect(jobs []*engine.Job) string {
 		}
 		b.WriteString("\n")
 	}
-	fmt.Fprintf(&b, "stored bytes per rack %v (first replicas %v) cov=%.3f\n", p.rackBytes, p.firstBytes, CoV(p.rackBytes))
+	fmt.Fprintf(&b, "stored bytes per rack %v (first replicas %v) cov=%.3f\n", p.rackBytes, p.firstBytes, stats.CoV(p.rackBytes))
 	return b.String()
 }

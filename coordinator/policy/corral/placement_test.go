@@ -2,7 +2,6 @@ package corral
 
 import (
 	"fmt"
-	"math"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -52,17 +51,6 @@ func TestScenario5Placement(t *testing.T) {
 	}
 	if want := []int64{6 * gib, 0, 0}; !slices.Equal(p.firstBytes, want) {
 		t.Errorf("first-replica bytes %v, want %v", p.firstBytes, want)
-	}
-}
-
-func TestCoV(t *testing.T) {
-	for _, c := range []struct {
-		bytes []int64
-		want  float64
-	}{{nil, 0}, {[]int64{0, 0}, 0}, {[]int64{3, 3, 3}, 0}, {[]int64{0, 2}, 1}, {[]int64{16, 12, 10}, math.Sqrt(56.0/9) / (38.0 / 3)}} {
-		if got := CoV(c.bytes); !near(got, c.want) {
-			t.Errorf("CoV(%v) = %g, want %g", c.bytes, got, c.want)
-		}
 	}
 }
 
