@@ -186,18 +186,7 @@ func (c *Cluster) HostNICCounters(i int) (rx, tx GroupCounters, err error) {
 	if c.Spec.hostNICBps(h.Rack) <= 0 {
 		return rx, tx, fmt.Errorf("shaping: cluster %s does not shape host NICs", c.Spec.Prefix)
 	}
-	for j, dev := range []string{h.Name, ifbName(h.Name)} {
-		cs, err := devClassCounters(c.FabricNetns(), dev)
-		if err != nil {
-			return rx, tx, err
-		}
-		if j == 0 {
-			rx = groupCounters(cs, rackMinor(0))
-		} else {
-			tx = groupCounters(cs, rackMinor(0))
-		}
-	}
-	return rx, tx, nil
+	return c.fabricGroupPair(h.Name, ifbName(h.Name))
 }
 
 // RackLinkGroupCounters reads the class counters of rack r's link ends
@@ -209,16 +198,19 @@ func (c *Cluster) RackLinkGroupCounters(r int) (up, down GroupCounters, err erro
 	if r < 0 || r >= len(c.Spec.Racks) {
 		return up, down, fmt.Errorf("shaping: no rack %d", r)
 	}
-	for i, dev := range []string{rackUpDev(r), rackDownDev(r)} {
+	return c.fabricGroupPair(rackUpDev(r), rackDownDev(r))
+}
+
+// fabricGroupPair reads the shaped group (and its priority leaves) of two
+// fabric devices, the two directions of one bottleneck.
+func (c *Cluster) fabricGroupPair(devA, devB string) (a, b GroupCounters, err error) {
+	var out [2]GroupCounters
+	for i, dev := range []string{devA, devB} {
 		cs, err := devClassCounters(c.FabricNetns(), dev)
 		if err != nil {
-			return up, down, err
+			return a, b, err
 		}
-		if i == 0 {
-			up = groupCounters(cs, rackMinor(0))
-		} else {
-			down = groupCounters(cs, rackMinor(0))
-		}
+		out[i] = groupCounters(cs, rackMinor(0))
 	}
-	return up, down, nil
+	return out[0], out[1], nil
 }
