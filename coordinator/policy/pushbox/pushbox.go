@@ -1,6 +1,7 @@
 package pushbox
 
 import (
+	"cmp"
 	"math"
 	"slices"
 	"sort"
@@ -39,11 +40,13 @@ type Policy struct {
 	coflows   map[stageKey]coflowEntry
 	stages    map[stageKey]*stageInfo
 
-	order    []*engine.Job // Jobs[] of the current decision
-	machines []machineKey
-	ranked   []*inputTask
-	heads    []engine.JobID // per queue: the FIFO head (-1: none)
-	cands    []engine.TaskRef
+	order     []*engine.Job // Jobs[] of the current decision
+	keyed     []keyedJob
+	queueKeys []queueKey
+	machines  []machineKey
+	ranked    []*inputTask
+	heads     []engine.JobID // per queue: the FIFO head (-1: none)
+	cands     []engine.TaskRef
 }
 
 type hostState struct {
@@ -195,9 +198,24 @@ func (p *Policy) OfferHost(ctx *engine.Context, h cluster.HostID) {
 
 // slotChange is Algorithm 2 for one free slot of machine h.
 func (p *Policy) slotChange(ctx *engine.Context, h cluster.HostID) bool {
-	p.order = p.jobOrder(ctx, p.order)
-	yielded, onlySkips := false, true
-	for _, j := range p.order {
+	// most decisions end with the legitimate job: the rest of Jobs[] is
+	// sorted only when it yields (Jobs[0] is then first again)
+	first := p.firstJob(ctx)
+	if first == nil {
+		return false
+	}
+	yielded, onlySkips, sorted := false, true, false
+	for i := 0; ; i++ {
+		j := first
+		if i > 0 {
+			if !sorted {
+				p.order, sorted = p.jobOrder(ctx, p.order), true
+			}
+			if i >= len(p.order) {
+				return false
+			}
+			j = p.order[i]
+		}
 		c, ok := p.selectTask(ctx, j, h, -1, true)
 		if !ok { // A2.5: a skip, or (literal Jobs[]) nothing waiting
 			yielded = true
@@ -220,7 +238,6 @@ func (p *Policy) slotChange(ctx *engine.Context, h cluster.HostID) bool {
 		}
 		yielded, onlySkips = true, false
 	}
-	return false
 }
 
 // arrivals runs Algorithm 3 on each released stage, in Jobs[] order.
@@ -280,8 +297,7 @@ func (p *Policy) arrival(ctx *engine.Context, j *engine.Job, stage int) {
 				continue
 			}
 			if c.local {
-				p.order = p.jobOrder(ctx, p.order)
-				if len(p.order) > 0 && p.order[0].ID == j.ID {
+				if p.firstJob(ctx) == j {
 					placed = p.place(ctx, c, m.h, ReasonLegitimate)
 				} else if p.notHinder(ctx, c, m.h) {
 					placed = p.place(ctx, c, m.h, ReasonNotHinder)
@@ -401,43 +417,100 @@ func (p *Policy) ordering(ctx *engine.Context, j *engine.Job) engine.Ordering {
 // Fair by running slots, then submission. Jobs with nothing waiting are
 // left out unless KeepIdleJobs.
 func (p *Policy) jobOrder(ctx *engine.Context, buf []*engine.Job) []*engine.Job {
-	buf = buf[:0]
+	p.queueOrder(ctx)
+	p.keyed = p.keyed[:0]
 	for _, j := range ctx.Running() {
 		if j.Pending > 0 || p.cfg.KeepIdleJobs {
-			buf = append(buf, j)
+			p.keyed = append(p.keyed, p.keyOf(j))
 		}
 	}
+	slices.SortFunc(p.keyed, compareKeyed)
+	buf = buf[:0]
+	for _, k := range p.keyed {
+		buf = append(buf, k.job)
+	}
+	return buf
+}
+
+// queueOrder fills p.queueKeys: each queue's place in Jobs[].
+func (p *Policy) queueOrder(ctx *engine.Context) {
 	qs := ctx.Queues()
 	total := float64(ctx.TotalSlots())
-	// a queue's key: below its minimum share (0) first, by usage/min
-	// share, then the others (1) by usage/weight
-	key := func(q int) (int, float64) {
-		min := qs[q].Capacity * total
-		if min > 0 && float64(qs[q].Running) < min {
-			return 0, float64(qs[q].Running) / min
-		}
-		w := qs[q].Weight
-		if w <= 0 {
-			w = 1
-		}
-		return 1, float64(qs[q].Running) / w
+	if cap(p.queueKeys) < len(qs) {
+		p.queueKeys = make([]queueKey, len(qs))
 	}
-	sort.SliceStable(buf, func(a, b int) bool {
-		ja, jb := buf[a], buf[b]
-		if ja.Queue != jb.Queue {
-			ca, ua := key(ja.Queue)
-			cb, ub := key(jb.Queue)
-			if ca != cb {
-				return ca < cb
+	p.queueKeys = p.queueKeys[:len(qs)]
+	for i := range qs {
+		q := &qs[i]
+		k := queueKey{fair: q.Ordering.Resolve(engine.OrderFair) == engine.OrderFair}
+		// below its minimum share (class 0) first, by usage/min share,
+		// then the others (class 1) by usage/weight
+		if min := q.Capacity * total; min > 0 && float64(q.Running) < min {
+			k.usage = float64(q.Running) / min
+		} else {
+			w := q.Weight
+			if w <= 0 {
+				w = 1
 			}
-			if ua != ub {
-				return ua < ub
-			}
-			return ja.Queue < jb.Queue
+			k.class, k.usage = 1, float64(q.Running)/w
 		}
-		return qs[ja.Queue].Ordering.Resolve(engine.OrderFair).Less(ja, jb)
-	})
-	return buf
+		p.queueKeys[i] = k
+	}
+}
+
+// firstJob is Jobs[0], the legitimate job, without sorting the rest.
+func (p *Policy) firstJob(ctx *engine.Context) *engine.Job {
+	p.queueOrder(ctx)
+	var best keyedJob
+	for _, j := range ctx.Running() {
+		if j.Pending > 0 || p.cfg.KeepIdleJobs {
+			if k := p.keyOf(j); best.job == nil || compareKeyed(k, best) < 0 {
+				best = k
+			}
+		}
+	}
+	return best.job
+}
+
+func (p *Policy) keyOf(j *engine.Job) keyedJob {
+	q := &p.queueKeys[j.Queue]
+	k := keyedJob{job: j, class: q.class, usage: q.usage, queue: j.Queue, submitted: j.Submitted}
+	if q.fair {
+		k.running = j.Running
+	}
+	return k
+}
+
+func compareKeyed(a, b keyedJob) int {
+	switch {
+	case a.class != b.class:
+		return cmp.Compare(a.class, b.class)
+	case a.usage != b.usage:
+		return cmp.Compare(a.usage, b.usage)
+	case a.queue != b.queue:
+		return cmp.Compare(a.queue, b.queue)
+	case a.running != b.running:
+		return cmp.Compare(a.running, b.running)
+	case a.submitted != b.submitted:
+		return cmp.Compare(a.submitted, b.submitted)
+	}
+	return cmp.Compare(a.job.ID, b.job.ID)
+}
+
+// queueKey is a queue's place in Jobs[]; keyedJob a job's.
+type queueKey struct {
+	class int
+	usage float64
+	fair  bool
+}
+
+type keyedJob struct {
+	job       *engine.Job
+	class     int
+	usage     float64
+	queue     int
+	running   int // 0 in a FIFO queue
+	submitted engine.Time
 }
 
 // place launches the candidate on h with its priority and, for a task
