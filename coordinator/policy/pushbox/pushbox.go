@@ -205,6 +205,14 @@ func (p *Policy) slotChange(ctx *engine.Context, h cluster.HostID) bool {
 		return false
 	}
 	yielded, onlySkips, sorted := false, true, false
+	// h's dataTransferTime, the same for every candidate of this slot
+	dttH := -1.0
+	dtt := func() float64 {
+		if dttH < 0 {
+			dttH = p.dataTransferTime(ctx, h)
+		}
+		return dttH
+	}
 	for i := 0; ; i++ {
 		j := first
 		if i > 0 {
@@ -228,7 +236,7 @@ func (p *Policy) slotChange(ctx *engine.Context, h cluster.HostID) bool {
 				return p.place(ctx, c, h, ReasonLegitimate)
 			case p.cfg.YieldOnSkipBypassesNotHinder && onlySkips:
 				return p.place(ctx, c, h, ReasonLegitimate)
-			case p.notHinder(ctx, c, h):
+			case p.notHinder(ctx, c, dtt()):
 				return p.place(ctx, c, h, ReasonNotHinder)
 			}
 			continue
@@ -299,7 +307,7 @@ func (p *Policy) arrival(ctx *engine.Context, j *engine.Job, stage int) {
 			if c.local {
 				if p.firstJob(ctx) == j {
 					placed = p.place(ctx, c, m.h, ReasonLegitimate)
-				} else if p.notHinder(ctx, c, m.h) {
+				} else if p.notHinder(ctx, c, m.dtt) {
 					placed = p.place(ctx, c, m.h, ReasonNotHinder)
 				}
 			} else if reason, ok := p.canBePlaced(ctx, c, m.h); ok {
@@ -344,12 +352,12 @@ func (p *Policy) canBePlaced(ctx *engine.Context, c candidate, h cluster.HostID)
 }
 
 // notHinder is A1.18: a beneficiary's local task must finish computing
-// before machine h's network work drains.
-func (p *Policy) notHinder(ctx *engine.Context, c candidate, h cluster.HostID) bool {
+// before its machine's network work drains, in dtt seconds.
+func (p *Policy) notHinder(ctx *engine.Context, c candidate, dtt float64) bool {
 	if p.cfg.NoNotHinder {
 		return true
 	}
-	return p.computeTime(ctx, c.task) < p.dataTransferTime(ctx, h)
+	return p.computeTime(ctx, c.task) < dtt
 }
 
 // computeTime is the task's estimated computing phase, in seconds: its

@@ -32,18 +32,30 @@ func (p *Policy) selectTask(ctx *engine.Context, j *engine.Job, h cluster.HostID
 
 // runnable reports whether a stage has a waiting task that may start now
 // (a shuffling stage's early start is limited by the engine).
-func (p *Policy) runnable(ctx *engine.Context, j *engine.Job, stage int) (engine.TaskRef, bool) {
+func (p *Policy) runnable(ctx *engine.Context, j *engine.Job, stage int) bool {
 	st := j.Stages[stage]
 	if st.Pending == 0 {
-		return engine.TaskRef{}, false
+		return false
+	}
+	// without an unfinished upstream every waiting task may start: no
+	// need to find one (a map stage's tasks run in any order, so the
+	// first waiting one may be far down)
+	si := p.info(ctx, j, stage)
+	upDone := true
+	for _, u := range si.upstream {
+		if us := j.Stages[u]; us.Done < len(us.Tasks) {
+			upDone = false
+		}
+	}
+	if upDone {
+		return true
 	}
 	for i := range st.Tasks {
 		if st.Tasks[i].State == engine.TaskPending {
-			t := engine.TaskRef{Job: j.ID, Stage: int16(stage), Index: int32(i)}
-			return t, ctx.CanRun(t)
+			return ctx.CanRun(engine.TaskRef{Job: j.ID, Stage: int16(stage), Index: int32(i)})
 		}
 	}
-	return engine.TaskRef{}, false
+	return false
 }
 
 // criticalStage is the stage with runnable waiting tasks and the largest
@@ -52,7 +64,7 @@ func (p *Policy) runnable(ctx *engine.Context, j *engine.Job, stage int) (engine
 func (p *Policy) criticalStage(ctx *engine.Context, j *engine.Job) int {
 	first, n := -1, 0
 	for _, st := range j.Stages {
-		if _, ok := p.runnable(ctx, j, st.Index); ok {
+		if p.runnable(ctx, j, st.Index) {
 			if first < 0 {
 				first = st.Index
 			}
@@ -68,7 +80,7 @@ func (p *Policy) criticalStage(ctx *engine.Context, j *engine.Job) int {
 	}
 	best, bestBL := -1, -1.0
 	for _, st := range j.Stages {
-		if _, ok := p.runnable(ctx, j, st.Index); !ok {
+		if !p.runnable(ctx, j, st.Index) {
 			continue
 		}
 		// strictly larger: ties go to the upstream stage (lower index)
