@@ -133,12 +133,14 @@ func (p *Policy) localityPick(ctx *engine.Context, j *engine.Job, stage int, si 
 	if exact {
 		// blocks of one size: the first in index order is the largest,
 		// and the engine keeps the queues
-		if t, level, ok := ctx.PickMap(j.ID, h, allowed); ok && int(t.Stage) == stage {
+		t, level, ok := ctx.PickMap(j.ID, h, allowed)
+		if !ok {
+			return candidate{}, false // no map stage of the job has one
+		}
+		if int(t.Stage) == stage {
 			return p.mapCandidate(ctx, j, t, level), true
 		}
-		if !p.stageHasEarlierMaps(j, stage) {
-			return candidate{}, false
-		}
+		// another map stage's task: look through this stage's own
 	}
 	topo := ctx.Topology()
 	rack := topo.RackOf(h)
@@ -174,17 +176,6 @@ func (p *Policy) localityPick(ctx *engine.Context, j *engine.Job, stage int, si 
 		}
 	}
 	return candidate{}, false
-}
-
-// stageHasEarlierMaps reports whether a map stage before the given one
-// has waiting tasks: the engine's queues would answer for it first.
-func (p *Policy) stageHasEarlierMaps(j *engine.Job, stage int) bool {
-	for _, st := range j.Stages[:stage] {
-		if st.Pending > 0 {
-			return true
-		}
-	}
-	return false
 }
 
 func (p *Policy) mapCandidate(ctx *engine.Context, j *engine.Job, t engine.TaskRef, level engine.Locality) candidate {
