@@ -208,7 +208,7 @@ func (p *Policy) largestFirst(ctx *engine.Context, j *engine.Job, stage int) (ca
 		if p.cfg.RandomSelect {
 			p.cands = append(p.cands, t)
 		}
-		if larger(in, bestIn) {
+		if !found || larger(in, bestIn) {
 			best, bestIn, found = t, in, true
 		}
 	}
