@@ -1,7 +1,7 @@
-// Package pushbox is PushBox (Tian et al., IEEE TPDS 2022;
-// ../shared/spec/pushbox.md): slot placement and per-receiver network
-// priorities decided together, so that a task holds a slot only while
-// the network can serve it.
+// Package pushbox is the PushBox scheduler (Tian et al., IEEE TPDS 2022)
+// as the racklab spec (pushbox.md) describes it: slot placement and
+// per-receiver network priorities decided together, so that a task holds
+// a slot only while the network can serve it.
 //
 // Each heartbeat runs the spec's Algorithm 3 (task-arrival mode: a
 // newly runnable stage's tasks go, largest first, to the free machines
