@@ -129,6 +129,7 @@ type run struct {
 	avail     []int64 // upstream bytes for this reducer per rack
 	availLo   int64   // the part on its own host
 	stale     bool    // the engine said the upstream outputs changed
+	availFix  bool    // avail was read with the input fixed: all of it
 	waiting   bool    // idle reducer with a poll timer set
 	received  int64   // input bytes fetched by flows that have ended
 	coflow    *coflow // NetworkVarys: the shuffle its fetches belong to
@@ -719,12 +720,16 @@ func (s *Sim) fetch(r *run) error {
 	a := r.a
 	// what the upstream holds for this reducer changes only when the
 	// engine says so (Ready.Shuffles)
-	if r.stale || r.avail == nil {
+	// the engine may fix the input (its upstream is done) before the
+	// driver reads Ready.Shuffles: a fixed input read before its last
+	// outputs were in place is stale too, or the attempt would report
+	// its input done without fetching them
+	if r.stale || r.avail == nil || (a.InputFixed && !r.availFix) {
 		if r.avail == nil {
 			r.avail = make([]int64, len(s.topo.Racks))
 		}
 		r.availLo = s.eng.ShuffleAvailable(a, r.avail)
-		r.stale = false
+		r.stale, r.availFix = false, a.InputFixed
 	}
 	onHost := r.availLo
 	own := s.topo.RackOf(a.Host)

@@ -213,6 +213,19 @@ func (c *Context) SetReplicaTier(dataset string, block int, h cluster.HostID, to
 	return c.e.setReplicaTier(dataset, block, h, to)
 }
 
+// PartitionShare is a reduce or generic task's share of each upstream
+// stage's output (its partition; the shares of a stage's tasks add up to
+// 1, larger for lower indexes when the stage is skewed), and 0 for a map:
+// with the upstream's output it gives the input a pending task will
+// fetch, before a launch fixes it.
+func (c *Context) PartitionShare(t TaskRef) float64 {
+	_, st, _, ok := c.e.lookup(t)
+	if !ok || st.cumShares == nil {
+		return 0
+	}
+	return st.cumShares[t.Index+1] - st.cumShares[t.Index]
+}
+
 // PendingMaps and PendingShuffles count a job's runnable tasks by kind.
 func (c *Context) PendingMaps(j JobID) int { return c.e.pendingOfKind(c.e.jobs[j], true) }
 

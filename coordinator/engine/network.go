@@ -22,6 +22,11 @@ type NetworkStatus struct {
 	// SaturationThreshold is the load above which a link counts as
 	// saturated.
 	SaturationThreshold float64
+	// Measurements counts the measurements the driver has handed in
+	// (Engine.SetNetwork): a policy that smooths the rates (PushBox's
+	// EMA of each host's receive rate) takes each measurement once, and
+	// none before the first.
+	Measurements int64
 }
 
 // UplinkSaturated reports whether a rack's uplink is above the threshold.

@@ -89,6 +89,7 @@ func (e *Engine) SetNetwork(n NetworkStatus) {
 	if n.Window > 0 {
 		e.network.Window = n.Window
 	}
+	e.network.Measurements++
 }
 
 func copyInto(dst, src []float64) {

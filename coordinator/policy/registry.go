@@ -11,6 +11,7 @@ import (
 	"github.com/racklab/racklab/coordinator/policy/dawn"
 	"github.com/racklab/racklab/coordinator/policy/fair"
 	"github.com/racklab/racklab/coordinator/policy/fifo"
+	"github.com/racklab/racklab/coordinator/policy/pushbox"
 	"github.com/racklab/racklab/coordinator/policy/shufflewatcher"
 	"gopkg.in/yaml.v3"
 )
@@ -24,6 +25,7 @@ var factories = index(
 	Define("dawn", dawn.DefaultConfig(), dawn.New),
 	Define("shufflewatcher", shufflewatcher.DefaultConfig(), shufflewatcher.New),
 	Define("corral", corral.DefaultConfig(), corral.New),
+	Define("pushbox", pushbox.DefaultConfig(), pushbox.New),
 )
 
 func index(fs ...Factory) map[string]Factory {

@@ -17,7 +17,7 @@ import (
 // defaults, by Build and by New alike.
 func TestEveryPolicyBuildsWithDefaults(t *testing.T) {
 	names := policy.Names()
-	if want := []string{"capacity", "corral", "dawn", "fair", "fifo", "shufflewatcher"}; !reflect.DeepEqual(names, want) {
+	if want := []string{"capacity", "corral", "dawn", "fair", "fifo", "pushbox", "shufflewatcher"}; !reflect.DeepEqual(names, want) {
 		t.Fatalf("Names() = %v, want %v", names, want)
 	}
 	for _, name := range names {
@@ -104,7 +104,7 @@ func TestBadArgsNameThePolicyAndTheArg(t *testing.T) {
 			`policy capacity: node_locality_delay is -3`},
 		{policy.Spec{Name: "fifo", Args: map[string]any{"x": 1}},
 			`policy fifo: unknown arg "x" (fifo takes no args)`},
-		{policy.Spec{Name: "fare"}, `unknown policy "fare" (known: capacity, corral, dawn, fair, fifo, shufflewatcher)`},
+		{policy.Spec{Name: "fare"}, `unknown policy "fare" (known: capacity, corral, dawn, fair, fifo, pushbox, shufflewatcher)`},
 	}
 	for _, c := range cases {
 		_, err := policy.Build(c.spec)
