@@ -33,6 +33,7 @@ type Summary struct {
 	// JCT* are over the jobs that succeeded.
 	JCTMeanS float64
 	JCTP50S  float64
+	JCTP90S  float64
 	JCTP95S  float64
 	JCTP99S  float64
 	// WCTMeanS is the mean workload (job-DAG) completion time over the
@@ -132,6 +133,7 @@ var SummaryHeader = []string{
 	"measured_cross_rack_bytes_per_workload",
 	"compute_hours", "reduce_time_p50_s", "input_rack_cov", "input_rack_cov_first",
 	"plan_objective_s", "plan_lower_bound_s", "plan_gap", "plan_wall_s",
+	"jct_p90_s",
 }
 
 // PolicyFigureColumns are the summary.csv columns a policy fills with its
@@ -154,7 +156,7 @@ var WallClockColumns = []string{"plan_wall_s"}
 // Such a file's runs had no window and ran every job to its end; how
 // many workloads they had it does not say, so those columns read as 0.
 // What it does not hold of the run itself (its compute hours, data
-// balance, reduce time and plan) reads as NaN: unknown.
+// balance, reduce time, plan and JCT p90) reads as NaN: unknown.
 var SummaryAdded = map[string]float64{
 	"workloads": 0, "workloads_finished": 0, "unfinished_jobs": 0, "window_s": 0,
 	"cross_rack_bytes_per_workload": 0, "cross_input_per_workload": 0, "cross_dependent_per_workload": 0, "cross_shuffle_per_workload": 0,
@@ -163,6 +165,7 @@ var SummaryAdded = map[string]float64{
 	"measured_cross_rack_bytes_per_workload": 0, "compute_hours": math.NaN(),
 	"reduce_time_p50_s": math.NaN(), "input_rack_cov": math.NaN(), "input_rack_cov_first": math.NaN(),
 	"plan_objective_s": math.NaN(), "plan_lower_bound_s": math.NaN(), "plan_gap": math.NaN(), "plan_wall_s": math.NaN(),
+	"jct_p90_s": math.NaN(),
 }
 
 // SummaryRequired is the columns every summary.csv has: SummaryHeader
@@ -227,6 +230,7 @@ func (s *Summary) Row() []string {
 		ff(s.MeasuredCrossRackBytesPerWorkload),
 		ff(s.ComputeHours), share(s.ReduceTimeP50S), ff(s.InputRackCoV), ff(s.InputRackCoVFirst),
 		s.figure("plan_objective_s"), s.figure("plan_lower_bound_s"), s.figure("plan_gap"), share(s.PlanWallS),
+		ff(s.JCTP90S),
 	}
 }
 
@@ -259,9 +263,7 @@ type Recorder struct {
 	groupDone    []int // of which succeeded
 	window       float64
 
-	jcts       []float64
-	first      float64
-	last       float64
+	tally      JobTally // the jobs' records: makespan and completion times
 	sum        Summary
 	mapByLevel [engine.NumLocalities]int64
 	mapByTier  [cluster.NumTierKinds]int64
@@ -326,7 +328,7 @@ func NewRecorder(dir string, w *workload.Workload) (*Recorder, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
-	r := &Recorder{dir: dir, first: math.Inf(1)}
+	r := &Recorder{dir: dir}
 	open := func(name string, header []string) (*csv.Writer, error) {
 		// a record file is created anew, never opened through a link
 		// found in the directory
@@ -517,17 +519,14 @@ func (r *Recorder) Job(j *engine.JobRecord) error {
 		return err
 	}
 	r.sum.Jobs++
+	r.tally.Add(j.State, j.Arrival, j.Finished)
 	switch j.State {
 	case engine.JobUnfinished:
 		r.sum.UnfinishedJobs++
 		return r.Flush()
 	case engine.JobFailed:
 		r.sum.FailedJobs++
-	default:
-		r.jcts = append(r.jcts, jct)
 	}
-	r.first = math.Min(r.first, j.Arrival)
-	r.last = math.Max(r.last, j.Finished)
 	if int(j.ID) < len(r.group) {
 		g := r.group[j.ID]
 		r.groupArrival[g] = math.Min(r.groupArrival[g], j.Arrival)
@@ -595,19 +594,15 @@ func (r *Recorder) Finish(policy string, seed uint64, st *engine.Stats, up, down
 	s := r.sum
 	s.Policy, s.Seed = policy, seed
 	finished := s.Jobs - s.FailedJobs - s.UnfinishedJobs
-	if r.last > r.first {
-		s.MakespanS = r.last - r.first
+	if s.MakespanS = r.tally.Makespan(); s.MakespanS > 0 {
 		s.ThroughputJPH = float64(finished) / s.MakespanS * 3600
 	}
 	if s.WindowS = r.window; r.window > 0 {
 		s.ThroughputJPH = float64(finished) / r.window * 3600
 	}
-	sorted := append([]float64(nil), r.jcts...)
-	sort.Float64s(sorted)
-	s.JCTMeanS = Mean(sorted)
-	s.JCTP50S = Percentile(sorted, 50)
-	s.JCTP95S = Percentile(sorted, 95)
-	s.JCTP99S = Percentile(sorted, 99)
+	jobs := r.tally.Figures()
+	s.JCTMeanS, s.JCTP50S, s.JCTP90S = jobs["jct_mean_s"], jobs["jct_p50_s"], jobs["jct_p90_s"]
+	s.JCTP95S, s.JCTP99S = jobs["jct_p95_s"], jobs["jct_p99_s"]
 	var wct []float64
 	s.Workloads = len(r.groupSize)
 	for g, n := range r.groupSize {

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"math"
 	"os"
 	"path/filepath"
@@ -191,6 +192,15 @@ func Evaluate(c *campaign.Campaign, t *Table, dir, mode string) (*Check, error) 
 				break
 			}
 			s.set = in.set
+			if row.Queue == "" {
+				continue
+			}
+			if s.set, res.Why, err = queueSet(in.set, s.label, row.Queue); err != nil {
+				return nil, fmt.Errorf("%s:%d: the row over queue %s: %w", campaignFile(c), row.Line, row.Queue, err)
+			}
+			if res.Why != "" {
+				break
+			}
 		}
 		if res.Why == "" {
 			measure(&res, c, sides)
@@ -198,6 +208,38 @@ func Evaluate(c *campaign.Campaign, t *Table, dir, mode string) (*Check, error) 
 		ch.Results = append(ch.Results, res)
 	}
 	return ch, nil
+}
+
+// queueSet is the runs of a policy (its label) in a result set, their
+// figures of metrics.JobColumns taken over the jobs of one queue from
+// each run's jobs.csv. why says when a run has no jobs.csv; a queue no
+// job of a run is in is an error (report.NoQueueError).
+func queueSet(set *report.ResultSet, label, queue string) (_ *report.ResultSet, why string, err error) {
+	out := &report.ResultSet{Dir: set.Dir, Columns: set.Columns}
+	for _, run := range set.RunsOf(label) {
+		if _, err := os.Stat(filepath.Join(run.Dir, "jobs.csv")); errors.Is(err, fs.ErrNotExist) {
+			return nil, fmt.Sprintf("no jobs.csv in %s, for the jobs of queue %s", run.Dir, queue), nil
+		}
+		figures, err := report.LoadQueueFigures(run.Dir, queue)
+		if err != nil {
+			return nil, "", err
+		}
+		run.Values = maps.Clone(run.Values)
+		maps.Copy(run.Values, figures)
+		out.Runs = append(out.Runs, run)
+	}
+	if len(out.Runs) > 0 {
+		out.Policies = []string{label}
+	}
+	return out, "", nil
+}
+
+// campaignFile is the campaign's file as its errors name it.
+func campaignFile(c *campaign.Campaign) string {
+	if c.Path == "" {
+		return c.Name + ".yaml"
+	}
+	return c.Path
 }
 
 // runSetName is "mode sim", or "run set varys of mode sim".

@@ -46,7 +46,7 @@ func (c *Check) WriteText(w io.Writer) error {
 	}
 	fmt.Fprintln(tw, "#\t"+inHead+"metric\tpolicy vs baseline\tpaper\tmeasured\tpolicy\tbaseline\tverdict")
 	for i, r := range c.Results {
-		fmt.Fprintf(tw, "%d\t%s%s\t%s\t%s\t%s\t%s\t%s\t%s\n", i+1, inCell(r), r.Row.Metric, r.label(), r.Row.PaperText(), r.MeasuredText(),
+		fmt.Fprintf(tw, "%d\t%s%s\t%s\t%s\t%s\t%s\t%s\t%s\n", i+1, inCell(r), r.Row.MetricText(), r.label(), r.Row.PaperText(), r.MeasuredText(),
 			r.PolicyText, r.BaselineText, r.VerdictText())
 	}
 	if err := tw.Flush(); err != nil {
@@ -84,7 +84,7 @@ func (c *Check) ForReport() report.Headlines {
 		if r.Row.Quote != "" {
 			fig += ": " + strconv.Quote(r.Row.Quote)
 		}
-		row := []string{strconv.Itoa(i + 1), r.Row.Metric, r.label(), r.Row.Workload, fig, r.Row.Spec,
+		row := []string{strconv.Itoa(i + 1), r.Row.MetricText(), r.label(), r.Row.Workload, fig, r.Row.Spec,
 			r.Row.PaperText(), r.MeasuredText(), r.PolicyText, r.BaselineText, r.VerdictText()}
 		if c.Named {
 			row = slices.Insert(row, 1, r.Row.In)

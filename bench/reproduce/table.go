@@ -53,7 +53,12 @@ type Row struct {
 	// Line is the row's line in the campaign file.
 	Line int
 	// Metric is a summary.csv column.
-	Metric           string
+	Metric string
+	// Queue, when set, restricts the metric to the jobs of that queue
+	// (queue: in the file): it is then one of metrics.JobColumns, computed
+	// per run from its jobs.csv over that queue's jobs (Corral's recurring
+	// jobs beside ad hoc ones); "" is every job's, summary.csv's value.
+	Queue            string
 	Effect           EffectKind
 	Policy, Baseline string
 	// PolicySet and BaselineSet name the run set of each ("": the mode's
@@ -91,6 +96,15 @@ type Row struct {
 // Evaluate also skips the row in a mode that lacks a run set it names).
 func (r *Row) AppliesTo(mode string) bool {
 	return len(r.Modes) == 0 || slices.Contains(r.Modes, mode)
+}
+
+// MetricText is the metric as the table shows it: the column, and the
+// queue its jobs are restricted to, if any.
+func (r *Row) MetricText() string {
+	if r.Queue == "" {
+		return r.Metric
+	}
+	return r.Metric + " (queue " + r.Queue + ")"
 }
 
 // PolicyRef and BaselineRef are the policy and baseline as the file
@@ -192,12 +206,8 @@ func Parse(c *campaign.Campaign) (*Table, error) {
 	if c.Headlines == nil {
 		return nil, nil
 	}
-	file := c.Path
-	if file == "" {
-		file = c.Name + ".yaml"
-	}
 	// a decoder of the campaign's own text, so that errors carry its lines
-	d, _, err := yamlfile.Parse(file, c.Source)
+	d, _, err := yamlfile.Parse(campaignFile(c), c.Source)
 	if err != nil {
 		return nil, err
 	}
@@ -224,10 +234,11 @@ func parseTable(d *yamlfile.Decoder, n *yaml.Node, c *campaign.Campaign) *Table 
 
 func parseRow(d *yamlfile.Decoder, n *yaml.Node, i int, c *campaign.Campaign) Row {
 	m := d.Map(n, fmt.Sprintf("headlines row %d", i+1))
-	m.Known("metric", "effect", "policy", "baseline", "workload", "figure", "spec", "quote", "paper", "modes", "in")
+	m.Known("metric", "effect", "policy", "baseline", "workload", "figure", "spec", "quote", "paper", "modes", "in", "queue")
 	m.Require("metric", "effect", "policy", "workload", "figure", "spec", "paper")
 	r := Row{Line: m.Line, Metric: m.Str("metric"), Policy: m.Str("policy"), Baseline: m.Str("baseline"),
-		Workload: m.Str("workload"), Figure: m.Str("figure"), Spec: m.Str("spec"), Quote: m.Str("quote"), Modes: m.Strs("modes"), In: m.Str("in")}
+		Workload: m.Str("workload"), Figure: m.Str("figure"), Spec: m.Str("spec"), Quote: m.Str("quote"), Modes: m.Strs("modes"), In: m.Str("in"),
+		Queue: m.Str("queue")}
 	if d.Err() != nil {
 		return r
 	}
@@ -254,6 +265,14 @@ func parseRow(d *yamlfile.Decoder, n *yaml.Node, i int, c *campaign.Campaign) Ro
 	if !slices.Contains(metrics.SummaryHeader, r.Metric) || slices.Contains(notMetrics, r.Metric) {
 		m.Fail("metric", "unknown metric %q: give a column of summary.csv (%s)", r.Metric,
 			strings.Join(slices.DeleteFunc(slices.Clone(metrics.SummaryHeader), func(s string) bool { return slices.Contains(notMetrics, s) }), ", "))
+		return r
+	}
+	switch {
+	case m.Has("queue") && strings.TrimSpace(r.Queue) == "":
+		m.Fail("queue", "queue names the queue whose jobs the metric is over: give its name, or leave queue out for every job")
+		return r
+	case r.Queue != "" && !slices.Contains(metrics.JobColumns, r.Metric):
+		m.Fail("metric", "metric %s is not a figure of the jobs: over the jobs of queue %s, give one of %s", r.Metric, r.Queue, strings.Join(metrics.JobColumns, ", "))
 		return r
 	}
 	switch e := m.Str("effect"); e {
