@@ -25,6 +25,7 @@ import (
 	"github.com/racklab/racklab/coordinator/wire"
 	"github.com/racklab/racklab/coordinator/workload"
 	"github.com/racklab/racklab/datagen/recurring"
+	"github.com/racklab/racklab/datagen/coflow"
 	"github.com/racklab/racklab/datagen/swim"
 	"github.com/racklab/racklab/internal/safefile"
 	"github.com/racklab/racklab/shaping"
@@ -160,6 +161,16 @@ func loadWorkload(spec WorkloadSpec, topo *cluster.Topology) (*inputs, error) {
 		defer f.Close()
 		in.w, in.ds, err = swim.Import(f, s.Trace, o)
 		if err != nil {
+			return nil, err
+		}
+	case spec.Coflow != nil:
+		f, err := os.Open(spec.Coflow.Trace)
+		if err != nil {
+			return nil, err
+		}
+		defer f.Close()
+		// the datasets place the mappers' blocks on the topology's hosts
+		if in.w, in.ds, err = coflow.Import(f, spec.Coflow.Trace, topo, spec.Coflow.options()); err != nil {
 			return nil, err
 		}
 	default:
