@@ -175,6 +175,13 @@ type CoflowSpec struct {
 	OutputRatio      float64
 	ComputeNsPerByte float64
 	Tier             cluster.TierKind
+	// Queue is every job's queue ("": the engine's default queue);
+	// SmallQueue, when set, takes the jobs whose shuffle (the coflow's
+	// size, after Scale) is below SmallBelow bytes instead (pushbox.md
+	// §5.2's multi-queue setting: jobs under 100 MB in the FIFO queue).
+	Queue      string
+	SmallQueue string
+	SmallBelow int64
 }
 
 // Limits bound each run.
@@ -481,7 +488,7 @@ func parseWorkload(d *yamlfile.Decoder, n *yaml.Node, where string) WorkloadSpec
 // datagen coflow's defaults.
 func parseCoflow(d *yamlfile.Decoder, n *yaml.Node, where string) *CoflowSpec {
 	m := d.Map(n, where)
-	m.Known("trace", "max_coflows", "scale", "input_ratio", "output_ratio", "compute_ns_per_byte", "tier")
+	m.Known("trace", "max_coflows", "scale", "input_ratio", "output_ratio", "compute_ns_per_byte", "tier", "queue", "small_queue", "small_below")
 	m.Require("trace")
 	o := coflow.DefaultOptions()
 	s := &CoflowSpec{Trace: m.Str("trace"), MaxCoflows: int(m.Int("max_coflows")), Scale: o.Scale, InputRatio: o.InputRatio,
@@ -500,6 +507,17 @@ func parseCoflow(d *yamlfile.Decoder, n *yaml.Node, where string) *CoflowSpec {
 			m.Fail("tier", "%v", err)
 		}
 		s.Tier = t
+	}
+	s.Queue, s.SmallQueue = m.Str("queue"), m.Str("small_queue")
+	switch {
+	case m.Has("small_queue") != m.Has("small_below"):
+		m.Fail("small_queue", "small_queue and small_below go together: the queue of the jobs whose shuffle is below small_below")
+	case m.Has("small_below"):
+		v, err := units.ParseBytes(m.Str("small_below"))
+		if err != nil || v <= 0 {
+			m.Fail("small_below", "small_below %q is not a positive size such as 100MiB", m.Str("small_below"))
+		}
+		s.SmallBelow = v
 	}
 	if err := s.options().Check(); err != nil {
 		m.Fail("", "%v", err)

@@ -66,6 +66,42 @@ runs: [{mode: sim, policies: [fair, pushbox]}]
 	}
 }
 
+// small_queue takes the jobs whose shuffle is below small_below; queue
+// puts every job in one queue.
+func TestCoflowWorkloadQueues(t *testing.T) {
+	trace := filepath.Join(t.TempDir(), "trace.txt")
+	if err := os.WriteFile(trace, []byte(smallCoflowTrace), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c, err := Load(writeCampaign(t, `name: cf
+cluster: {racks: 1, hosts_per_rack: 4, slots: 2}
+queues: [{name: small, ordering: fifo}]
+workloads:
+  multi: {coflow: {trace: `+trace+`, small_queue: small, small_below: 3MiB}}
+  all: {coflow: {trace: `+trace+`, queue: q1}}
+runs: [{mode: sim, policies: [fair]}]
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	topo, err := c.loadTopology(c.Runs[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, want := range map[string][]string{"multi": {"small", "", "small"}, "all": {"q1", "q1", "q1"}} {
+		spec, _ := c.spec(name)
+		in, err := loadWorkload(spec, topo)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, j := range in.w.Jobs {
+			if j.Queue != want[i] {
+				t.Errorf("%s: %s is in queue %q, want %q", name, j.ID, j.Queue, want[i])
+			}
+		}
+	}
+}
+
 // A bad coflow option, or coflow beside another source, stops the
 // campaign at load time with the file and line.
 func TestCoflowWorkloadErrors(t *testing.T) {
@@ -75,6 +111,8 @@ func TestCoflowWorkloadErrors(t *testing.T) {
 		"bad ratio":      {"coflow: {trace: t.txt, input_ratio: 0}", `c.yaml:3: workload coflow: input ratio`},
 		"negative count": {"coflow: {trace: t.txt, max_coflows: -1}", `c.yaml:3: workload coflow: max coflows`},
 		"unknown field":  {"coflow: {trace: t.txt, mappers: 3}", `c.yaml:3:`},
+		"half a split":   {"coflow: {trace: t.txt, small_queue: fifo}", `c.yaml:3: workload coflow: small_queue and small_below go together`},
+		"bad size":       {"coflow: {trace: t.txt, small_queue: fifo, small_below: lots}", `c.yaml:3: workload coflow: small_below "lots"`},
 		"two sources":    {"coflow: {trace: t.txt}, swim: {trace: s.tsv}", `c.yaml:3: workload: give one of file, swim, coflow and generator`},
 	}
 	for name, tc := range cases {

@@ -170,8 +170,15 @@ func loadWorkload(spec WorkloadSpec, topo *cluster.Topology) (*inputs, error) {
 		}
 		defer f.Close()
 		// the datasets place the mappers' blocks on the topology's hosts
-		if in.w, in.ds, err = coflow.Import(f, spec.Coflow.Trace, topo, spec.Coflow.options()); err != nil {
+		var st coflow.Stats
+		if in.w, in.ds, st, err = coflow.ImportStats(f, spec.Coflow.Trace, topo, spec.Coflow.options()); err != nil {
 			return nil, err
+		}
+		for i := range in.w.Jobs {
+			in.w.Jobs[i].Queue = spec.Coflow.Queue
+			if spec.Coflow.SmallQueue != "" && st.Coflows[i].ShuffleBytes < spec.Coflow.SmallBelow {
+				in.w.Jobs[i].Queue = spec.Coflow.SmallQueue
+			}
 		}
 	default:
 		in.ds = &workload.Datasets{}
