@@ -14,6 +14,7 @@ import (
 	"github.com/racklab/racklab/coordinator/engine"
 	"github.com/racklab/racklab/coordinator/policy"
 	"github.com/racklab/racklab/coordinator/workload"
+	"github.com/racklab/racklab/datagen/coflow"
 	"github.com/racklab/racklab/internal/units"
 	"github.com/racklab/racklab/internal/yamlfile"
 	"gopkg.in/yaml.v3"
@@ -107,6 +108,7 @@ type WorkloadSpec struct {
 	// recurring --out-predicted) that an offline planner is told.
 	Predicted string
 	Swim      *SwimSpec
+	Coflow    *CoflowSpec
 	Generator *GeneratorSpec
 }
 
@@ -160,6 +162,26 @@ type SwimSpec struct {
 	BlockSize   int64
 	ReduceBytes int64
 	MaxReducers int
+}
+
+// CoflowSpec imports a coflow-benchmark trace (datagen/coflow) onto the
+// run set's topology: trace ports go to racks by port mod the rack count,
+// mappers are synthesised with input = shuffle × InputRatio.
+type CoflowSpec struct {
+	Trace            string
+	MaxCoflows       int
+	Scale            float64
+	InputRatio       float64
+	OutputRatio      float64
+	ComputeNsPerByte float64
+	Tier             cluster.TierKind
+	// Queue is every job's queue ("": the engine's default queue);
+	// SmallQueue, when set, takes the jobs whose shuffle (the coflow's
+	// size, after Scale) is below SmallBelow bytes instead (pushbox.md
+	// §5.2's multi-queue setting: jobs under 100 MB in the FIFO queue).
+	Queue      string
+	SmallQueue string
+	SmallBelow int64
 }
 
 // Limits bound each run.
@@ -256,6 +278,9 @@ func Load(path string) (*Campaign, error) {
 		w.Predicted = abs(w.Predicted)
 		if w.Swim != nil {
 			w.Swim.Trace = abs(w.Swim.Trace)
+		}
+		if w.Coflow != nil {
+			w.Coflow.Trace = abs(w.Coflow.Trace)
 		}
 	}
 	absWorkload(&c.Workload)
@@ -388,7 +413,7 @@ func parseWorkloads(d *yamlfile.Decoder, n *yaml.Node) []NamedWorkload {
 		}
 		wn := m.Node(name)
 		if wn == nil {
-			d.Fail(keyLine(n, name, m.Line), "workloads", "workload %s is empty: give file (and datasets), swim or generator", name)
+			d.Fail(keyLine(n, name, m.Line), "workloads", "workload %s is empty: give file (and datasets), swim, coflow or generator", name)
 			return nil
 		}
 		out = append(out, NamedWorkload{Name: name, Spec: parseWorkload(d, wn, "workloads "+name)})
@@ -401,7 +426,7 @@ func parseWorkloads(d *yamlfile.Decoder, n *yaml.Node) []NamedWorkload {
 
 func parseWorkload(d *yamlfile.Decoder, n *yaml.Node, where string) WorkloadSpec {
 	m := d.Map(n, where)
-	m.Known("file", "datasets", "predicted", "swim", "generator", "window_s")
+	m.Known("file", "datasets", "predicted", "swim", "coflow", "generator", "window_s")
 	var w WorkloadSpec
 	w.Window = m.Float("window_s")
 	if w.Window < 0 {
@@ -412,10 +437,17 @@ func parseWorkload(d *yamlfile.Decoder, n *yaml.Node, where string) WorkloadSpec
 		m.Fail("predicted", "predictions go with a workload file; a recurring generator makes its own")
 	}
 	if gn := m.Node("generator"); gn != nil {
-		if w.File != "" || m.Has("swim") {
-			m.Fail("generator", "give one of file, swim and generator")
+		if w.File != "" || m.Has("swim") || m.Has("coflow") {
+			m.Fail("generator", "give one of file, swim, coflow and generator")
 		}
 		w.Generator = parseGenerator(d, gn, where+" generator")
+		return w
+	}
+	if cn := m.Node("coflow"); cn != nil {
+		if w.File != "" || m.Has("swim") {
+			m.Fail("coflow", "give one of file, swim, coflow and generator")
+		}
+		w.Coflow = parseCoflow(d, cn, where+" coflow")
 		return w
 	}
 	if sn := m.Node("swim"); sn != nil {
@@ -446,9 +478,57 @@ func parseWorkload(d *yamlfile.Decoder, n *yaml.Node, where string) WorkloadSpec
 		}
 		w.Swim = s
 	} else if w.File == "" {
-		m.Fail("", "no workload: give file (and datasets) or swim")
+		m.Fail("", "no workload: give file (and datasets), swim, coflow or generator")
 	}
 	return w
+}
+
+// parseCoflow reads a coflow workload: {trace, max_coflows, scale,
+// input_ratio, output_ratio, compute_ns_per_byte, tier}; unset fields take
+// datagen coflow's defaults.
+func parseCoflow(d *yamlfile.Decoder, n *yaml.Node, where string) *CoflowSpec {
+	m := d.Map(n, where)
+	m.Known("trace", "max_coflows", "scale", "input_ratio", "output_ratio", "compute_ns_per_byte", "tier", "queue", "small_queue", "small_below")
+	m.Require("trace")
+	o := coflow.DefaultOptions()
+	s := &CoflowSpec{Trace: m.Str("trace"), MaxCoflows: int(m.Int("max_coflows")), Scale: o.Scale, InputRatio: o.InputRatio,
+		OutputRatio: o.OutputRatio, ComputeNsPerByte: o.ComputeNsPerByte, Tier: o.Tier}
+	for _, f := range []struct {
+		key string
+		dst *float64
+	}{{"scale", &s.Scale}, {"input_ratio", &s.InputRatio}, {"output_ratio", &s.OutputRatio}, {"compute_ns_per_byte", &s.ComputeNsPerByte}} {
+		if m.Has(f.key) {
+			*f.dst = m.Float(f.key)
+		}
+	}
+	if m.Has("tier") {
+		t, err := cluster.ParseTierKind(m.Str("tier"))
+		if err != nil {
+			m.Fail("tier", "%v", err)
+		}
+		s.Tier = t
+	}
+	s.Queue, s.SmallQueue = m.Str("queue"), m.Str("small_queue")
+	switch {
+	case m.Has("small_queue") != m.Has("small_below"):
+		m.Fail("small_queue", "small_queue and small_below go together: the queue of the jobs whose shuffle is below small_below")
+	case m.Has("small_below"):
+		v, err := units.ParseBytes(m.Str("small_below"))
+		if err != nil || v <= 0 {
+			m.Fail("small_below", "small_below %q is not a positive size such as 100MiB", m.Str("small_below"))
+		}
+		s.SmallBelow = v
+	}
+	if err := s.options().Check(); err != nil {
+		m.Fail("", "%v", err)
+	}
+	return s
+}
+
+// options are the import's options.
+func (s *CoflowSpec) options() coflow.Options {
+	return coflow.Options{Scale: s.Scale, InputRatio: s.InputRatio, OutputRatio: s.OutputRatio,
+		ComputeNsPerByte: s.ComputeNsPerByte, Tier: s.Tier, MaxCoflows: s.MaxCoflows}
 }
 
 // parseQueue reads one queue: {name, weight, capacity, max_capacity,

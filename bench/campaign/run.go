@@ -24,6 +24,7 @@ import (
 	"github.com/racklab/racklab/coordinator/policy"
 	"github.com/racklab/racklab/coordinator/wire"
 	"github.com/racklab/racklab/coordinator/workload"
+	"github.com/racklab/racklab/datagen/coflow"
 	"github.com/racklab/racklab/datagen/recurring"
 	"github.com/racklab/racklab/datagen/swim"
 	"github.com/racklab/racklab/internal/safefile"
@@ -161,6 +162,23 @@ func loadWorkload(spec WorkloadSpec, topo *cluster.Topology) (*inputs, error) {
 		in.w, in.ds, err = swim.Import(f, s.Trace, o)
 		if err != nil {
 			return nil, err
+		}
+	case spec.Coflow != nil:
+		f, err := os.Open(spec.Coflow.Trace)
+		if err != nil {
+			return nil, err
+		}
+		defer f.Close()
+		// the datasets place the mappers' blocks on the topology's hosts
+		var st coflow.Stats
+		if in.w, in.ds, st, err = coflow.ImportStats(f, spec.Coflow.Trace, topo, spec.Coflow.options()); err != nil {
+			return nil, err
+		}
+		for i := range in.w.Jobs {
+			in.w.Jobs[i].Queue = spec.Coflow.Queue
+			if spec.Coflow.SmallQueue != "" && st.Coflows[i].ShuffleBytes < spec.Coflow.SmallBelow {
+				in.w.Jobs[i].Queue = spec.Coflow.SmallQueue
+			}
 		}
 	default:
 		in.ds = &workload.Datasets{}

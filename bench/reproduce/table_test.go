@@ -145,6 +145,9 @@ func TestRepositoryCampaigns(t *testing.T) {
 		if filepath.Base(p) == "baselines.yaml" {
 			found = tb != nil && len(tb.Rows) > 0
 		}
+		if filepath.Base(p) == "pushbox.yaml" && (tb == nil || len(tb.Rows) == 0) {
+			t.Error("campaigns/pushbox.yaml has no headline rows")
+		}
 	}
 	if !found {
 		t.Error("campaigns/baselines.yaml has no headline rows")

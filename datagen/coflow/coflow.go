@@ -45,6 +45,9 @@ func DefaultOptions() Options {
 	return Options{Scale: 1, InputRatio: 1, Tier: cluster.HDD}
 }
 
+// Check says whether the options are usable, as Import would.
+func (o Options) Check() error { return o.check() }
+
 func (o *Options) check() error {
 	for _, c := range []error{
 		units.Positive("scale", o.Scale),

@@ -1,0 +1,124 @@
+package campaign
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/racklab/racklab/coordinator/cluster"
+)
+
+// A small coflow trace: 4 ports, 3 coflows (sizes in MB, 2^20 bytes).
+const smallCoflowTrace = `4 3
+1 0 2 0 1 2 2:1 3:1
+2 500 1 3 1 0:4
+3 1500 3 0 1 2 1 1:0.5
+`
+
+// A campaign's coflow workload imports the trace onto the run set's
+// topology with its options: a job per coflow, arrivals and shuffle sizes
+// as in the trace, inputs on the tier it names, and every job runs.
+func TestCoflowWorkload(t *testing.T) {
+	trace := filepath.Join(t.TempDir(), "trace.txt")
+	if err := os.WriteFile(trace, []byte(smallCoflowTrace), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c, err := Load(writeCampaign(t, `name: cf
+cluster: {racks: 1, hosts_per_rack: 4, slots: 2}
+workloads:
+  fb:
+    coflow: {trace: `+trace+`, tier: mem, input_ratio: 2, compute_ns_per_byte: 1}
+runs: [{mode: sim, policies: [fair, pushbox]}]
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	topo, err := c.loadTopology(c.Runs[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec, _ := c.spec("fb")
+	in, err := loadWorkload(spec, topo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(in.w.Jobs) != 3 || in.w.Jobs[1].ID != "coflow2" || in.w.Jobs[1].Arrival != 0.5 {
+		t.Fatalf("jobs %+v, want coflow1-3 with coflow2 at 0.5 s", in.w.Jobs)
+	}
+	if got := in.w.Jobs[1].Stages[0].OutputBytes; got != 4<<20 {
+		t.Errorf("coflow2's shuffle is %d B, want 4 MiB", got)
+	}
+	if d := in.ds.Datasets[1]; d.Size != 8<<20 || d.Blocks[0].Replicas[0].Tier != cluster.Mem {
+		t.Errorf("coflow2's input %+v, want 8 MiB (input_ratio 2) on mem", d)
+	}
+	if in.w.Jobs[0].Stages[1].ComputeNsPerByte != 1 {
+		t.Errorf("compute_ns_per_byte not passed on: %+v", in.w.Jobs[0].Stages[1])
+	}
+	out := t.TempDir()
+	if err := Execute(context.Background(), c, Options{Out: out}); err != nil {
+		t.Fatal(err)
+	}
+	_, rows := c.Summaries(out)
+	if s := rows[ModeSim+"/fb"]; len(s) != 2 || s[0].Jobs != 3 || s[0].FailedJobs != 0 || s[1].Jobs != 3 || s[1].FailedJobs != 0 {
+		t.Fatalf("summaries %+v, want the 3 jobs done under each policy", s)
+	}
+}
+
+// small_queue takes the jobs whose shuffle is below small_below; queue
+// puts every job in one queue.
+func TestCoflowWorkloadQueues(t *testing.T) {
+	trace := filepath.Join(t.TempDir(), "trace.txt")
+	if err := os.WriteFile(trace, []byte(smallCoflowTrace), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c, err := Load(writeCampaign(t, `name: cf
+cluster: {racks: 1, hosts_per_rack: 4, slots: 2}
+queues: [{name: small, ordering: fifo}]
+workloads:
+  multi: {coflow: {trace: `+trace+`, small_queue: small, small_below: 3MiB}}
+  all: {coflow: {trace: `+trace+`, queue: q1}}
+runs: [{mode: sim, policies: [fair]}]
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	topo, err := c.loadTopology(c.Runs[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, want := range map[string][]string{"multi": {"small", "", "small"}, "all": {"q1", "q1", "q1"}} {
+		spec, _ := c.spec(name)
+		in, err := loadWorkload(spec, topo)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, j := range in.w.Jobs {
+			if j.Queue != want[i] {
+				t.Errorf("%s: %s is in queue %q, want %q", name, j.ID, j.Queue, want[i])
+			}
+		}
+	}
+}
+
+// A bad coflow option, or coflow beside another source, stops the
+// campaign at load time with the file and line.
+func TestCoflowWorkloadErrors(t *testing.T) {
+	cases := map[string]struct{ workload, want string }{
+		"no trace":       {"coflow: {scale: 1}", `c.yaml:3:`},
+		"bad tier":       {"coflow: {trace: t.txt, tier: tape}", `c.yaml:3:`},
+		"bad ratio":      {"coflow: {trace: t.txt, input_ratio: 0}", `c.yaml:3: workload coflow: input ratio`},
+		"negative count": {"coflow: {trace: t.txt, max_coflows: -1}", `c.yaml:3: workload coflow: max coflows`},
+		"unknown field":  {"coflow: {trace: t.txt, mappers: 3}", `c.yaml:3:`},
+		"half a split":   {"coflow: {trace: t.txt, small_queue: fifo}", `c.yaml:3: workload coflow: small_queue and small_below go together`},
+		"bad size":       {"coflow: {trace: t.txt, small_queue: fifo, small_below: lots}", `c.yaml:3: workload coflow: small_below "lots"`},
+		"two sources":    {"coflow: {trace: t.txt}, swim: {trace: s.tsv}", `c.yaml:3: workload: give one of file, swim, coflow and generator`},
+	}
+	for name, tc := range cases {
+		_, err := Load(writeCampaign(t, "name: x\ncluster: {racks: 1, hosts_per_rack: 2}\nworkload: {"+tc.workload+"}\nruns: [{mode: sim, policies: [fair]}]\n"))
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: error %v, want it to contain %q", name, err, tc.want)
+		}
+	}
+}
