@@ -19,7 +19,7 @@ import (
 // factories holds one declaration per policy: a new policy package adds
 // its line here (name, Config with its defaults, constructor).
 var factories = index(
-	Define("fifo", struct{}{}, func(struct{}) *fifo.Policy { return fifo.New() }),
+	Define("fifo", fifo.DefaultConfig(), fifo.New),
 	Define("fair", fair.DefaultConfig(), fair.New),
 	Define("capacity", capacity.DefaultConfig(), capacity.New),
 	Define("dawn", dawn.DefaultConfig(), dawn.New),

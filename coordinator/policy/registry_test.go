@@ -32,7 +32,7 @@ func TestEveryPolicyBuildsWithDefaults(t *testing.T) {
 		if err != nil {
 			t.Fatalf("New(%s): %v", name, err)
 		}
-		if p == q && name != "fifo" { // fifo is stateless and empty
+		if p == q {
 			t.Errorf("%s: two builds share one policy value", name)
 		}
 	}
@@ -40,7 +40,7 @@ func TestEveryPolicyBuildsWithDefaults(t *testing.T) {
 
 func TestDeclaredArgs(t *testing.T) {
 	want := map[string][]string{
-		"fifo":     {},
+		"fifo":     {"classes", "network_priorities"},
 		"fair":     {"node_threshold", "rack_threshold", "slow_start"},
 		"capacity": {"node_locality_delay"},
 	}
@@ -103,7 +103,9 @@ func TestBadArgsNameThePolicyAndTheArg(t *testing.T) {
 		{policy.Spec{Name: "capacity", Args: map[string]any{"node_locality_delay": -3}},
 			`policy capacity: node_locality_delay is -3`},
 		{policy.Spec{Name: "fifo", Args: map[string]any{"x": 1}},
-			`policy fifo: unknown arg "x" (fifo takes no args)`},
+			`policy fifo: unknown arg "x" (known: classes, network_priorities)`},
+		{policy.Spec{Name: "fifo", Args: map[string]any{"network_priorities": "fair"}},
+			`policy fifo: fifo: network_priorities "fair": want none or job_fifo`},
 		{policy.Spec{Name: "fare"}, `unknown policy "fare" (known: capacity, corral, dawn, fair, fifo, pushbox, shufflewatcher)`},
 	}
 	for _, c := range cases {
