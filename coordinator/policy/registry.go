@@ -11,6 +11,7 @@ import (
 	"github.com/racklab/racklab/coordinator/policy/dawn"
 	"github.com/racklab/racklab/coordinator/policy/fair"
 	"github.com/racklab/racklab/coordinator/policy/fifo"
+	"github.com/racklab/racklab/coordinator/policy/neat"
 	"github.com/racklab/racklab/coordinator/policy/pushbox"
 	"github.com/racklab/racklab/coordinator/policy/shufflewatcher"
 	"gopkg.in/yaml.v3"
@@ -26,6 +27,7 @@ var factories = index(
 	Define("shufflewatcher", shufflewatcher.DefaultConfig(), shufflewatcher.New),
 	Define("corral", corral.DefaultConfig(), corral.New),
 	Define("pushbox", pushbox.DefaultConfig(), pushbox.New),
+	Define("neat", neat.DefaultConfig(), neat.New),
 )
 
 func index(fs ...Factory) map[string]Factory {
