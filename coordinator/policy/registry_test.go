@@ -227,3 +227,33 @@ func TestLabels(t *testing.T) {
 		t.Error("an unknown policy passes CheckSet")
 	}
 }
+
+// PushBox's baselines (pushbox.md §4.1–4.5) build from the args a
+// campaign names them with (README.md), and bad values are refused.
+func TestPushBoxBaselinesBuild(t *testing.T) {
+	for _, spec := range []policy.Spec{
+		{Name: "fifo", Args: map[string]any{"network_priorities": "job_fifo"}},
+		{Name: "shufflewatcher", Args: map[string]any{"network": "host", "threshold": 0.9, "reduce_racks": "largest"}},
+		{Name: "neat"},
+		{Name: "shufflewatcher", Args: map[string]any{"network": "host", "threshold": 0.9, "reduce_racks": "largest", "order": "fifo", "network_priorities": "job_fifo"}},
+		{Name: "neat", Args: map[string]any{"order": "fifo", "network": "job_fifo"}},
+	} {
+		if _, err := policy.Build(spec); err != nil {
+			t.Errorf("Build(%+v): %v", spec, err)
+		}
+	}
+	for _, c := range []struct {
+		spec policy.Spec
+		want string
+	}{
+		{policy.Spec{Name: "neat", Args: map[string]any{"network": "fifo"}}, `neat: network "fifo": want scf, fair or job_fifo`},
+		{policy.Spec{Name: "neat", Args: map[string]any{"classes": 0}}, `neat: classes 0: want 1 to 32`},
+		{policy.Spec{Name: "neat", Args: map[string]any{"order": "capacity"}}, `neat: order "capacity": want fair or fifo`},
+		{policy.Spec{Name: "shufflewatcher", Args: map[string]any{"network_priorities": "scf"}}, `shufflewatcher: network_priorities "scf": want none or job_fifo`},
+		{policy.Spec{Name: "fifo", Args: map[string]any{"classes": 33}}, `fifo: classes 33: want 1 to 32`},
+	} {
+		if _, err := policy.Build(c.spec); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("Build(%+v): error %v, want it to contain %q", c.spec, err, c.want)
+		}
+	}
+}
