@@ -243,6 +243,15 @@ func (n *network) recompute(now float64, full bool) {
 			tight := rs.wasTight || rs.tight(rs.extra)
 			rs.extra = 0
 			if !tight {
+				// flows a higher class held at rate 0 here may have lost
+				// that class (an end, a re-mark) though the resource is
+				// no longer tight: they gain what is left, or they would
+				// wait for a full pass that no event may ever bring
+				for _, f := range rs.flows {
+					if f.rate == 0 {
+						include(f)
+					}
+				}
 				continue
 			}
 			// only the flows it limits, those at its highest rate (in

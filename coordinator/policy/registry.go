@@ -11,6 +11,7 @@ import (
 	"github.com/racklab/racklab/coordinator/policy/dawn"
 	"github.com/racklab/racklab/coordinator/policy/fair"
 	"github.com/racklab/racklab/coordinator/policy/fifo"
+	"github.com/racklab/racklab/coordinator/policy/neat"
 	"github.com/racklab/racklab/coordinator/policy/pushbox"
 	"github.com/racklab/racklab/coordinator/policy/shufflewatcher"
 	"gopkg.in/yaml.v3"
@@ -19,13 +20,14 @@ import (
 // factories holds one declaration per policy: a new policy package adds
 // its line here (name, Config with its defaults, constructor).
 var factories = index(
-	Define("fifo", struct{}{}, func(struct{}) *fifo.Policy { return fifo.New() }),
+	Define("fifo", fifo.DefaultConfig(), fifo.New),
 	Define("fair", fair.DefaultConfig(), fair.New),
 	Define("capacity", capacity.DefaultConfig(), capacity.New),
 	Define("dawn", dawn.DefaultConfig(), dawn.New),
 	Define("shufflewatcher", shufflewatcher.DefaultConfig(), shufflewatcher.New),
 	Define("corral", corral.DefaultConfig(), corral.New),
 	Define("pushbox", pushbox.DefaultConfig(), pushbox.New),
+	Define("neat", neat.DefaultConfig(), neat.New),
 )
 
 func index(fs ...Factory) map[string]Factory {

@@ -17,7 +17,7 @@ import (
 // defaults, by Build and by New alike.
 func TestEveryPolicyBuildsWithDefaults(t *testing.T) {
 	names := policy.Names()
-	if want := []string{"capacity", "corral", "dawn", "fair", "fifo", "pushbox", "shufflewatcher"}; !reflect.DeepEqual(names, want) {
+	if want := []string{"capacity", "corral", "dawn", "fair", "fifo", "neat", "pushbox", "shufflewatcher"}; !reflect.DeepEqual(names, want) {
 		t.Fatalf("Names() = %v, want %v", names, want)
 	}
 	for _, name := range names {
@@ -32,7 +32,7 @@ func TestEveryPolicyBuildsWithDefaults(t *testing.T) {
 		if err != nil {
 			t.Fatalf("New(%s): %v", name, err)
 		}
-		if p == q && name != "fifo" { // fifo is stateless and empty
+		if p == q {
 			t.Errorf("%s: two builds share one policy value", name)
 		}
 	}
@@ -40,7 +40,7 @@ func TestEveryPolicyBuildsWithDefaults(t *testing.T) {
 
 func TestDeclaredArgs(t *testing.T) {
 	want := map[string][]string{
-		"fifo":     {},
+		"fifo":     {"classes", "network_priorities"},
 		"fair":     {"node_threshold", "rack_threshold", "slow_start"},
 		"capacity": {"node_locality_delay"},
 	}
@@ -103,8 +103,10 @@ func TestBadArgsNameThePolicyAndTheArg(t *testing.T) {
 		{policy.Spec{Name: "capacity", Args: map[string]any{"node_locality_delay": -3}},
 			`policy capacity: node_locality_delay is -3`},
 		{policy.Spec{Name: "fifo", Args: map[string]any{"x": 1}},
-			`policy fifo: unknown arg "x" (fifo takes no args)`},
-		{policy.Spec{Name: "fare"}, `unknown policy "fare" (known: capacity, corral, dawn, fair, fifo, pushbox, shufflewatcher)`},
+			`policy fifo: unknown arg "x" (known: classes, network_priorities)`},
+		{policy.Spec{Name: "fifo", Args: map[string]any{"network_priorities": "fair"}},
+			`policy fifo: fifo: network_priorities "fair": want none or job_fifo`},
+		{policy.Spec{Name: "fare"}, `unknown policy "fare" (known: capacity, corral, dawn, fair, fifo, neat, pushbox, shufflewatcher)`},
 	}
 	for _, c := range cases {
 		_, err := policy.Build(c.spec)
@@ -223,5 +225,35 @@ func TestLabels(t *testing.T) {
 	}
 	if err := policy.CheckSet(policy.Specs("fair", "nope")); err == nil {
 		t.Error("an unknown policy passes CheckSet")
+	}
+}
+
+// PushBox's baselines (pushbox.md §4.1–4.5) build from the args a
+// campaign names them with (README.md), and bad values are refused.
+func TestPushBoxBaselinesBuild(t *testing.T) {
+	for _, spec := range []policy.Spec{
+		{Name: "fifo", Args: map[string]any{"network_priorities": "job_fifo"}},
+		{Name: "shufflewatcher", Args: map[string]any{"network": "host", "threshold": 0.9, "reduce_racks": "largest"}},
+		{Name: "neat"},
+		{Name: "shufflewatcher", Args: map[string]any{"network": "host", "threshold": 0.9, "reduce_racks": "largest", "order": "fifo", "network_priorities": "job_fifo"}},
+		{Name: "neat", Args: map[string]any{"order": "fifo", "network": "job_fifo"}},
+	} {
+		if _, err := policy.Build(spec); err != nil {
+			t.Errorf("Build(%+v): %v", spec, err)
+		}
+	}
+	for _, c := range []struct {
+		spec policy.Spec
+		want string
+	}{
+		{policy.Spec{Name: "neat", Args: map[string]any{"network": "fifo"}}, `neat: network "fifo": want scf, fair or job_fifo`},
+		{policy.Spec{Name: "neat", Args: map[string]any{"classes": 0}}, `neat: classes 0: want 1 to 32`},
+		{policy.Spec{Name: "neat", Args: map[string]any{"order": "capacity"}}, `neat: order "capacity": want fair or fifo`},
+		{policy.Spec{Name: "shufflewatcher", Args: map[string]any{"network_priorities": "scf"}}, `shufflewatcher: network_priorities "scf": want none or job_fifo`},
+		{policy.Spec{Name: "fifo", Args: map[string]any{"classes": 33}}, `fifo: classes 33: want 1 to 32`},
+	} {
+		if _, err := policy.Build(c.spec); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("Build(%+v): error %v, want it to contain %q", c.spec, err, c.want)
+		}
 	}
 }

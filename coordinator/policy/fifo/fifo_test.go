@@ -16,7 +16,7 @@ func TestFIFOServesEarliestJobWithoutWaitingForLocality(t *testing.T) {
 	w := &workload.Workload{Jobs: []workload.Job{
 		policytest.MapJob("first", 0, "", "a"), policytest.MapJob("second", 0, "", "b"),
 	}}
-	e := policytest.Engine(t, engine.Config{}, topo, w, ds, New())
+	e := policytest.Engine(t, engine.Config{}, topo, w, ds, New(DefaultConfig()))
 	// host 3 holds the second job's block, but FIFO gives it to the first
 	// job, reading remotely, rather than wait or skip
 	got := policytest.Launches(e, 3)
@@ -33,7 +33,7 @@ func TestFIFOPrefersNodeLocalWithinJob(t *testing.T) {
 	topo := policytest.Topology(t, 2, 2, 1)
 	ds := &workload.Datasets{Datasets: []workload.Dataset{policytest.Dataset("a", 10, 0, 1, 2, 3)}}
 	w := &workload.Workload{Jobs: []workload.Job{policytest.MapJob("j", 0, "", "a")}}
-	e := policytest.Engine(t, engine.Config{}, topo, w, ds, New())
+	e := policytest.Engine(t, engine.Config{}, topo, w, ds, New(DefaultConfig()))
 	for _, h := range []int{2, 0, 3, 1} {
 		got := policytest.Launches(e, topo.Hosts[h].ID)
 		if len(got) != 1 || got[0].Task != h || got[0].Locality != engine.NodeLocal {

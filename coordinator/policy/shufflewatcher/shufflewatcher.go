@@ -9,6 +9,7 @@ import (
 	"github.com/racklab/racklab/coordinator/cluster"
 	"github.com/racklab/racklab/coordinator/engine"
 	"github.com/racklab/racklab/coordinator/policy/fair"
+	"github.com/racklab/racklab/coordinator/policy/netprio"
 	"github.com/racklab/racklab/coordinator/workload"
 )
 
@@ -50,11 +51,19 @@ type Config struct {
 	// unless the run sets one: 1, reducers only after every map
 	// (dawn.md §4.2 SW-4, §7.4).
 	SlowStart float64 `yaml:"slow_start"`
+	// NetworkPriorities is SW6's network: "none" is the original's fair
+	// sharing, every flow in class 0; "job_fifo" is the FIFO-respecting
+	// version (pushbox.md §4.5): the running jobs' flows take classes
+	// by submission, as Hadoop(FIFO)'s (§4.2). Pair it with order=fifo.
+	NetworkPriorities string `yaml:"network_priorities"`
+	// Classes is the number of job classes under job_fifo (4, PushBox's).
+	Classes int `yaml:"classes"`
 }
 
 // DefaultConfig is dawn.md §4.2's ShuffleWatcher.
 func DefaultConfig() Config {
-	return Config{MapRacks: "cost", ReduceRacks: "proportional", Network: "rack", Order: "fair", StarvationSeconds: 30, SlowStart: 1}
+	return Config{MapRacks: "cost", ReduceRacks: "proportional", Network: "rack", Order: "fair", StarvationSeconds: 30, SlowStart: 1,
+		NetworkPriorities: netprio.None, Classes: netprio.DefaultClasses}
 }
 
 // Validate checks the args' values.
@@ -77,6 +86,9 @@ func (c Config) Validate() error {
 		return err
 	}
 	if err := oneOf("order", c.Order, "fair", "fifo"); err != nil {
+		return err
+	}
+	if err := netprio.Validate("shufflewatcher", c.NetworkPriorities, c.Classes); err != nil {
 		return err
 	}
 	if !(c.Threshold >= 0) || !(c.StarvationSeconds >= 0) {
@@ -113,6 +125,7 @@ type Policy struct {
 	gen  uint64
 	// note is the decision note of the launch assign is trying
 	note engine.DecisionNote
+	net  netprio.FIFO
 }
 
 // The reasons ShuffleWatcher gives for a launch in its decision note
@@ -136,7 +149,8 @@ type stamp struct {
 
 // New returns ShuffleWatcher with the given args.
 func New(cfg Config) *Policy {
-	return &Policy{cfg: cfg, charged: map[engine.AttemptID]cluster.RackID{}}
+	return &Policy{cfg: cfg, charged: map[engine.AttemptID]cluster.RackID{},
+		net: netprio.FIFO{Mode: cfg.NetworkPriorities, Classes: cfg.Classes}}
 }
 
 // Name implements engine.Policy.
@@ -175,6 +189,11 @@ func (p *Policy) state(ctx *engine.Context, j engine.JobID) *jobState {
 func (p *Policy) JobSubmitted(ctx *engine.Context, j engine.JobID) {
 	p.gen++
 	p.state(ctx, j)
+}
+
+// JobFinished moves the later jobs' flows up a class under job_fifo.
+func (p *Policy) JobFinished(ctx *engine.Context, _ engine.JobID) {
+	p.net.Remark(ctx)
 }
 
 // AttemptEnded gives back the quota of a reducer that did not succeed:
@@ -495,7 +514,7 @@ func (p *Policy) reduceAllowed(ctx *engine.Context, j *engine.Job, t engine.Task
 }
 
 func (p *Policy) launch(ctx *engine.Context, h cluster.HostID, j *engine.Job, t engine.TaskRef, charge bool) bool {
-	id, err := ctx.Launch(t, h, engine.LaunchOptions{Note: p.note})
+	id, err := ctx.Launch(t, h, engine.LaunchOptions{Note: p.note, Priority: p.net.Class(ctx, j.ID)})
 	if err != nil {
 		return false
 	}
