@@ -317,6 +317,29 @@ func (p errPts) Len() int                        { return len(p.x) }
 func (p errPts) XY(i int) (float64, float64)     { return p.x[i], p.y[i] }
 func (p errPts) YError(i int) (float64, float64) { return p.e[i], p.e[i] }
 
+// addSpread adds to p the 95% intervals e as error bars, styled by bars,
+// and the repetitions' values dots (where there are too few for an
+// interval) as glyphs of dot: the spread every figure of means shows.
+func addSpread(p *plot.Plot, e errPts, dots plotter.XYs, bars func(*plotter.YErrorBars), dot draw.GlyphStyle) error {
+	if len(e.x) > 0 {
+		eb, err := plotter.NewYErrorBars(e)
+		if err != nil {
+			return err
+		}
+		bars(eb)
+		p.Add(eb)
+	}
+	if len(dots) > 0 {
+		sc, err := plotter.NewScatter(dots)
+		if err != nil {
+			return err
+		}
+		sc.GlyphStyle = dot
+		p.Add(sc)
+	}
+	return nil
+}
+
 func barWidth(n int) vg.Length { return vg.Points(math.Min(60, 300/float64(max(1, n)))) }
 
 func finite(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }
@@ -362,22 +385,12 @@ func (in *figureInput) barsCI(title, ylabel, key string, scale float64) (*plot.P
 		}
 		desc = append(desc, pol+" "+FormatStat(s, scale, 2))
 	}
-	if len(e.x) > 0 {
-		eb, err := plotter.NewYErrorBars(e)
-		if err != nil {
-			return nil, nil, nil, err
-		}
+	err := addSpread(p, e, dots, func(eb *plotter.YErrorBars) {
 		eb.LineStyle.Width = vg.Points(1.5)
 		eb.CapWidth = vg.Points(10)
-		p.Add(eb)
-	}
-	if len(dots) > 0 {
-		sc, err := plotter.NewScatter(dots)
-		if err != nil {
-			return nil, nil, nil, err
-		}
-		sc.GlyphStyle = draw.GlyphStyle{Color: color.Black, Radius: vg.Points(3.5), Shape: draw.CircleGlyph{}}
-		p.Add(sc)
+	}, draw.GlyphStyle{Color: color.Black, Radius: vg.Points(3.5), Shape: draw.CircleGlyph{}})
+	if err != nil {
+		return nil, nil, nil, err
 	}
 	p.NominalX(in.set.Policies...)
 	p.X.Min, p.X.Max = -0.6, float64(len(in.set.Policies))-0.4

@@ -137,21 +137,11 @@ func sweepFigure(sw Sweep, sets []*figureInput) (s figureSpec, ok bool, err erro
 		s.GlyphStyle = draw.GlyphStyle{Color: policyColor(i), Radius: vg.Points(3), Shape: draw.CircleGlyph{}}
 		p.Add(l, s)
 		p.Legend.Add(pol, l, s)
-		if len(e.x) > 0 {
-			eb, err := plotter.NewYErrorBars(e)
-			if err != nil {
-				return figureSpec{}, true, err
-			}
+		err = addSpread(p, e, dots, func(eb *plotter.YErrorBars) {
 			eb.LineStyle.Color, eb.LineStyle.Width, eb.CapWidth = policyColor(i), vg.Points(1.2), vg.Points(8)
-			p.Add(eb)
-		}
-		if len(dots) > 0 {
-			sc, err := plotter.NewScatter(dots)
-			if err != nil {
-				return figureSpec{}, true, err
-			}
-			sc.GlyphStyle = draw.GlyphStyle{Color: color.Black, Radius: vg.Points(2), Shape: draw.RingGlyph{}}
-			p.Add(sc)
+		}, draw.GlyphStyle{Color: color.Black, Radius: vg.Points(2), Shape: draw.RingGlyph{}})
+		if err != nil {
+			return figureSpec{}, true, err
 		}
 	}
 	zero, err := plotter.NewLine(plotter.XYs{{X: first, Y: 0}, {X: last, Y: 0}})

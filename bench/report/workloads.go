@@ -119,22 +119,12 @@ func groupedBarsCI(sets []*figureInput, policies []string, title, ylabel, key st
 			desc = append(desc, fmt.Sprintf("%s %s %s", in.workload, pol, FormatStat(s, scale, 2)))
 		}
 	}
-	if len(e.x) > 0 {
-		eb, err := plotter.NewYErrorBars(e)
-		if err != nil {
-			return nil, nil, false, err
-		}
+	err := addSpread(p, e, dots, func(eb *plotter.YErrorBars) {
 		eb.LineStyle.Width = vg.Points(1.5)
 		eb.CapWidth = vg.Points(math.Min(10, float64(width)*0.8))
-		p.Add(eb)
-	}
-	if len(dots) > 0 {
-		sc, err := plotter.NewScatter(dots)
-		if err != nil {
-			return nil, nil, false, err
-		}
-		sc.GlyphStyle = draw.GlyphStyle{Color: color.Black, Radius: vg.Points(2.5), Shape: draw.CircleGlyph{}}
-		p.Add(sc)
+	}, draw.GlyphStyle{Color: color.Black, Radius: vg.Points(2.5), Shape: draw.CircleGlyph{}})
+	if err != nil {
+		return nil, nil, false, err
 	}
 	var names []string
 	for _, in := range sets {

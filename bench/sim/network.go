@@ -2,6 +2,7 @@ package sim
 
 import (
 	"math"
+	"slices"
 	"sort"
 )
 
@@ -278,16 +279,7 @@ func (n *network) recompute(now float64, full bool) {
 		f.oldRate = f.rate
 		f.frozen = false
 		f.rate = 0
-		seen := false
-		for _, p := range n.prios {
-			if p == f.prio {
-				seen = true
-				break
-			}
-		}
-		if !seen {
-			n.prios = append(n.prios, f.prio)
-		}
+		n.notePrio(f.prio)
 	}
 	// what the flows outside this update keep using: counted afresh in a
 	// full pass (which also clears rounding drift), else the kept load
@@ -589,5 +581,13 @@ func (h flowHeap) fix(i int, finish float64) {
 	h[i].finish = finish
 	if !h.down(i) {
 		h.up(i)
+	}
+}
+
+// notePrio adds a flow's priority to the update's list of the
+// priorities present (n.prios), once.
+func (n *network) notePrio(p uint8) {
+	if !slices.Contains(n.prios, p) {
+		n.prios = append(n.prios, p)
 	}
 }

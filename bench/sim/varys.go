@@ -170,16 +170,7 @@ func (n *network) recomputeCoflows(now float64) {
 		f.oldRate = f.rate
 		f.rate = 0
 		f.frozen = false
-		seen := false
-		for _, p := range n.prios {
-			if p == f.prio {
-				seen = true
-				break
-			}
-		}
-		if !seen {
-			n.prios = append(n.prios, f.prio)
-		}
+		n.notePrio(f.prio)
 	}
 	for _, r := range n.compRes {
 		rs := &n.res[r]
