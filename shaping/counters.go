@@ -204,13 +204,10 @@ func (c *Cluster) RackLinkGroupCounters(r int) (up, down GroupCounters, err erro
 // fabricGroupPair reads the shaped group (and its priority leaves) of two
 // fabric devices, the two directions of one bottleneck.
 func (c *Cluster) fabricGroupPair(devA, devB string) (a, b GroupCounters, err error) {
-	var out [2]GroupCounters
-	for i, dev := range []string{devA, devB} {
-		cs, err := devClassCounters(c.FabricNetns(), dev)
-		if err != nil {
-			return a, b, err
-		}
-		out[i] = groupCounters(cs, rackMinor(0))
+	g, err := c.NewGroupReader()
+	if err != nil {
+		return a, b, err
 	}
-	return out[0], out[1], nil
+	defer g.Close()
+	return g.pair(devA, devB)
 }

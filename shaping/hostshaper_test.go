@@ -31,9 +31,9 @@ func classDelta(t *testing.T, s *HostShaper, f func()) (rack map[int]ClassCounte
 	}
 	rack = make(map[int]ClassCounters)
 	for r, c := range r1 {
-		rack[r] = ClassCounters{c.Bytes - r0[r].Bytes, c.Packets - r0[r].Packets}
+		rack[r] = ClassCounters{Bytes: c.Bytes - r0[r].Bytes, Packets: c.Packets - r0[r].Packets}
 	}
-	return rack, ClassCounters{d1.Bytes - d0.Bytes, d1.Packets - d0.Packets}
+	return rack, ClassCounters{Bytes: d1.Bytes - d0.Bytes, Packets: d1.Packets - d0.Packets}
 }
 
 // A filter that matches nothing still "succeeds"; only the class counters

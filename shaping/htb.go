@@ -171,7 +171,13 @@ func deleteClass(t *tc.Tc, ifindex, parent, minor uint32) error {
 
 // ClassCounters are the kernel's counters of an HTB class. Bytes count every
 // segment of a GSO packet with its headers; Packets count segments.
-type ClassCounters struct{ Bytes, Packets uint64 }
+type ClassCounters struct {
+	Bytes, Packets uint64
+	// Qlen and Backlog are the class's queue when read (packets and
+	// bytes waiting in its leaf qdisc): a class with a backlog wanted
+	// more than it was given.
+	Qlen, Backlog uint32
+}
 
 // classCounters reads the counters of every class under our root qdisc on
 // ifindex, by minor.
@@ -186,7 +192,7 @@ func classCounters(t *tc.Tc, ifindex uint32) (map[uint32]ClassCounters, error) {
 		if c.Ifindex != ifindex || maj != QdiscMajor || c.Stats == nil {
 			continue
 		}
-		out[min] = ClassCounters{Bytes: c.Stats.Bytes, Packets: uint64(c.Stats.Packets)}
+		out[min] = ClassCounters{Bytes: c.Stats.Bytes, Packets: uint64(c.Stats.Packets), Qlen: c.Stats.Qlen, Backlog: c.Stats.Backlog}
 	}
 	return out, nil
 }

@@ -151,8 +151,11 @@ const HeaderBytes = 14 + 20 + 32
 
 // Payload is the TCP payload the count stands for, headers taken out, so
 // that it compares with the bytes the engine and the workers account.
+// It is never negative: a link that carried only packets smaller than
+// the headers (neighbour discovery on an idle rack link) carried no
+// payload.
 func (c Counter) Payload() float64 {
-	return float64(c.Bytes) - float64(c.Packets)*HeaderBytes
+	return max(0, float64(c.Bytes)-float64(c.Packets)*HeaderBytes)
 }
 
 // The namespaces of the objects racklab stores in a tier directory:
