@@ -15,6 +15,7 @@ import (
 	"github.com/racklab/racklab/coordinator/policy"
 	"github.com/racklab/racklab/coordinator/workload"
 	"github.com/racklab/racklab/datagen/coflow"
+	"github.com/racklab/racklab/datagen/mix"
 	"github.com/racklab/racklab/internal/units"
 	"github.com/racklab/racklab/internal/yamlfile"
 	"gopkg.in/yaml.v3"
@@ -151,7 +152,10 @@ type GeneratorSpec struct {
 	Jobs      int
 	TaskScale float64
 	AdHoc     int
-	Preset    string
+	// mix: Preset is the mix (default puma); ComputeScale multiplies
+	// every stage's CPU cost per byte (0: 1; see datagen/mix Options).
+	Preset       string
+	ComputeScale float64
 }
 
 // SwimSpec imports a SWIM trace.
@@ -220,10 +224,14 @@ type RunSet struct {
 	// (remote): Credentials is the directory of secrets that
 	// `coordinator credentials` writes; MemberAddr is where the
 	// coordinator joins memberlist.
-	NATS        string
-	Credentials string
-	Listen      string
-	MemberAddr  string
+	// Priorities and ShapeNICs, for an emulated cluster, give every
+	// shaped bottleneck one HTB leaf per priority band and shape every
+	// host's NIC (bench/local Options).
+	Priorities, ShapeNICs bool
+	NATS                  string
+	Credentials           string
+	Listen                string
+	MemberAddr            string
 }
 
 // Dir is the name of the run set's results under the result directory:
@@ -582,7 +590,8 @@ func parseLimits(d *yamlfile.Decoder, n *yaml.Node) Limits {
 func parseRunSet(d *yamlfile.Decoder, n *yaml.Node, i int, workloads []string) RunSet {
 	where := fmt.Sprintf("runs[%d]", i)
 	m := d.Map(n, where)
-	m.Known("mode", "name", "policies", "repetitions", "network", "nats", "credentials", "listen", "member_addr", "workloads", "cluster")
+	m.Known("mode", "name", "policies", "repetitions", "network", "nats", "credentials", "listen", "member_addr", "workloads", "cluster",
+		"priorities", "shape_nics")
 	m.Require("mode", "policies")
 	rs := RunSet{Mode: m.Str("mode"), Name: m.Str("name"), Repetitions: 1,
 		NATS: m.Str("nats"), Credentials: m.Str("credentials"), Listen: m.Str("listen"), MemberAddr: m.Str("member_addr")}
@@ -602,6 +611,12 @@ func parseRunSet(d *yamlfile.Decoder, n *yaml.Node, i int, workloads []string) R
 	}
 	if m.Has("network") {
 		rs.Network = m.Str("network")
+	}
+	rs.Priorities, rs.ShapeNICs = m.Bool("priorities"), m.Bool("shape_nics")
+	for _, k := range []string{"priorities", "shape_nics"} {
+		if m.Has(k) && rs.Mode != ModeLocal {
+			m.Fail(k, "%s shapes an emulated cluster (mode local); the simulator always serves priorities and host NICs", k)
+		}
 	}
 	switch rs.Mode {
 	case ModeSim, ModeLocal:
@@ -685,13 +700,13 @@ func parseGenerator(d *yamlfile.Decoder, n *yaml.Node, where string) *GeneratorS
 	m := d.Map(n, where)
 	m.Known("name", "seed", "scale", "arrivals", "rate", "block_size", "replication",
 		"scale_factor", "multistage", "workloads", "set", "size_error", "arrival_error", "arrival_shift", "preset",
-		"duration", "labels", "rounds", "window", "queries", "jobs", "task_scale", "adhoc")
+		"duration", "labels", "rounds", "window", "queries", "jobs", "task_scale", "adhoc", "compute_scale")
 	m.Require("name")
 	g := &GeneratorSpec{Name: m.Str("name"), Seed: 1, Scale: 1, Arrivals: "trace", BlockSize: 128 << 20, Replication: 3,
-		ScaleFactor: m.Float("scale_factor"), MultiStage: m.Str("multistage") == "true", Workloads: int(m.Int("workloads")),
+		ScaleFactor: m.Float("scale_factor"), MultiStage: m.Bool("multistage"), Workloads: int(m.Int("workloads")),
 		Set: m.Str("set"), Preset: m.Str("preset"), Rate: m.Float("rate"),
 		Duration: m.Float("duration"), Window: m.Float("window"), Rounds: int(m.Int("rounds")), Labels: m.Strs("labels"),
-		Jobs: int(m.Int("jobs")), TaskScale: m.Float("task_scale"), AdHoc: int(m.Int("adhoc"))}
+		Jobs: int(m.Int("jobs")), TaskScale: m.Float("task_scale"), AdHoc: int(m.Int("adhoc")), ComputeScale: m.Float("compute_scale")}
 	if m.Has("seed") {
 		g.Seed = uint64(m.Int("seed"))
 	}
@@ -710,6 +725,9 @@ func parseGenerator(d *yamlfile.Decoder, n *yaml.Node, where string) *GeneratorS
 			m.Fail("block_size", "%v", err)
 		}
 		g.BlockSize = v
+	} else if bs, ok := mix.PresetBlockSize[g.Preset]; ok && g.Name == "mix" {
+		// a preset's source's block size, as `datagen mix` takes it
+		g.BlockSize = bs
 	}
 	switch g.Name {
 	case "tpch", "ml", "recurring", "mix":
@@ -722,7 +740,7 @@ func parseGenerator(d *yamlfile.Decoder, n *yaml.Node, where string) *GeneratorS
 		{"scale_factor", "tpch"}, {"multistage", "tpch"}, {"rounds", "tpch"}, {"window", "tpch recurring"}, {"queries", "tpch"},
 		{"workloads", "ml"}, {"duration", "ml"}, {"labels", "ml"},
 		{"size_error", "recurring"}, {"arrival_error", "recurring"}, {"arrival_shift", "recurring"},
-		{"jobs", "recurring"}, {"task_scale", "recurring"}, {"adhoc", "recurring"},
+		{"jobs", "recurring"}, {"task_scale", "recurring"}, {"adhoc", "recurring"}, {"compute_scale", "mix"},
 	} {
 		if m.Has(f.key) && !slices.Contains(strings.Fields(f.gen), g.Name) && g.Name != "" {
 			m.Fail(f.key, "%s is an option of the %s generator, not of %s", f.key, strings.ReplaceAll(f.gen, " ", " and "), g.Name)

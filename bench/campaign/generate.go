@@ -84,6 +84,9 @@ func generate(g *GeneratorSpec) (*workload.Workload, *workload.Datasets, *worklo
 		}
 		o := mix.DefaultOptions()
 		o.Options = common
+		if g.ComputeScale != 0 {
+			o.ComputeScale = g.ComputeScale
+		}
 		return noPredictions(mix.Generate(m, o))
 	}
 	return nil, nil, nil, fmt.Errorf("unknown generator %q", g.Name)

@@ -135,3 +135,27 @@ runs:
 		}
 	}
 }
+
+// TestPrioritiesAndNICShapingAreLocalSwitches: an emulated run set turns
+// on priority leaves and host-NIC shaping; elsewhere, and with a value
+// that is not true or false, the campaign is refused at the line.
+func TestPrioritiesAndNICShapingAreLocalSwitches(t *testing.T) {
+	const head = "name: p\ncluster: {racks: 2, hosts_per_rack: 3}\nworkload:\n  generator: {name: recurring, set: w1, scale: 0.01}\nruns:\n"
+	c, err := Load(writeCampaign(t, head+"  - {mode: local, policies: [fifo], priorities: true, shape_nics: true}\n  - {mode: local, name: plain, policies: [fifo]}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !c.Runs[0].Priorities || !c.Runs[0].ShapeNICs || c.Runs[1].Priorities || c.Runs[1].ShapeNICs {
+		t.Fatalf("run sets %+v", c.Runs)
+	}
+	for _, tc := range []struct{ run, want string }{
+		{"  - {mode: sim, policies: [fifo], priorities: true}\n", `c.yaml:6: runs[0]: priorities shapes an emulated cluster (mode local)`},
+		{"  - {mode: sim, policies: [fifo], shape_nics: false}\n", `c.yaml:6: runs[0]: shape_nics shapes an emulated cluster`},
+		{"  - {mode: local, policies: [fifo], priorities: yes}\n", `c.yaml:6: runs[0]: priorities: want true or false, got "yes"`},
+	} {
+		_, err := Load(writeCampaign(t, head+tc.run))
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%q: err %v, want %q", tc.run, err, tc.want)
+		}
+	}
+}

@@ -278,3 +278,28 @@ func TestRunSetNetworkPerMode(t *testing.T) {
 		t.Error("the same records under maxmin and varys: the run set's network did not reach the simulator")
 	}
 }
+
+// A mix preset's blocks are its source's size, as `datagen mix` makes
+// them (PushBox's 1 GiB), unless the campaign gives block_size.
+func TestMixPresetKeepsItsBlockSize(t *testing.T) {
+	for _, tc := range []struct {
+		gen  string
+		want int64
+	}{
+		{"{name: mix, preset: pushbox-w1, scale: 0.005}", 5368709}, // 1 GiB × 0.005
+		{"{name: mix, preset: pushbox-w1, scale: 0.005, block_size: 64MiB}", 335544},
+		{"{name: mix, preset: hibench-small}", 128 << 20},
+	} {
+		c, err := Load(writeCampaign(t, "name: m\ncluster: {racks: 2, hosts_per_rack: 3}\nworkload:\n  generator: "+tc.gen+"\nruns:\n  - {mode: sim, policies: [fifo]}\n"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		in, err := loadSingle(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := in.ds.Datasets[0].BlockSize; got != tc.want {
+			t.Errorf("%s: block size %d, want %d", tc.gen, got, tc.want)
+		}
+	}
+}

@@ -292,6 +292,19 @@ func Run(ctx context.Context, opt Options, cfg live.Config) (res *live.Result, e
 	cfg.MemberAddr = e.Net.MgmtIP.String()
 	cfg.Counters = e.Counters
 	cfg.StopWorkers = true
+	if bs := e.bottlenecks(); len(bs) > 0 && cfg.OutDir != "" {
+		g, err := e.Net.NewGroupReader()
+		if err != nil {
+			return nil, err
+		}
+		defer g.Close()
+		ps, err := samplePriorityOrder(ctx, filepath.Join(cfg.OutDir, PrioritySamplesFile), g, bs, prioritySampleEvery)
+		if err != nil {
+			return nil, err
+		}
+		defer func() { _, _, _ = ps.Stop() }()
+		cfg.PriorityOrder = ps.Stop
+	}
 	if cfg.MetricsAddr == "" {
 		cfg.MetricsAddr = net.JoinHostPort(e.Net.MgmtIP.String(), "9464")
 	}

@@ -52,11 +52,36 @@ func TestSummaryJobFigures(t *testing.T) {
 			t.Errorf("%s: summary.csv %q, tally %g; want %g", col, row[slices.Index(SummaryHeader, col)], got[col], want[col])
 		}
 	}
-	if SummaryHeader[len(SummaryHeader)-1] != "jct_p90_s" || !math.IsNaN(SummaryAdded["jct_p90_s"]) {
-		t.Errorf("jct_p90_s is not summary.csv's last column, added after its first release: %v", SummaryHeader)
+	if p90, ok := SummaryAdded["jct_p90_s"]; !ok || !math.IsNaN(p90) || slices.Index(SummaryHeader, "jct_p90_s") < slices.Index(SummaryHeader, "plan_wall_s") {
+		t.Errorf("jct_p90_s is not among summary.csv's columns added after its first release, after plan_wall_s: %v", SummaryHeader)
 	}
 	var empty JobTally
 	if f := empty.Figures(); f["jobs"] != 0 || f["makespan_s"] != 0 || f["jct_p90_s"] != 0 {
 		t.Errorf("no jobs: %v", f)
+	}
+}
+
+// The priority-order columns are empty for a run that did not measure
+// them (the simulator, an emulated cluster without priorities), and
+// hold what the network's counters said otherwise.
+func TestPriorityOrderColumns(t *testing.T) {
+	cell := func(s Summary, col string) string { return s.Row()[slices.Index(SummaryHeader, col)] }
+	rec, err := NewRecorder(t.TempDir(), &workload.Workload{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := rec.Finish("p", 1, nil, nil, nil)
+	if cell(s, "prio_shared_s") != "" || cell(s, "prio_in_order_frac") != "" {
+		t.Errorf("unmeasured: %q, %q; want empty cells", cell(s, "prio_shared_s"), cell(s, "prio_in_order_frac"))
+	}
+	rec.SetPriorityOrder(40, 30)
+	s = rec.Finish("p", 1, nil, nil, nil)
+	if cell(s, "prio_shared_s") != "40.000000" || cell(s, "prio_in_order_frac") != "0.750000" {
+		t.Errorf("measured: %q, %q; want 40 s, 0.75", cell(s, "prio_shared_s"), cell(s, "prio_in_order_frac"))
+	}
+	rec.SetPriorityOrder(0, 0)
+	s = rec.Finish("p", 1, nil, nil, nil)
+	if cell(s, "prio_shared_s") != "0.000000" || cell(s, "prio_in_order_frac") != "" {
+		t.Errorf("measured, no bands met: %q, %q; want 0 s and an empty share", cell(s, "prio_shared_s"), cell(s, "prio_in_order_frac"))
 	}
 }

@@ -115,6 +115,20 @@ type Summary struct {
 	// the machine, so it is the one summary.csv column that differs
 	// between identical runs.
 	PlanWallS float64
+	// PrioritySharedS and PriorityInOrderFrac are how the network
+	// served priorities, from the kernel's counters of the priority
+	// leaves of every shaped bottleneck (an emulated cluster with
+	// priorities; NaN elsewhere): the seconds, summed over bottlenecks
+	// and pairs of bands, that two bands both sent through a busy
+	// bottleneck while the lower one queued, and the share of those seconds whose
+	// higher band waited less per byte there (bench/local measures it).
+	PrioritySharedS, PriorityInOrderFrac float64
+}
+
+// PriorityOrder is what a run measured of the network's priority order
+// (Summary.PrioritySharedS, PriorityInOrderFrac).
+type PriorityOrder struct {
+	SharedS, InOrderS float64
 }
 
 // SummaryHeader is the column list of summary.csv.
@@ -133,7 +147,7 @@ var SummaryHeader = []string{
 	"measured_cross_rack_bytes_per_workload",
 	"compute_hours", "reduce_time_p50_s", "input_rack_cov", "input_rack_cov_first",
 	"plan_objective_s", "plan_lower_bound_s", "plan_gap", "plan_wall_s",
-	"jct_p90_s",
+	"jct_p90_s", "prio_shared_s", "prio_in_order_frac",
 }
 
 // PolicyFigureColumns are the summary.csv columns a policy fills with its
@@ -165,7 +179,7 @@ var SummaryAdded = map[string]float64{
 	"measured_cross_rack_bytes_per_workload": 0, "compute_hours": math.NaN(),
 	"reduce_time_p50_s": math.NaN(), "input_rack_cov": math.NaN(), "input_rack_cov_first": math.NaN(),
 	"plan_objective_s": math.NaN(), "plan_lower_bound_s": math.NaN(), "plan_gap": math.NaN(), "plan_wall_s": math.NaN(),
-	"jct_p90_s": math.NaN(),
+	"jct_p90_s": math.NaN(), "prio_shared_s": math.NaN(), "prio_in_order_frac": math.NaN(),
 }
 
 // SummaryRequired is the columns every summary.csv has: SummaryHeader
@@ -189,6 +203,7 @@ var emptyWhenUndefined = map[string]bool{
 	"input_tasks_cross_frac": true, "dep_inter_tasks_cross_frac": true,
 	"traffic_tasks_unsaturated_frac": true, "zero_traffic_tasks_saturated_frac": true,
 	"reduce_time_p50_s": true, "plan_objective_s": true, "plan_lower_bound_s": true, "plan_gap": true, "plan_wall_s": true,
+	"prio_shared_s": true, "prio_in_order_frac": true,
 }
 
 // MayBeEmpty reports whether a summary.csv column's cell may be empty:
@@ -230,7 +245,7 @@ func (s *Summary) Row() []string {
 		ff(s.MeasuredCrossRackBytesPerWorkload),
 		ff(s.ComputeHours), share(s.ReduceTimeP50S), ff(s.InputRackCoV), ff(s.InputRackCoVFirst),
 		s.figure("plan_objective_s"), s.figure("plan_lower_bound_s"), s.figure("plan_gap"), share(s.PlanWallS),
-		ff(s.JCTP90S),
+		ff(s.JCTP90S), share(s.PrioritySharedS), share(s.PriorityInOrderFrac),
 	}
 }
 
@@ -262,6 +277,8 @@ type Recorder struct {
 	groupSize    []int // jobs of each DAG
 	groupDone    []int // of which succeeded
 	window       float64
+	// priorityOrder is the network's priority order, when measured.
+	priorityOrder *PriorityOrder
 
 	tally      JobTally // the jobs' records: makespan and completion times
 	sum        Summary
@@ -507,6 +524,15 @@ func fraction(n, of int64) float64 {
 // none), for the summary's throughput and window_s.
 func (r *Recorder) SetWindow(seconds float64) { r.window = seconds }
 
+// SetPriorityOrder gives the recorder what the network's counters said of
+// its priority order, for the summary; a run without it has none (NaN).
+// sharedS is the seconds, summed over bottlenecks and pairs of bands,
+// that two bands shared a bottleneck while the lower one queued;
+// inOrderS those of the pairs whose higher band waited less per byte.
+func (r *Recorder) SetPriorityOrder(sharedS, inOrderS float64) {
+	r.priorityOrder = &PriorityOrder{SharedS: sharedS, InOrderS: inOrderS}
+}
+
 // Job records a job that ended, or one a window left unfinished (state
 // engine.JobUnfinished: its unknown times are empty cells), and flushes
 // the files.
@@ -655,6 +681,13 @@ func (r *Recorder) Finish(policy string, seed uint64, st *engine.Stats, up, down
 		s.ReduceTimeP50S = Percentile(means, 50)
 	}
 	s.PlanWallS = math.NaN()
+	s.PrioritySharedS, s.PriorityInOrderFrac = math.NaN(), math.NaN()
+	if r.priorityOrder != nil {
+		s.PrioritySharedS = r.priorityOrder.SharedS
+		if r.priorityOrder.SharedS > 0 {
+			s.PriorityInOrderFrac = r.priorityOrder.InOrderS / r.priorityOrder.SharedS
+		}
+	}
 	if st != nil {
 		s.Duplicates, s.DuplicatesUsed, s.Rejected, s.Decisions = st.Duplicates, st.DuplicatesUsed, st.Rejected, st.Decisions
 		s.InputRackCoV, s.InputRackCoVFirst = stats.CoV(st.InputRackBytes), stats.CoV(st.InputRackFirstBytes)

@@ -62,6 +62,13 @@ func (r *run) finish() {
 			}
 		}
 	}
+	if r.cfg.PriorityOrder != nil {
+		if c, in, err := r.cfg.PriorityOrder(); err != nil {
+			r.event("priority-order-failed", "", "%v", err)
+		} else if ps, ok := r.cfg.Sink.(interface{ SetPriorityOrder(sharedS, inOrderS float64) }); ok {
+			ps.SetPriorityOrder(c, in)
+		}
+	}
 	r.eng.RecordPolicyFigures()
 	if err := r.sink.Finish(&r.eng.Stats, up, down); err != nil {
 		r.logf("records: %v", err)

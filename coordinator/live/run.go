@@ -73,6 +73,13 @@ type Config struct {
 	// rack uplink and downlink (the emulator supplies it); the run records
 	// them over time and in its summary.
 	Counters func() (up, down []float64, err error)
+	// PriorityOrder, when set, is called at the end of the run for how
+	// the network served priorities (the emulator measures it from the
+	// kernel's priority leaves): the seconds that pairs of bands shared
+	// a bottleneck while the lower one queued, and those of the pairs
+	// whose higher band waited less per byte. A Sink with a SetPriorityOrder(sharedS, inOrderS
+	// float64) method records them in the summary.
+	PriorityOrder func() (sharedS, inOrderS float64, err error)
 	// StopWorkers tells the workers to exit at the end.
 	StopWorkers bool
 	// Background is the share of every rack link that background traffic

@@ -198,11 +198,18 @@ type Options struct {
 	MaxReducers int
 	// Ratio sizes the iterative applications (see package ml).
 	Ratio float64
+	// ComputeScale multiplies every stage's CPU cost per byte. Scale
+	// shrinks a task's bytes, and so its compute time, and its transfer
+	// time too; on a cluster whose NICs are n times the source's, the
+	// transfer time shrinks by Scale/n and compute by Scale only, and
+	// ComputeScale = 1/n keeps the two in their source's proportion.
+	ComputeScale float64
 }
 
-// DefaultOptions: 1 GiB of shuffle per reduce task, no cap, ratio 12.
+// DefaultOptions: 1 GiB of shuffle per reduce task, no cap, ratio 12,
+// CPU costs as the applications have them.
 func DefaultOptions() Options {
-	return Options{Options: gen.DefaultOptions(), ReduceBytes: 1 << 30, Ratio: 12}
+	return Options{Options: gen.DefaultOptions(), ReduceBytes: 1 << 30, Ratio: 12, ComputeScale: 1}
 }
 
 // Generate builds the workload of a mix and its datasets.
@@ -217,6 +224,8 @@ func Generate(m *Mix, o Options) (*workload.Workload, *workload.Datasets, error)
 		return nil, nil, fmt.Errorf("max reducers must not be negative (got %d)", o.MaxReducers)
 	case !(o.Ratio >= 4 && o.Ratio <= 1000):
 		return nil, nil, fmt.Errorf("ratio must be between 4 and 1000 (got %g)", o.Ratio)
+	case !(o.ComputeScale > 0 && o.ComputeScale <= 1e6):
+		return nil, nil, fmt.Errorf("compute scale must be above 0 and at most 1e6 (got %g)", o.ComputeScale)
 	}
 	rng := o.RNG()
 	n := m.Jobs()
@@ -236,6 +245,9 @@ func Generate(m *Mix, o Options) (*workload.Workload, *workload.Datasets, error)
 			ds.Datasets = append(ds.Datasets, sets...)
 			for i := range jobs {
 				jobs[i].Arrival = times[k]
+				for st := range jobs[i].Stages {
+					jobs[i].Stages[st].ComputeNsPerByte *= o.ComputeScale
+				}
 				if sequential && len(jobs[i].Parents) == 0 {
 					jobs[i].Parents = slices.Clone(prev)
 				}

@@ -196,3 +196,38 @@ func TestMalformed(t *testing.T) {
 		}
 	}
 }
+
+// ComputeScale multiplies every stage's CPU cost, the iterative
+// applications' included, and nothing else; a scale of 0 is refused.
+func TestComputeScale(t *testing.T) {
+	m, err := ParseMix(strings.NewReader("1 terasort 1GB\n1 kmeans 1GB\n"), "t.mix")
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := DefaultOptions()
+	plain, _, err := Generate(m, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o.ComputeScale = 100
+	scaled, _, err := Generate(m, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, j := range plain.Jobs {
+		for s, st := range j.Stages {
+			got := scaled.Jobs[i].Stages[s]
+			if got.ComputeNsPerByte != 100*st.ComputeNsPerByte {
+				t.Errorf("%s/%s: %g ns/B, want 100 × %g", j.ID, st.Name, got.ComputeNsPerByte, st.ComputeNsPerByte)
+			}
+			got.ComputeNsPerByte = st.ComputeNsPerByte
+			if !reflect.DeepEqual(got, st) {
+				t.Errorf("%s/%s: more than the compute cost changed: %+v vs %+v", j.ID, st.Name, got, st)
+			}
+		}
+	}
+	o.ComputeScale = 0
+	if _, _, err := Generate(m, o); err == nil || !strings.Contains(err.Error(), "compute scale") {
+		t.Errorf("compute scale 0: err %v", err)
+	}
+}

@@ -367,6 +367,23 @@ func (m *Map) Str(key string) string {
 	return s
 }
 
+// Bool reads a true/false field (false when absent); any other value is
+// an error naming the field.
+func (m *Map) Bool(key string) bool {
+	s, n := m.scalar(key, "true or false")
+	if n == nil {
+		return false
+	}
+	switch s {
+	case "true":
+		return true
+	case "false":
+		return false
+	}
+	m.d.Fail(n.Line, m.Where, "%s: want true or false, got %q", key, s)
+	return false
+}
+
 // Int reads an integer field (0 when absent). Integral values written
 // with a fraction or an exponent (1e9) are accepted.
 func (m *Map) Int(key string) int64 {
