@@ -228,10 +228,13 @@ type RunSet struct {
 	// shaped bottleneck one HTB leaf per priority band and shape every
 	// host's NIC (bench/local Options).
 	Priorities, ShapeNICs bool
-	NATS                  string
-	Credentials           string
-	Listen                string
-	MemberAddr            string
+	// SleepCompute (compute: sleep), for an emulated cluster, has the
+	// workers wait their attempts' compute time out rather than burn it.
+	SleepCompute bool
+	NATS         string
+	Credentials  string
+	Listen       string
+	MemberAddr   string
 }
 
 // Dir is the name of the run set's results under the result directory:
@@ -591,7 +594,7 @@ func parseRunSet(d *yamlfile.Decoder, n *yaml.Node, i int, workloads []string) R
 	where := fmt.Sprintf("runs[%d]", i)
 	m := d.Map(n, where)
 	m.Known("mode", "name", "policies", "repetitions", "network", "nats", "credentials", "listen", "member_addr", "workloads", "cluster",
-		"priorities", "shape_nics")
+		"priorities", "shape_nics", "compute")
 	m.Require("mode", "policies")
 	rs := RunSet{Mode: m.Str("mode"), Name: m.Str("name"), Repetitions: 1,
 		NATS: m.Str("nats"), Credentials: m.Str("credentials"), Listen: m.Str("listen"), MemberAddr: m.Str("member_addr")}
@@ -613,9 +616,16 @@ func parseRunSet(d *yamlfile.Decoder, n *yaml.Node, i int, workloads []string) R
 		rs.Network = m.Str("network")
 	}
 	rs.Priorities, rs.ShapeNICs = m.Bool("priorities"), m.Bool("shape_nics")
-	for _, k := range []string{"priorities", "shape_nics"} {
+	switch c := m.Str("compute"); c {
+	case "", "burn":
+	case "sleep":
+		rs.SleepCompute = true
+	default:
+		m.Fail("compute", "unknown compute %q: burn (spend the CPU, the default) or sleep (wait it out)", c)
+	}
+	for _, k := range []string{"priorities", "shape_nics", "compute"} {
 		if m.Has(k) && rs.Mode != ModeLocal {
-			m.Fail(k, "%s shapes an emulated cluster (mode local); the simulator always serves priorities and host NICs", k)
+			m.Fail(k, "%s is an option of an emulated cluster (mode local); the simulator always serves priorities and host NICs, and its compute takes no CPU", k)
 		}
 	}
 	switch rs.Mode {

@@ -48,7 +48,12 @@ type Options struct {
 	Priorities bool
 	// ShapeHostNICs shapes every host's NIC at the topology's rate.
 	ShapeHostNICs bool
-	Logf          func(format string, args ...any)
+	// SleepCompute has the workers wait their attempts' compute time out
+	// instead of burning CPU (worker --sleep-compute): the emulated hosts
+	// share this machine's cores, and a cluster of many slots would
+	// otherwise starve the data plane and the heartbeats of them.
+	SleepCompute bool
+	Logf         func(format string, args ...any)
 }
 
 // NetworkSpec is the network Start builds for opt.
@@ -164,6 +169,9 @@ func (e *Emulator) startWorker(i int, hn shaping.HostNet, credsPath string) erro
 	for _, t := range host.Tiers {
 		dir := filepath.Join(e.tierRoot(), host.Name, t.Kind.String())
 		args = append(args, "--tier", fmt.Sprintf("%s:%s:%.0f:%.0f:%d", t.Kind, dir, t.ReadBps, t.WriteBps, t.CapacityBytes))
+	}
+	if e.opt.SleepCompute {
+		args = append(args, "--sleep-compute")
 	}
 	if e.opt.Mode == shaping.Flat && rack.UplinkBps > 0 {
 		// a static equal split of the rack's uplink among its hosts

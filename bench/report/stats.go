@@ -186,3 +186,22 @@ func RelChange(x, base float64) (rel float64, ok bool) {
 	}
 	return (x - base) / math.Abs(base), true
 }
+
+// WelchInterval is the 95% confidence interval of the difference of two
+// means, a − b, by Welch's t (the two may have different variances). Its
+// bounds are NaN when either side has fewer than two values or a
+// non-finite one; with no spread on either side it is the difference
+// itself.
+func WelchInterval(a, b Stat) (lo, hi float64) {
+	if a.N < 2 || b.N < 2 || math.IsNaN(a.SD) || math.IsNaN(b.SD) {
+		return math.NaN(), math.NaN()
+	}
+	d := a.Mean - b.Mean
+	va, vb := a.SD*a.SD/float64(a.N), b.SD*b.SD/float64(b.N)
+	if va+vb == 0 {
+		return d, d
+	}
+	dof := (va + vb) * (va + vb) / (va*va/float64(a.N-1) + vb*vb/float64(b.N-1))
+	hw := TQuantile(0.975, dof) * math.Sqrt(va+vb)
+	return d - hw, d + hw
+}

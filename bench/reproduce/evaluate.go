@@ -29,10 +29,23 @@ type Result struct {
 	Outcome  Outcome
 	// Why says why a row is not measured.
 	Why string
+	// Noise says the difference of the means (policy − baseline) has a
+	// 95% confidence interval (Welch) that includes 0: the repetitions
+	// do not tell the two apart (never with fewer than
+	// report.MinCIRepetitions a side).
+	Noise bool
 }
 
-// VerdictText is the outcome, saying when only the direction was checked.
+// VerdictText is the outcome, saying when only the direction was
+// checked, and when the difference is within the repetitions' noise.
 func (r *Result) VerdictText() string {
+	if r.Noise {
+		return r.verdict() + "; within noise (the difference's 95% CI includes 0)"
+	}
+	return r.verdict()
+}
+
+func (r *Result) verdict() string {
 	switch {
 	case r.Outcome == NotMeasured && r.Why != "":
 		return "not measured: " + r.Why
@@ -339,6 +352,11 @@ func measure(res *Result, c *campaign.Campaign, sides []side) {
 		return
 	}
 	res.Outcome = Judge(row.Paper, row.Direction, res.Measured)
+	// as the report, no interval from fewer than MinCIRepetitions runs
+	if res.Policy.N >= report.MinCIRepetitions && res.Baseline.N >= report.MinCIRepetitions {
+		lo, hi := report.WelchInterval(res.Policy, res.Baseline)
+		res.Noise = lo <= 0 && hi >= 0
+	}
 }
 
 // valueDigits is how many decimals show a policy's own mean to three

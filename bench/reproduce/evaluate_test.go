@@ -188,3 +188,26 @@ func TestEvaluateValueRows(t *testing.T) {
 		}
 	}
 }
+
+// A difference the repetitions cannot tell from 0 says so in its
+// verdict; a clear one does not.
+func TestEvaluateSaysWhenWithinNoise(t *testing.T) {
+	for _, tc := range []struct {
+		fair  [3]float64
+		noise bool
+	}{
+		{[3]float64{17.8, 18, 18.2}, false}, // -2 s ± 0.5 s
+		{[3]float64{8, 18, 28}, true},       // -2 s ± 24.8 s
+	} {
+		dir := t.TempDir()
+		var rows []metrics.Summary
+		for i, jct := range tc.fair {
+			rows = append(rows, run("fifo", uint64(i+1), 0.6, 20), run("fair", uint64(i+1), 0.6, jct))
+		}
+		writeRuns(t, dir, rows...)
+		r := evaluate(t, dir).Results[1]
+		if r.Outcome != Reproduced || r.Noise != tc.noise || strings.Contains(r.VerdictText(), "within noise") != tc.noise {
+			t.Errorf("fair %v: %v, noise %v, %q; want reproduced, noise %v", tc.fair, r.Outcome, r.Noise, r.VerdictText(), tc.noise)
+		}
+	}
+}

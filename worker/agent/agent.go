@@ -49,8 +49,12 @@ type Config struct {
 	// ShapePriorities gives each shaped rack class one HTB leaf per band
 	// of the priority table (internal/traffic), chosen by DSCP.
 	ShapePriorities bool
-	Fetchers        int
-	Heartbeat       time.Duration // default 500 ms
+	// SleepCompute makes attempts wait their compute time out rather
+	// than burn it (task.Env.SleepCompute): for hosts emulated on one
+	// machine.
+	SleepCompute bool
+	Fetchers     int
+	Heartbeat    time.Duration // default 500 ms
 	// MetricsAddr, when set, serves Prometheus metrics on /metrics there.
 	MetricsAddr string
 	Logf        func(format string, args ...any)
@@ -147,7 +151,7 @@ func (w *Worker) open() error {
 		w.cfg.Logf("worker %s: metrics on http://%s/metrics", w.cfg.Host, bound)
 	}
 	w.env = &task.Env{Host: w.cfg.Host, Rack: w.cfg.Rack, Store: w.st, Client: dataplane.NewClient(5 * time.Second),
-		Fetchers: w.cfg.Fetchers, CrossRx: w.noteCrossRx,
+		Fetchers: w.cfg.Fetchers, CrossRx: w.noteCrossRx, SleepCompute: w.cfg.SleepCompute,
 		// published from the attempt's goroutine, so that it goes out
 		// before the attempt's end, which the serve loop publishes
 		InputDone: func(ev wire.InputDone) { w.publish(wire.TypeInputDone, &ev) }}

@@ -117,6 +117,7 @@ runs the attempts it is sent. It removes its objects and shaping on exit.`,
 	f.StringVar(&shape, "shape", "", "shape traffic to each other rack at this rate per second (host shaping), e.g. 12.5MB")
 	f.BoolVar(&cfg.ShapePriorities, "shape-priorities", false, "with --shape: one HTB leaf per priority band in each rack class, chosen by DSCP")
 	f.IntVar(&cfg.Fetchers, "fetchers", 5, "parallel fetches per shuffling attempt")
+	f.BoolVar(&cfg.SleepCompute, "sleep-compute", false, "attempts wait their compute time out instead of burning CPU (hosts emulated on one machine)")
 	f.StringVar(&cfg.MetricsAddr, "metrics-addr", "", "serve Prometheus metrics on this address (e.g. :9465)")
 	f.StringArrayVar(&tiers, "tier", nil, "storage tier KIND:DIR[:READ[:WRITE[:CAPACITY]]], repeatable (default: one unlimited mem tier in the temp dir)")
 	f.BoolVar(&cleanup, "cleanup", false, "remove what a crashed worker left (its qdisc on --data-dev, its objects in the --tier directories) and exit")

@@ -31,6 +31,11 @@ type Env struct {
 	// all its input, before it computes and writes. It is called on the
 	// attempt's goroutine, which waits for it: it must not block.
 	InputDone func(wire.InputDone)
+	// SleepCompute makes an attempt's compute phase wait its time out
+	// instead of spending it on the CPU. A host has its own cores; hosts
+	// emulated on one machine share its few, and tens of burning slots
+	// would starve every host's data plane of them.
+	SleepCompute bool
 }
 
 // Attempt is one running attempt.
@@ -291,7 +296,11 @@ func (a *Attempt) computeAndWrite(rep *wire.AttemptEnded) error {
 			read += a.bytes[c][l].Load()
 		}
 	}
-	if err := burn(a.ctx, time.Duration(a.l.ComputeNsPerByte*float64(read))); err != nil {
+	compute := burn
+	if a.env.SleepCompute {
+		compute = sleep
+	}
+	if err := compute(a.ctx, time.Duration(a.l.ComputeNsPerByte*float64(read))); err != nil {
 		return err
 	}
 	rep.ComputeSeconds = time.Since(t1).Seconds()
@@ -417,6 +426,21 @@ func (a *Attempt) runShuffle(rep *wire.AttemptEnded, class dataplane.Class) erro
 	rep.ReadSeconds = time.Since(t0).Seconds()
 	a.haveInput()
 	return a.computeAndWrite(rep)
+}
+
+// sleep waits d, or until ctx is cancelled.
+func sleep(ctx context.Context, d time.Duration) error {
+	if d <= 0 {
+		return nil
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
 }
 
 // burn spends d of CPU time in this goroutine, checking for cancellation.

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -355,5 +356,46 @@ func TestSourceMovedToAnotherTierIsTaken(t *testing.T) {
 	}
 	if d := time.Since(start); d > time.Second {
 		t.Errorf("the moved source was taken after %v, as if by the 2 s retry", d)
+	}
+}
+
+// cpuSeconds is the CPU time this process has spent, user and system.
+func cpuSeconds(t *testing.T) float64 {
+	t.Helper()
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		t.Fatal(err)
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano()).Seconds()
+}
+
+// With SleepCompute an attempt's compute phase lasts as long as with
+// burning, and spends (almost) no CPU; burning spends it. The two are
+// compared in one run: a busy machine gives the burner less than its 0.3
+// s, but far more than the sleeper's reading and writing.
+func TestSleepComputeWaitsWithoutTheCPU(t *testing.T) {
+	var spent [2]float64
+	for i, sleepy := range []bool{false, true} {
+		a := newHost(t, "a", "r0")
+		a.env.SleepCompute = sleepy
+		if _, err := a.env.Store.Generate(cluster.Mem, "ds/in/0", 1<<20, 1); err != nil {
+			t.Fatal(err)
+		}
+		l := wire.Launch{Attempt: 4, Kind: wire.KindMap, Class: "input", ComputeNsPerByte: 300e6 / (1 << 20), // 0.3 s
+			Input: &wire.Range{Object: a.object("ds/in/0"), Task: "input", Length: 1 << 20}, OutputKey: "out/a4", OutputTier: "mem", OutputBytes: 10}
+		cpu0 := cpuSeconds(t)
+		att, err := Start(context.Background(), a.env, l)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rep := wait(t, att)
+		cpu := cpuSeconds(t) - cpu0
+		if !rep.OK || rep.ComputeSeconds < 0.3 {
+			t.Fatalf("sleep %v: %+v, want a success with 0.3 s of compute", sleepy, rep)
+		}
+		spent[i] = cpu
+	}
+	if spent[1] > spent[0]/3 {
+		t.Errorf("0.3 s of compute spent %.3f s of CPU burning and %.3f s sleeping", spent[0], spent[1])
 	}
 }
