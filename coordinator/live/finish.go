@@ -65,7 +65,9 @@ func (r *run) finish() {
 	if r.cfg.PriorityOrder != nil {
 		if c, in, err := r.cfg.PriorityOrder(); err != nil {
 			r.event("priority-order-failed", "", "%v", err)
-		} else if ps, ok := r.cfg.Sink.(interface{ SetPriorityOrder(sharedS, inOrderS float64) }); ok {
+		} else if ps, ok := r.cfg.Sink.(interface {
+			SetPriorityOrder(sharedS, inOrderS float64)
+		}); ok {
 			ps.SetPriorityOrder(c, in)
 		}
 	}
