@@ -9,8 +9,8 @@
 // last one, then Algorithm 2 (slot-change mode) on the offered host
 // until it places nothing: the legitimate job's critical task if
 // controlled concurrency admits it (at most m input-phase tasks per
-// machine, beyond m only for a smaller coflow under Fair, the
-// wildcard), else the slot passes to later jobs, whose local tasks
+// machine, beyond m only for a coflow smaller than every one receiving
+// there under Fair, the wildcard: one task per coflow and machine), else the slot passes to later jobs, whose local tasks
 // take it only if they finish before the machine's network work
 // drains (not-hinder), or it stays empty. Whenever a machine's set of
 // input-phase tasks changes, their priorities are recomputed:

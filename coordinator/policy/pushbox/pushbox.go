@@ -336,12 +336,14 @@ func (p *Policy) canBePlaced(ctx *engine.Context, c candidate, h cluster.HostID)
 	if p.cfg.NoWildcard || p.ordering(ctx, c.job) != engine.OrderFair {
 		return "", false
 	}
-	// minCoflow is over the other coflows on h: the candidate's own
-	// tasks there do not hold it back (Scenario 4b's reading: there Rc
-	// passes on W1 with its sibling Rb already receiving)
+	// minCoflow is over every input-phase task on h (§2.2), so with
+	// the strict < a coflow that already receives on h gets no second
+	// wildcard there; min_coflow others leaves its own tasks out
+	// (Scenario 4b's reading: there Rc passes on W1 with its sibling
+	// Rb already receiving)
 	size := p.coflowSize(ctx, c.job, int(c.task.Stage))
 	for _, it := range ins {
-		if it.task.Job == c.task.Job && it.task.Stage == c.task.Stage {
+		if p.cfg.MinCoflow == MinCoflowOthers && it.task.Job == c.task.Job && it.task.Stage == c.task.Stage {
 			continue
 		}
 		if size >= p.coflowSize(ctx, ctx.Job(it.task.Job), int(it.task.Stage)) {

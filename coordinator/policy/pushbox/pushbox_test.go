@@ -19,7 +19,7 @@ func TestScenarios(t *testing.T) {
 func TestBadArgs(t *testing.T) {
 	for arg, val := range map[string]string{
 		"m": "0", "ema_alpha": "0", "node_delay": "-1", "rack_delay": "0.5", "rack_local": "maybe",
-		"classes": "0", "gp_bin_bytes": "0", "error_factor": "0.5", "coflow_size": "half",
+		"classes": "0", "gp_bin_bytes": "0", "error_factor": "0.5", "coflow_size": "half", "min_coflow": "some",
 	} {
 		_, err := policy.ScenarioFactory("pushbox", map[string]string{arg: val})
 		if err == nil || !strings.Contains(err.Error(), arg) {
