@@ -43,3 +43,31 @@ sweeps:
 		t.Errorf("report.md lacks the sweep's caption (%v)", err)
 	}
 }
+
+// A sweep whose points are run sets (other clusters) reaches the report
+// too: one figure for the mode, across the run sets.
+func TestCampaignRunSetSweepFigure(t *testing.T) {
+	dir := t.TempDir()
+	campaign := `name: sweep
+cluster: {racks: 2, hosts_per_rack: 3, slots: 4}
+workload: {generator: {name: recurring, set: w1, scale: 0.002, arrivals: once, size_error: 0}}
+runs:
+  - {mode: sim, name: slots2, cluster: {racks: 2, hosts_per_rack: 3, slots: 2}, policies: [fifo, fair], repetitions: 1}
+  - {mode: sim, name: slots4, policies: [fifo, fair], repetitions: 1}
+sweeps:
+  - {name: slots, x: slots a machine, metric: makespan_s, policies: [fair], baseline: fifo, points: {'@slots2': 2, '@slots4': 4}}
+`
+	path := filepath.Join(dir, "sweep.yaml")
+	if err := os.WriteFile(path, []byte(campaign), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "results")
+	runBench(t, "run", path, "--out", out, "--quiet")
+	if _, err := os.Stat(filepath.Join(out, "report", "sim-sweep-slots.svg")); err != nil {
+		t.Fatalf("bench run drew no sweep figure: %v", err)
+	}
+	md, err := os.ReadFile(filepath.Join(out, "report", "report.md"))
+	if err != nil || !strings.Contains(string(md), "@slots2 = 2, @slots4 = 4") || !strings.Contains(string(md), "sweeps across run sets") {
+		t.Errorf("report.md lacks the sweep's section and caption (%v)", err)
+	}
+}

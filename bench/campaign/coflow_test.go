@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -109,6 +110,8 @@ func TestCoflowWorkloadErrors(t *testing.T) {
 		"no trace":       {"coflow: {scale: 1}", `c.yaml:3:`},
 		"bad tier":       {"coflow: {trace: t.txt, tier: tape}", `c.yaml:3:`},
 		"bad ratio":      {"coflow: {trace: t.txt, input_ratio: 0}", `c.yaml:3: workload coflow: input ratio`},
+		"zero scale":     {"coflow: {trace: t.txt, scale: 0}", `c.yaml:3: workload coflow: scale must be positive (got 0)`},
+		"negative scale": {"coflow: {trace: t.txt, scale: -2}", `c.yaml:3: workload coflow: scale must be positive (got -2)`},
 		"negative count": {"coflow: {trace: t.txt, max_coflows: -1}", `c.yaml:3: workload coflow: max coflows`},
 		"unknown field":  {"coflow: {trace: t.txt, mappers: 3}", `c.yaml:3:`},
 		"half a split":   {"coflow: {trace: t.txt, small_queue: fifo}", `c.yaml:3: workload coflow: small_queue and small_below go together`},
@@ -120,5 +123,54 @@ func TestCoflowWorkloadErrors(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: error %v, want it to contain %q", name, err, tc.want)
 		}
+	}
+}
+
+// scale (pushbox.md §5.2's workload scale, Fig. 13) multiplies every
+// size of the trace, so the shuffle and the synthesised input grow by it,
+// and with them the compute time (compute_ns_per_byte is per byte); the
+// arrivals stay as they are.
+func TestCoflowWorkloadScale(t *testing.T) {
+	trace := filepath.Join(t.TempDir(), "trace.txt")
+	if err := os.WriteFile(trace, []byte(smallCoflowTrace), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c, err := Load(writeCampaign(t, `name: cf
+cluster: {racks: 1, hosts_per_rack: 4, slots: 2}
+workloads:
+  x1: {coflow: {trace: `+trace+`, compute_ns_per_byte: 1}}
+  x2: {coflow: {trace: `+trace+`, compute_ns_per_byte: 1, scale: 2.5}}
+runs: [{mode: sim, policies: [fair]}]
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	topo, err := c.loadTopology(c.Runs[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	var jobs [2][]int64 // per workload: each job's shuffle, then its input
+	var arrivals [2][]float64
+	for i, name := range []string{"x1", "x2"} {
+		spec, _ := c.spec(name)
+		in, err := loadWorkload(spec, topo)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for k, j := range in.w.Jobs {
+			jobs[i] = append(jobs[i], j.Stages[0].OutputBytes, in.ds.Datasets[k].Size)
+			arrivals[i] = append(arrivals[i], j.Arrival)
+			if j.Stages[0].ComputeNsPerByte != 1 || j.Stages[1].ComputeNsPerByte != 1 {
+				t.Errorf("%s %s: compute per byte %+v, want 1 (the bytes carry the scale)", name, j.ID, j.Stages)
+			}
+		}
+	}
+	for k := range jobs[0] {
+		if got, want := jobs[1][k], jobs[0][k]*5/2; got != want {
+			t.Errorf("size %d: %d B at scale 2.5, want %d (2.5 × %d)", k, got, want, jobs[0][k])
+		}
+	}
+	if !slices.Equal(arrivals[0], arrivals[1]) {
+		t.Errorf("arrivals %v at scale 2.5, want %v as at scale 1", arrivals[1], arrivals[0])
 	}
 }

@@ -148,8 +148,9 @@ func TestSweepErrorsNameTheirLine(t *testing.T) {
 			t.Errorf("%s: error %v, want %q", name, err, tc.want)
 		}
 	}
-	one := "name: s\ncluster: {racks: 2, hosts_per_rack: 3}\nworkload: {generator: {name: recurring, set: w1}}\nruns: [{mode: sim, policies: [fifo]}]\nsweeps: []\n"
-	if _, err := Load(writeCampaign(t, one)); err == nil || !strings.Contains(err.Error(), "c.yaml:5: campaign: a sweep compares named workloads") {
+	one := "name: s\ncluster: {racks: 2, hosts_per_rack: 3}\nworkload: {generator: {name: recurring, set: w1}}\nruns: [{mode: sim, policies: [fifo, fair]}]\n" +
+		"sweeps: [{" + ok + ", points: {a: 0, b: 1}}]\n"
+	if _, err := Load(writeCampaign(t, one)); err == nil || !strings.Contains(err.Error(), "c.yaml:5: sweeps[0]: a sweep's points are named workloads") {
 		t.Errorf("sweeps in a campaign of one workload: error %v", err)
 	}
 }

@@ -13,7 +13,7 @@ import (
 )
 
 // The sweeps section: figures of the gain of policies over a baseline
-// against a parameter that named workloads vary, e.g.
+// against a parameter that the points vary, e.g.
 //
 //	sweeps:
 //	  - name: size-error                    # the figure: <mode>-sweep-size-error.svg
@@ -22,18 +22,21 @@ import (
 //	    metric: makespan_s                  # a summary.csv column
 //	    policies: [corral]
 //	    baseline: capacity
-//	    points: {w1-e0: 0, w1-e10: 0.1, w1-e50: 0.5}   # workload: x, at least two
+//	    points: {w1-e0: 0, w1-e10: 0.1, w1-e50: 0.5}   # point: x, at least two
 //
-// Every point is a named workload that some run set runs with every
-// policy and the baseline.
+// A point is a named workload (w1-e0), drawn once per run set that runs
+// the sweep's workloads; or a run set, when the swept parameter is the
+// cluster rather than the workload: fb2010@oversub-3 is workload fb2010
+// in the run set named oversub-3, @oversub-3 that run set's only
+// workload. A sweep with a point of the second form is drawn once per
+// mode across its run sets, and in it a plain workload (fb2010) is that
+// workload in the mode's unnamed run set, as in a headline row
+// (pushbox@oversub-3 against pushbox). Every point's run set runs every
+// policy and the baseline on its workload.
 
 // parseSweeps reads the sweeps section; workloads are the campaign's
-// named workloads and runs its run sets.
+// named workloads (nil: it has one workload) and runs its run sets.
 func parseSweeps(d *yamlfile.Decoder, m *yamlfile.Map, workloads []string, runs []RunSet) []report.Sweep {
-	if len(workloads) == 0 {
-		m.Fail("sweeps", "a sweep compares named workloads (workloads:), and this campaign has one workload (workload:)")
-		return nil
-	}
 	var out []report.Sweep
 	for i, n := range m.Seq("sweeps") {
 		sw := parseSweep(d, n, i, workloads, runs)
@@ -75,33 +78,130 @@ func parseSweep(d *yamlfile.Decoder, n *yaml.Node, i int, workloads []string, ru
 		return sw
 	}
 	pm := d.Map(m.Node("points"), m.Where+" points")
-	for _, name := range pm.Keys() {
-		if !slices.Contains(workloads, name) {
-			d.Fail(pm.LineOf(name), pm.Where, "unknown workload %q: the campaign's workloads are %s", name, strings.Join(workloads, ", "))
+	keys := pm.Keys()
+	sw.OverRunSets = slices.ContainsFunc(keys, func(k string) bool { return strings.Contains(k, "@") })
+	if !sw.OverRunSets && len(workloads) == 0 {
+		m.Fail("points", "a sweep's points are named workloads (workloads:), and this campaign has one workload (workload:): "+
+			"name run sets as points instead (@<run set>: x)")
+		return sw
+	}
+	for _, key := range keys {
+		pt, err := sweepPoint(key, sw.OverRunSets, workloads, runs)
+		if err != nil {
+			d.Fail(pm.LineOf(key), pm.Where, "%v", err)
 			return sw
 		}
-		x := pm.Float(name)
+		pt.X = pm.Float(key)
 		if d.Err() != nil {
 			return sw
 		}
+		if j := slices.IndexFunc(sw.Points, func(o report.SweepPoint) bool { return o.RunSet == pt.RunSet && o.Workload == pt.Workload }); j >= 0 {
+			d.Fail(pm.LineOf(key), pm.Where, "%s is the point %s again", key, sw.Points[j].Name())
+			return sw
+		}
 		for _, label := range append(slices.Clone(sw.Policies), sw.Baseline) {
-			if !runsOn(runs, name, label) {
-				d.Fail(pm.LineOf(name), pm.Where, "no run set runs %s on workload %s: add it to runs", label, name)
+			if !runsOn(runs, pt, sw.OverRunSets, label) {
+				d.Fail(pm.LineOf(key), pm.Where, "no run set runs %s on %s: add it to runs", label, pointText(pt))
 				return sw
 			}
 		}
-		sw.Points = append(sw.Points, report.SweepPoint{Workload: name, X: x})
+		sw.Points = append(sw.Points, pt)
 	}
 	if len(sw.Points) < 2 {
-		m.Fail("points", "a sweep needs at least two points (workload: x), got %d", len(sw.Points))
+		form := "workload: x"
+		if sw.OverRunSets {
+			form = "<workload>@<run set>: x"
+		}
+		m.Fail("points", "a sweep needs at least two points (%s), got %d", form, len(sw.Points))
 	}
 	return sw
 }
 
-// runsOn says whether a run set runs the policy of a label on a workload.
-func runsOn(runs []RunSet, workload, label string) bool {
+// sweepPoint reads a point's key: a workload, <workload>@<run set> or
+// @<run set>; overRunSets says the sweep's points are run sets, where a
+// plain workload is the unnamed run set's.
+func sweepPoint(key string, overRunSets bool, workloads []string, runs []RunSet) (report.SweepPoint, error) {
+	wl, set, named := strings.Cut(key, "@")
+	pt := report.SweepPoint{Workload: wl, RunSet: set}
+	if named {
+		if set == "" {
+			return pt, fmt.Errorf("%q names no run set after '@': write <workload>@<run set>, @<run set> or the workload alone", key)
+		}
+		var sets []RunSet
+		for _, rs := range runs {
+			if rs.Name == set {
+				sets = append(sets, rs)
+			}
+		}
+		if len(sets) == 0 {
+			return pt, fmt.Errorf("unknown run set %q: the campaign's named run sets are %s", set, runSetNames(runs))
+		}
+		if wl == "" && len(workloads) > 0 {
+			// the run set's only workload
+			var its []string
+			for _, rs := range sets {
+				for _, w := range rs.Workloads {
+					if !slices.Contains(its, w) {
+						its = append(its, w)
+					}
+				}
+			}
+			if len(its) != 1 {
+				return pt, fmt.Errorf("run set %s runs workloads %s: say which, as <workload>@%s", set, strings.Join(its, ", "), set)
+			}
+			pt.Workload = its[0]
+		}
+	}
+	switch {
+	case wl == "" && !named:
+		return pt, fmt.Errorf("a point with no name: give a workload, <workload>@<run set> or @<run set>")
+	case wl != "" && len(workloads) == 0:
+		return pt, fmt.Errorf("%q names workload %s, and this campaign has one workload (workload:): write @<run set>", key, wl)
+	case wl != "" && !slices.Contains(workloads, wl):
+		return pt, fmt.Errorf("unknown workload %q: the campaign's workloads are %s", wl, strings.Join(workloads, ", "))
+	case overRunSets && !named && !slices.ContainsFunc(runs, func(rs RunSet) bool { return rs.Name == "" }):
+		return pt, fmt.Errorf("%s is the workload of the unnamed run set in a sweep over run sets, and the campaign has none", key)
+	}
+	return pt, nil
+}
+
+// pointText names a point in an error: its workload, and its run set
+// when it names one.
+func pointText(pt report.SweepPoint) string {
+	t := "workload " + pt.Workload
+	if pt.Workload == "" {
+		t = "the workload"
+	}
+	if pt.RunSet != "" {
+		t += " in run set " + pt.RunSet
+	}
+	return t
+}
+
+// runSetNames lists the named run sets, each once, for an error.
+func runSetNames(runs []RunSet) string {
+	var names []string
 	for _, rs := range runs {
-		if slices.Contains(rs.Workloads, workload) &&
+		if rs.Name != "" && !slices.Contains(names, rs.Name) {
+			names = append(names, rs.Name)
+		}
+	}
+	if len(names) == 0 {
+		return "none"
+	}
+	return strings.Join(names, ", ")
+}
+
+// runsOn says whether a run set of the point runs the policy of a label
+// on its workload: the run set the point names in a sweep over run sets
+// (the unnamed one for a plain workload), any one in a sweep over
+// workloads.
+func runsOn(runs []RunSet, pt report.SweepPoint, overRunSets bool, label string) bool {
+	for _, rs := range runs {
+		if overRunSets && rs.Name != pt.RunSet {
+			continue
+		}
+		if (pt.Workload == "" || slices.Contains(rs.Workloads, pt.Workload)) &&
 			slices.ContainsFunc(rs.Policies, func(s policy.Spec) bool { return s.String() == label }) {
 			return true
 		}

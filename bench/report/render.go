@@ -74,7 +74,9 @@ are shown instead; &Delta; is the relative change of the mean against the baseli
 {{end}}{{range .Comparisons}}
 <section id="{{.C.Anchor}}">
 <h2>{{.C.Title}}</h2>
-{{$mode := .C.Mode}}<p>Workloads: {{range $i, $w := .C.Workloads}}{{if $i}}, {{end}}<a href="#mode-{{$mode}}-{{$w}}">{{$w}}</a>{{end}}; each has a section of its own below.</p>
+{{$mode := .C.Mode}}{{if .C.OverRunSets}}<p>Result sets: {{range $i, $m := .C.Sets}}{{if $i}}, {{end}}<a href="#{{$m.Anchor}}">{{$m.Label}}</a>{{end}}; each has a section of its own below.</p>
+{{else}}<p>Workloads: {{range $i, $w := .C.Workloads}}{{if $i}}, {{end}}<a href="#mode-{{$mode}}-{{$w}}">{{$w}}</a>{{end}}; each has a section of its own below.</p>
+{{end}}
 {{template "figures" .Figures}}</section>
 {{end}}{{range .Modes}}{{$m := .M}}{{$a := .Anchor}}
 <section id="{{.Anchor}}">
@@ -267,7 +269,15 @@ func (r *Report) Markdown() []byte {
 		}
 	}
 	for _, c := range r.Comparisons {
-		w("## %s\n\nWorkloads: %s; each has a section of its own below.\n\n", c.Title(), strings.Join(c.Workloads, ", "))
+		if c.OverRunSets {
+			var sets []string
+			for _, m := range c.Sets {
+				sets = append(sets, m.Label())
+			}
+			w("## %s\n\nResult sets: %s; each has a section of its own below.\n\n", c.Title(), strings.Join(sets, ", "))
+		} else {
+			w("## %s\n\nWorkloads: %s; each has a section of its own below.\n\n", c.Title(), strings.Join(c.Workloads, ", "))
+		}
 		mdFigures(c.Figures)
 	}
 	for _, m := range r.Modes {

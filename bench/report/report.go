@@ -63,7 +63,8 @@ type Report struct {
 	CampaignYAML string
 	Headlines    []Headlines
 	// Comparisons set the named workloads of a mode side by side, ahead
-	// of the Modes (one per mode of named workloads).
+	// of the Modes (one per run set of named workloads), then draw the
+	// sweeps over a mode's run sets (one per mode that has any).
 	Comparisons []*Comparison
 	Modes       []*Mode
 	PlannedRuns int // see Options.PlannedRuns and Partial
@@ -74,17 +75,33 @@ type Report struct {
 // workload completion time, cross-rack bytes per workload, grouped by
 // workload) and Fig. 12 (cross-rack bytes by category, per workload),
 // then the figures of the campaign's sweeps over them (Options.Sweeps).
+//
+// A comparison across run sets (OverRunSets) holds instead the figures
+// of a mode's sweeps whose points are run sets; Sets are the result sets
+// they draw on.
 type Comparison struct {
-	Mode      string
-	Workloads []string
-	Figures   []*Figure
+	Mode        string
+	Workloads   []string
+	Figures     []*Figure
+	OverRunSets bool
+	Sets        []*Mode
 }
 
 // Title heads the comparison's section.
-func (c *Comparison) Title() string { return "Mode: " + c.Mode + ", workloads side by side" }
+func (c *Comparison) Title() string {
+	if c.OverRunSets {
+		return "Mode: " + c.Mode + ", sweeps across run sets"
+	}
+	return "Mode: " + c.Mode + ", workloads side by side"
+}
 
 // Anchor is the section's HTML id.
-func (c *Comparison) Anchor() string { return "workloads-" + c.Mode }
+func (c *Comparison) Anchor() string {
+	if c.OverRunSets {
+		return "sweeps-" + c.Mode
+	}
+	return "workloads-" + c.Mode
+}
 
 // Mode is the part of the report about one result set.
 type Mode struct {
@@ -140,9 +157,9 @@ func (m *Mode) Anchor() string {
 	return "mode-" + m.setDir() + "-" + m.Workload
 }
 
-// label is what figure titles start with: "sim", "sim/ml", "sim-varys",
+// Label is what figure titles start with: "sim", "sim/ml", "sim-varys",
 // "sim-varys/ml", or "".
-func (m *Mode) label() string {
+func (m *Mode) Label() string {
 	if m.Workload == "" {
 		return m.setDir()
 	}
@@ -290,6 +307,23 @@ func Generate(dir string, opt Options) (*Report, error) {
 		}
 		i = j
 	}
+	// the sweeps over each mode's run sets
+	for _, mode := range Modes {
+		var sets []*figureInput
+		var modes []*Mode
+		for i, m := range r.Modes {
+			if m.Name == mode {
+				sets, modes = append(sets, inputs[i]), append(modes, m)
+			}
+		}
+		c, err := runSetSweeps(mode, sets, modes, opt.Sweeps)
+		if err != nil {
+			return nil, err
+		}
+		if c != nil {
+			r.Comparisons = append(r.Comparisons, c)
+		}
+	}
 	if err := os.MkdirAll(r.OutDir, 0o755); err != nil {
 		return nil, err
 	}
@@ -420,7 +454,7 @@ func (m *Mode) draw(in *figureInput) error {
 	if err != nil {
 		return err
 	}
-	name := m.label()
+	name := m.Label()
 	prefix := ""
 	if name != "" {
 		prefix = strings.ReplaceAll(name, "/", "-") + "-"

@@ -15,8 +15,9 @@ import (
 )
 
 // Sweep declares a figure of the gain of policies over a baseline against
-// a parameter that the named workloads of a campaign vary (an error
-// level, a load): a campaign's sweeps section.
+// a parameter that the points vary: the named workloads of a campaign (an
+// error level, a load), or its run sets (a cluster's oversubscription,
+// size, slots): a campaign's sweeps section.
 type Sweep struct {
 	// Name is the figure's file name, <mode>-sweep-<name>.svg.
 	Name string
@@ -28,14 +29,31 @@ type Sweep struct {
 	Metric   string
 	Policies []string
 	Baseline string
-	// Points are the workloads and their parameter values, in file order.
+	// Points are the workloads or run sets and their parameter values, in
+	// file order.
 	Points []SweepPoint
+	// OverRunSets says the points are run sets: the sweep is drawn once
+	// per mode, across its run sets, instead of once per run set over
+	// its workloads.
+	OverRunSets bool
 }
 
-// SweepPoint is a workload of a sweep and its x value.
+// SweepPoint is a point of a sweep and its x value: a workload, in a
+// sweep over run sets the workload of run set RunSet ("": the mode's
+// unnamed one). Workload is "" in a campaign of one workload.
 type SweepPoint struct {
 	Workload string
 	X        float64
+	RunSet   string
+}
+
+// Name is the point as a campaign writes it: the workload, and
+// @<run set> for a named run set's.
+func (pt SweepPoint) Name() string {
+	if pt.RunSet == "" {
+		return pt.Workload
+	}
+	return pt.Workload + "@" + pt.RunSet
 }
 
 // sweepGain is the gain of a policy over the baseline in one result set:
@@ -59,22 +77,19 @@ func sweepGain(in *figureInput, policy, baseline, metric string) Stat {
 	return Summarise(gains)
 }
 
-// sweepFigure draws a sweep over a mode's named workloads: per policy a
-// line through the mean gains (in %) at the points' x values, with 95%
-// CIs over the seeds, or the per-seed gains as dots when there are too
-// few seeds for one. ok is false when the mode runs none of the sweep's
-// workloads.
+// sweepFigure draws a sweep over the result sets of its points (of a
+// run set's named workloads, or of a mode's run sets): per policy a line
+// through the mean gains (in %) at the points' x values, with 95% CIs
+// over the seeds, or the per-seed gains as dots when there are too few
+// seeds for one. ok is false when sets hold none of the sweep's points.
 func sweepFigure(sw Sweep, sets []*figureInput) (s figureSpec, ok bool, err error) {
-	byWorkload := map[string]*figureInput{}
-	for _, in := range sets {
-		byWorkload[in.workload] = in
-	}
+	at := pointSets(sw, sets)
 	points := slices.Clone(sw.Points)
 	slices.SortStableFunc(points, func(a, b SweepPoint) int { return cmp.Compare(a.X, b.X) })
 	// the axis spans the points this mode ran
 	var first, last float64
 	for _, pt := range points {
-		if byWorkload[pt.Workload] == nil {
+		if at[pt] == nil {
 			continue
 		}
 		if !ok {
@@ -100,14 +115,14 @@ func sweepFigure(sw Sweep, sets []*figureInput) (s figureSpec, ok bool, err erro
 		var dots plotter.XYs
 		var desc []string
 		for _, pt := range points {
-			in := byWorkload[pt.Workload]
+			in := at[pt]
 			if in == nil {
-				missing = append(missing, pt.Workload)
+				missing = append(missing, pt.Name())
 				continue
 			}
 			g := sweepGain(in, pol, sw.Baseline, sw.Metric)
 			if !finite(g.Mean) {
-				desc = append(desc, fmt.Sprintf("at %s (%s): no paired runs", xText(pt.X), pt.Workload))
+				desc = append(desc, fmt.Sprintf("at %s (%s): no paired runs", xText(pt.X), pt.Name()))
 				continue
 			}
 			line = append(line, plotter.XY{X: pt.X, Y: 100 * g.Mean})
@@ -122,7 +137,7 @@ func sweepFigure(sw Sweep, sets []*figureInput) (s figureSpec, ok bool, err erro
 					lo, hi = math.Min(lo, 100*v), math.Max(hi, 100*v)
 				}
 			}
-			desc = append(desc, fmt.Sprintf("at %s (%s) %s%%", xText(pt.X), pt.Workload, FormatStat(g, 0.01, 3)))
+			desc = append(desc, fmt.Sprintf("at %s (%s) %s%%", xText(pt.X), pt.Name(), FormatStat(g, 0.01, 3)))
 		}
 		alt = append(alt, pol+": "+strings.Join(desc, ", "))
 		if len(line) == 0 {
@@ -158,62 +173,124 @@ func sweepFigure(sw Sweep, sets []*figureInput) (s figureSpec, ok bool, err erro
 	p.Legend.Top = true
 	var xs []string
 	for _, pt := range points {
-		xs = append(xs, fmt.Sprintf("%s = %s", pt.Workload, xText(pt.X)))
+		xs = append(xs, fmt.Sprintf("%s = %s", pt.Name(), xText(pt.X)))
 	}
-	caption := fmt.Sprintf("Per policy, the change of %s against %s (policy / baseline − 1, in %%; below zero is lower) at each workload of the sweep (%s). "+
+	caption := fmt.Sprintf("Per policy, the change of %s against %s (policy / baseline − 1, in %%; below zero is lower) at each %s of the sweep (%s). "+
 		"Runs are paired by seed; points are the means of the per-seed changes, error bars their 95%% confidence intervals (Student t, n-1 degrees of freedom) "+
-		"from %d seeds on; with 2, rings mark the two values.", sw.Metric, sw.Baseline, strings.Join(xs, ", "), MinCIRepetitions)
+		"from %d seeds on; with 2, rings mark the two values.", sw.Metric, sw.Baseline, sw.pointKind(), strings.Join(xs, ", "), MinCIRepetitions)
 	if len(missing) > 0 {
 		slices.Sort(missing)
 		caption += " Not run in this mode: " + strings.Join(slices.Compact(missing), ", ") + "."
 	}
 	noData := ""
 	if !drew {
-		noData = fmt.Sprintf("no workload of the sweep has paired runs of %s and %s with a finite %s", strings.Join(sw.Policies, ", "), sw.Baseline, sw.Metric)
+		noData = fmt.Sprintf("no %s of the sweep has paired runs of %s and %s with a finite %s", sw.pointKind(), strings.Join(sw.Policies, ", "), sw.Baseline, sw.Metric)
 	}
 	return figureSpec{stem: "sweep-" + sw.Name, title: title, caption: caption, noData: noData,
 		alt:  fmt.Sprintf("Line chart of the change of %s against %s, in %%, over %s: %s.", sw.Metric, sw.Baseline, sw.XLabel, strings.Join(alt, "; ")),
 		grid: one(p), w: 6 * vg.Inch, h: 4.2 * vg.Inch}, true, nil
 }
 
-// sweepFigures draws the sweeps that a mode's named workloads take part
-// in, for its comparison section.
+// pointKind is what the sweep's points are, for captions: workloads or
+// run sets.
+func (sw Sweep) pointKind() string {
+	if sw.OverRunSets {
+		return "run set"
+	}
+	return "workload"
+}
+
+// pointSets finds the result set of each point of a sweep among sets:
+// by workload in a sweep over workloads (sets are one run set's), by run
+// set and workload in a sweep over run sets (sets are one mode's).
+func pointSets(sw Sweep, sets []*figureInput) map[SweepPoint]*figureInput {
+	at := map[SweepPoint]*figureInput{}
+	for _, pt := range sw.Points {
+		for _, in := range sets {
+			if in.workload == pt.Workload && (!sw.OverRunSets || in.runSet == pt.RunSet) {
+				at[pt] = in
+				break
+			}
+		}
+	}
+	return at
+}
+
+// sweepFigures draws the sweeps over workloads that a run set's named
+// workloads take part in, for its comparison section.
 func sweepFigures(mode, setDir string, sets []*figureInput, sweeps []Sweep) ([]*Figure, error) {
 	var out []*Figure
 	for _, sw := range sweeps {
+		if sw.OverRunSets {
+			continue // drawn once for the mode: runSetSweeps
+		}
 		if ranPoints(sw, sets) < 2 {
 			// one point is not a sweep: a run set that shares a single
 			// workload with it (another cluster, another variant) gets
 			// no figure, rather than one that overwrites the set's that ran it
 			continue
 		}
-		s, ok, err := sweepFigure(sw, sets)
+		f, err := drawSweep(setDir, mode, sw, sets)
 		if err != nil {
-			return nil, fmt.Errorf("run set %s: sweep %s: %w", setDir, sw.Name, err)
+			return nil, fmt.Errorf("run set %s: %w", setDir, err)
 		}
-		if !ok {
-			continue
-		}
-		f, err := makeFigure(setDir+"-", mode, s)
-		if err != nil {
-			return nil, fmt.Errorf("run set %s: figure %s: %w", setDir, s.stem, err)
-		}
-		f.Mode = mode
 		out = append(out, f)
 	}
 	return out, nil
 }
 
-// ranPoints counts the sweep's points whose workload the run set ran
-// with every policy of the sweep and its baseline.
+// runSetSweeps draws the sweeps over run sets that a mode ran (two
+// points or more), from sets, all its result sets: a comparison section
+// of their own, nil when there are none.
+func runSetSweeps(mode string, sets []*figureInput, modes []*Mode, sweeps []Sweep) (*Comparison, error) {
+	c := &Comparison{Mode: mode, OverRunSets: true}
+	for _, sw := range sweeps {
+		if !sw.OverRunSets || ranPoints(sw, sets) < 2 {
+			continue
+		}
+		f, err := drawSweep(mode, mode, sw, sets)
+		if err != nil {
+			return nil, fmt.Errorf("mode %s: %w", mode, err)
+		}
+		c.Figures = append(c.Figures, f)
+		at := pointSets(sw, sets)
+		points := slices.Clone(sw.Points)
+		slices.SortStableFunc(points, func(a, b SweepPoint) int { return cmp.Compare(a.X, b.X) })
+		for _, pt := range points {
+			for i, in := range sets {
+				if at[pt] == in && !slices.Contains(c.Sets, modes[i]) {
+					c.Sets = append(c.Sets, modes[i])
+				}
+			}
+		}
+	}
+	if len(c.Figures) == 0 {
+		return nil, nil
+	}
+	return c, nil
+}
+
+// drawSweep makes a sweep's figure, <prefix>-sweep-<name>.
+func drawSweep(prefix, mode string, sw Sweep, sets []*figureInput) (*Figure, error) {
+	s, _, err := sweepFigure(sw, sets)
+	if err != nil {
+		return nil, fmt.Errorf("sweep %s: %w", sw.Name, err)
+	}
+	f, err := makeFigure(prefix+"-", mode, s)
+	if err != nil {
+		return nil, fmt.Errorf("figure %s: %w", s.stem, err)
+	}
+	f.Mode = mode
+	return f, nil
+}
+
+// ranPoints counts the sweep's points whose result set is among sets
+// and has runs of every policy of the sweep and its baseline.
 func ranPoints(sw Sweep, sets []*figureInput) int {
 	n := 0
-	for _, pt := range sw.Points {
-		for _, in := range sets {
-			if in.workload == pt.Workload && hasPolicies(in.set, append([]string{sw.Baseline}, sw.Policies...)) {
-				n++
-				break
-			}
+	for _, in := range pointSets(sw, sets) {
+		if hasPolicies(in.set, append([]string{sw.Baseline}, sw.Policies...)) {
+			n++
 		}
 	}
 	return n

@@ -33,9 +33,9 @@ func TestSweepFigure(t *testing.T) {
 	sweeps := []Sweep{
 		{Name: "err", XLabel: "error level", Metric: "makespan_s", Policies: []string{"fair"}, Baseline: "fifo",
 			// out of order, and one point the mode did not run
-			Points: []SweepPoint{{"e100", 1}, {"e0", 0}, {"e50", 0.5}, {"e200", 2}}},
+			Points: []SweepPoint{{Workload: "e100", X: 1}, {Workload: "e0", X: 0}, {Workload: "e50", X: 0.5}, {Workload: "e200", X: 2}}},
 		{Name: "elsewhere", XLabel: "x", Metric: "makespan_s", Policies: []string{"fair"}, Baseline: "fifo",
-			Points: []SweepPoint{{"a", 0}, {"b", 1}}},
+			Points: []SweepPoint{{Workload: "a", X: 0}, {Workload: "b", X: 1}}},
 	}
 	r, err := Generate(dir, Options{Sweeps: sweeps, Workloads: []string{"e0", "e50", "e100", "other"}})
 	if err != nil {
@@ -95,7 +95,7 @@ func TestSweepFigurePerRunSet(t *testing.T) {
 	}
 	writeSet(t, filepath.Join(dir, "sim-other", "e0"), sweepRuns([3]float64{0.3, 0.3, 0.3}))
 	sweeps := []Sweep{{Name: "err", XLabel: "error level", Metric: "makespan_s", Policies: []string{"fair"}, Baseline: "fifo",
-		Points: []SweepPoint{{"e0", 0}, {"e50", 0.5}}}}
+		Points: []SweepPoint{{Workload: "e0", X: 0}, {Workload: "e50", X: 0.5}}}}
 	r, err := Generate(dir, Options{Sweeps: sweeps, Workloads: []string{"e0", "e50"}})
 	if err != nil {
 		t.Fatal(err)
@@ -110,5 +110,54 @@ func TestSweepFigurePerRunSet(t *testing.T) {
 		if strings.Contains(g.ID, "other") && strings.Contains(g.ID, "sweep") {
 			t.Errorf("figure %s drawn for a run set that ran one point of the sweep", g.ID)
 		}
+	}
+}
+
+// A sweep over run sets is drawn once per mode, across the run sets its
+// points name (a plain workload being the unnamed run set's), in a
+// section of its own; no run set gets a figure of it.
+func TestSweepFigureOverRunSets(t *testing.T) {
+	dir := t.TempDir()
+	writeSet(t, filepath.Join(dir, "sim", "fb"), sweepRuns([3]float64{-0.2, -0.2, -0.2}))
+	writeSet(t, filepath.Join(dir, "sim-os2", "fb"), sweepRuns([3]float64{-0.4, -0.4, -0.4}))
+	writeSet(t, filepath.Join(dir, "sim-os4", "fb"), sweepRuns([3]float64{-0.6, -0.6, -0.6}))
+	// the same workload in a run set that is no point of the sweep
+	writeSet(t, filepath.Join(dir, "sim-other", "fb"), sweepRuns([3]float64{0.9, 0.9, 0.9}))
+	sweeps := []Sweep{{Name: "oversub", XLabel: "oversubscription", Metric: "makespan_s", Policies: []string{"fair"}, Baseline: "fifo", OverRunSets: true,
+		Points: []SweepPoint{{Workload: "fb", RunSet: "os4", X: 4}, {Workload: "fb", X: 1}, {Workload: "fb", RunSet: "os2", X: 2}, {Workload: "fb", RunSet: "os6", X: 6}}}}
+	r, err := Generate(dir, Options{Sweeps: sweeps, Workloads: []string{"fb"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := findFigure(t, r, "sim-sweep-oversub")
+	for _, want := range []string{"fair: at 1 (fb) -20.000 ± 0.000%", "at 2 (fb@os2) -40.000 ± 0.000%", "at 4 (fb@os4) -60.000 ± 0.000%"} {
+		if !strings.Contains(f.Alt, want) {
+			t.Errorf("alt text %q lacks %q", f.Alt, want)
+		}
+	}
+	if strings.Contains(f.Alt, "90.000") || !strings.Contains(f.Caption, "at each run set of the sweep") || !strings.Contains(f.Caption, "Not run in this mode: fb@os6") {
+		t.Errorf("alt %q, caption %q: want the three points, not run set other, and os6 not run", f.Alt, f.Caption)
+	}
+	var across *Comparison
+	for _, c := range r.Comparisons {
+		if c.OverRunSets {
+			across = c
+		}
+		for _, g := range c.Figures {
+			if strings.Contains(g.ID, "sweep") && g.ID != "sim-sweep-oversub" {
+				t.Errorf("figure %s: a sweep over run sets is drawn per run set", g.ID)
+			}
+		}
+	}
+	if across == nil || across.Title() != "Mode: sim, sweeps across run sets" || len(across.Sets) != 3 {
+		t.Fatalf("comparison across run sets: %+v", across)
+	}
+	md, err := os.ReadFile(r.MarkdownPath)
+	if err != nil || !strings.Contains(string(md), "Result sets: sim/fb, sim-os2/fb, sim-os4/fb") {
+		t.Errorf("report.md does not list the sweep's result sets (%v)", err)
+	}
+	html, err := os.ReadFile(r.HTMLPath)
+	if err != nil || !strings.Contains(string(html), `<a href="#mode-sim-os2-fb">sim-os2/fb</a>`) {
+		t.Errorf("report.html does not link the sweep's result sets (%v)", err)
 	}
 }
