@@ -20,17 +20,18 @@ import (
 // between two readings when both sent through it and it was busy: all
 // bands together sent at least busyShare of its rate (as `bench check`
 // calls a bottleneck filled), so that it, and not the senders, held the
-// flows back. Over the intervals a
-// pair of bands shared a bottleneck, each band's mean queueing delay is
-// its time-averaged backlog over its bytes (Little's law; the backlog
-// averaged over the interval's two readings). Bands served in priority
+// flows back. Over the intervals a pair of bands shared a bottleneck,
+// each band's mean queueing delay is its time-averaged backlog over its
+// bytes (Little's law; the backlog averaged over the interval's two
+// readings). Bands served in priority
 // order show it as a shorter delay of the higher band: strict priority
 // serves its packets first whenever they wait. A pair counts once it
 // shared the bottleneck for minSharedS and its lower band waited at all
 // (a lower band that never queues, such as the ACKs of the other
-// direction's flows, got all it asked for: nothing to order). Per-flow
-// instants cannot be judged from counters read at a few hertz (the
-// workload's flows come and go within one interval); delays can.
+// direction's flows, got all it asked for: nothing to order). Which band
+// a packet went before cannot be seen in counters read 20 times a second
+// (the workload's fetches come and go within one interval, and a band's
+// queue empties between them); the bands' delays can.
 const (
 	// PrioritySamplesFile is the readings' file in a run's directory.
 	PrioritySamplesFile = "priority_samples.csv"
