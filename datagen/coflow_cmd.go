@@ -16,12 +16,12 @@ import (
 type coflowFlags struct {
 	trace, topology, outW, outD string
 	racks, hostsPerRack         int
-	tier                        string
+	tier, reducerSizes          string
 }
 
 func coflowCmd() *cobra.Command {
 	opts := coflow.DefaultOptions()
-	fl := coflowFlags{hostsPerRack: 1, tier: opts.Tier.String()}
+	fl := coflowFlags{hostsPerRack: 1, tier: opts.Tier.String(), reducerSizes: opts.ReducerSizes.String()}
 	cmd := &cobra.Command{
 		Use:   "coflow --trace FILE [--racks N --hosts-per-rack M | --topology FILE] --out-workload W.yaml --out-datasets D.yaml",
 		Short: "Import a coflow-benchmark trace (rack-level mappers and per-reducer shuffle MB)",
@@ -36,8 +36,10 @@ hosts, so runs must use a topology with the same names.
 
 Each coflow becomes job "coflow<id>": a map stage over a placed dataset of one
 block per mapper (input = shuffle × --input-ratio, on the mapper's rack) whose
-output is the shuffle, and a reduce stage of one task per reducer. The workload
-averages the per-reducer sizes (skew 0); see package datagen/coflow.`,
+output is the shuffle, and a reduce stage of one task per reducer. With
+--reducer-sizes trace (the default) each reducer fetches its own size from the
+trace (the stage's partition weights, "shares"); with mean every reducer of a
+coflow fetches shuffle/R. See package datagen/coflow.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			tier, err := cluster.ParseTierKind(fl.tier)
@@ -45,6 +47,9 @@ averages the per-reducer sizes (skew 0); see package datagen/coflow.`,
 				return err
 			}
 			opts.Tier = tier
+			if opts.ReducerSizes, err = coflow.ParseReducerSizes(fl.reducerSizes); err != nil {
+				return err
+			}
 			return runCoflow(cmd.ErrOrStderr(), fl, opts)
 		},
 	}
@@ -61,6 +66,7 @@ averages the per-reducer sizes (skew 0); see package datagen/coflow.`,
 	f.Float64Var(&opts.ComputeNsPerByte, "compute-ns-per-byte", opts.ComputeNsPerByte, "CPU time per input byte of every stage (ns)")
 	f.StringVar(&fl.tier, "tier", fl.tier, "tier of the input replicas: mem, ssd or hdd")
 	f.IntVar(&opts.MaxCoflows, "max-coflows", 0, "import at most this many coflows (0: all)")
+	f.StringVar(&fl.reducerSizes, "reducer-sizes", fl.reducerSizes, "how a coflow's shuffle is split among its reducers: trace (each its own size) or mean (evenly)")
 	for _, name := range []string{"trace", "out-workload", "out-datasets"} {
 		_ = cmd.MarkFlagRequired(name)
 	}

@@ -39,8 +39,23 @@ func TestCoflowAndDescribeCommands(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// the reducers of coflow 1 keep the trace's 1 and 2 MB by default
+	if got := w.Jobs[0].Stages[1].Shares; len(got) != 2 || got[0] != 1 || got[1] != 2 {
+		t.Errorf("coflow 1's reduce shares %v, want [1 2]", got)
+	}
 	if len(w.Jobs) != 2 || w.Jobs[1].Arrival != 1.5 || ds.Datasets[0].TotalBytes() != 6<<20 || ds.Datasets[0].Blocks[1].Replicas[0] != (workload.Replica{Host: 6, Tier: cluster.SSD}) {
 		t.Errorf("workload %+v\ndatasets %+v", w, ds)
+	}
+	// --reducer-sizes mean averages them
+	cmd = rootCmd()
+	cmd.SetErr(&bytes.Buffer{})
+	meanW := filepath.Join(dir, "mean.yaml")
+	cmd.SetArgs([]string{"coflow", "--trace", trace, "--hosts-per-rack", "2", "--out-workload", meanW, "--out-datasets", filepath.Join(dir, "mean-d.yaml"), "--reducer-sizes", "mean"})
+	if err := cmd.Execute(); err != nil {
+		t.Fatal(err)
+	}
+	if mean, err := workload.LoadWorkload(meanW); err != nil || mean.Jobs[0].Stages[1].Shares != nil {
+		t.Errorf("--reducer-sizes mean: %v, %+v", err, mean)
 	}
 	out := stderr.String()
 	if strings.Count(out, "\n") != 1 || !strings.Contains(out, "2 coflows on 4 ports -> 4 racks, 8 hosts") || !strings.Contains(out, "shuffle 14680064 B") {
@@ -66,6 +81,7 @@ func TestCoflowAndDescribeCommands(t *testing.T) {
 	for _, args := range [][]string{
 		{"coflow", "--trace", trace, "--out-workload", wp},
 		{"coflow", "--trace", trace, "--out-workload", wp, "--out-datasets", dp, "--tier", "tape"},
+		{"coflow", "--trace", trace, "--out-workload", wp, "--out-datasets", dp, "--reducer-sizes", "median"},
 		{"coflow", "--trace", trace, "--out-workload", wp, "--out-datasets", dp, "--topology", tp, "--racks", "3"},
 		{"coflow", "--trace", trace, "--out-workload", wp, "--out-datasets", dp, "--topology", filepath.Join(dir, "none.yaml")},
 		{"coflow", "--trace", trace, "--out-workload", wp, "--out-datasets", dp, "--hosts-per-rack", "0"},

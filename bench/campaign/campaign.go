@@ -179,6 +179,9 @@ type CoflowSpec struct {
 	OutputRatio      float64
 	ComputeNsPerByte float64
 	Tier             cluster.TierKind
+	// ReducerSizes is how each coflow's shuffle is split among its
+	// reducers: the trace's sizes (the default) or the mean.
+	ReducerSizes coflow.ReducerSizes
 	// Queue is every job's queue ("": the engine's default queue);
 	// SmallQueue, when set, takes the jobs whose shuffle (the coflow's
 	// size, after Scale) is below SmallBelow bytes instead (pushbox.md
@@ -495,11 +498,12 @@ func parseWorkload(d *yamlfile.Decoder, n *yaml.Node, where string) WorkloadSpec
 }
 
 // parseCoflow reads a coflow workload: {trace, max_coflows, scale,
-// input_ratio, output_ratio, compute_ns_per_byte, tier}; unset fields take
-// datagen coflow's defaults.
+// input_ratio, output_ratio, compute_ns_per_byte, tier, reducer_sizes,
+// queue, small_queue, small_below}; unset fields take datagen coflow's
+// defaults.
 func parseCoflow(d *yamlfile.Decoder, n *yaml.Node, where string) *CoflowSpec {
 	m := d.Map(n, where)
-	m.Known("trace", "max_coflows", "scale", "input_ratio", "output_ratio", "compute_ns_per_byte", "tier", "queue", "small_queue", "small_below")
+	m.Known("trace", "max_coflows", "scale", "input_ratio", "output_ratio", "compute_ns_per_byte", "tier", "reducer_sizes", "queue", "small_queue", "small_below")
 	m.Require("trace")
 	o := coflow.DefaultOptions()
 	s := &CoflowSpec{Trace: m.Str("trace"), MaxCoflows: int(m.Int("max_coflows")), Scale: o.Scale, InputRatio: o.InputRatio,
@@ -518,6 +522,13 @@ func parseCoflow(d *yamlfile.Decoder, n *yaml.Node, where string) *CoflowSpec {
 			m.Fail("tier", "%v", err)
 		}
 		s.Tier = t
+	}
+	if m.Has("reducer_sizes") {
+		r, err := coflow.ParseReducerSizes(m.Str("reducer_sizes"))
+		if err != nil {
+			m.Fail("reducer_sizes", "reducer_sizes: %v", err)
+		}
+		s.ReducerSizes = r
 	}
 	s.Queue, s.SmallQueue = m.Str("queue"), m.Str("small_queue")
 	switch {
@@ -539,7 +550,7 @@ func parseCoflow(d *yamlfile.Decoder, n *yaml.Node, where string) *CoflowSpec {
 // options are the import's options.
 func (s *CoflowSpec) options() coflow.Options {
 	return coflow.Options{Scale: s.Scale, InputRatio: s.InputRatio, OutputRatio: s.OutputRatio,
-		ComputeNsPerByte: s.ComputeNsPerByte, Tier: s.Tier, MaxCoflows: s.MaxCoflows}
+		ComputeNsPerByte: s.ComputeNsPerByte, Tier: s.Tier, MaxCoflows: s.MaxCoflows, ReducerSizes: s.ReducerSizes}
 }
 
 // parseQueue reads one queue: {name, weight, capacity, max_capacity,

@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -54,6 +55,13 @@ runs: [{mode: sim, policies: [fair, pushbox]}]
 	if d := in.ds.Datasets[1]; d.Size != 8<<20 || d.Blocks[0].Replicas[0].Tier != cluster.Mem {
 		t.Errorf("coflow2's input %+v, want 8 MiB (input_ratio 2) on mem", d)
 	}
+	// reducer sizes as in the trace by default: coflow1's are equal
+	// (no shares), and coflow3 has a single reducer
+	for _, j := range in.w.Jobs {
+		if j.Stages[1].Shares != nil {
+			t.Errorf("%s has shares %v, want none for equal reducers", j.ID, j.Stages[1].Shares)
+		}
+	}
 	if in.w.Jobs[0].Stages[1].ComputeNsPerByte != 1 {
 		t.Errorf("compute_ns_per_byte not passed on: %+v", in.w.Jobs[0].Stages[1])
 	}
@@ -64,6 +72,51 @@ runs: [{mode: sim, policies: [fair, pushbox]}]
 	_, rows := c.Summaries(out)
 	if s := rows[ModeSim+"/fb"]; len(s) != 2 || s[0].Jobs != 3 || s[0].FailedJobs != 0 || s[1].Jobs != 3 || s[1].FailedJobs != 0 {
 		t.Fatalf("summaries %+v, want the 3 jobs done under each policy", s)
+	}
+}
+
+// reducer_sizes: trace (the default) keeps each reducer's size from the
+// trace as its stage's share; mean splits the shuffle evenly; anything
+// else is an error naming the field.
+func TestCoflowWorkloadReducerSizes(t *testing.T) {
+	trace := filepath.Join(t.TempDir(), "trace.txt")
+	if err := os.WriteFile(trace, []byte("2 1\n1 0 1 0 2 0:3 1:1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		field string
+		want  []float64
+	}{{"", []float64{3, 1}}, {", reducer_sizes: trace", []float64{3, 1}}, {", reducer_sizes: mean", nil}} {
+		c, err := Load(writeCampaign(t, `name: cf
+cluster: {racks: 2, hosts_per_rack: 1, slots: 2}
+workloads:
+  fb: {coflow: {trace: `+trace+tc.field+`}}
+runs: [{mode: sim, policies: [fair]}]
+`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		topo, err := c.loadTopology(c.Runs[0])
+		if err != nil {
+			t.Fatal(err)
+		}
+		spec, _ := c.spec("fb")
+		in, err := loadWorkload(spec, topo)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := in.w.Jobs[0].Stages[1].Shares; !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("%q: shares %v, want %v", tc.field, got, tc.want)
+		}
+	}
+	_, err := Load(writeCampaign(t, `name: cf
+cluster: {racks: 2, hosts_per_rack: 1, slots: 2}
+workloads:
+  fb: {coflow: {trace: `+trace+`, reducer_sizes: median}}
+runs: [{mode: sim, policies: [fair]}]
+`))
+	if err == nil || !strings.Contains(err.Error(), `reducer_sizes: unknown reducer sizes "median"`) {
+		t.Errorf("reducer_sizes median: %v", err)
 	}
 }
 

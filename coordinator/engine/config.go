@@ -417,7 +417,11 @@ func (e *Engine) buildJobs(w *workload.Workload, ds *workload.Datasets) error {
 			default:
 				st.InputClass = ClassShuffle
 				st.Tasks = make([]Task, ss.Tasks)
-				st.cumShares = zipfCumulative(ss.Tasks, ss.Skew)
+				if len(ss.Shares) > 0 {
+					st.cumShares = weightsCumulative(ss.Shares)
+				} else {
+					st.cumShares = zipfCumulative(ss.Tasks, ss.Skew)
+				}
 			}
 			j.Stages = append(j.Stages, st)
 		}
@@ -454,6 +458,24 @@ func zipfCumulative(n int, s float64) []float64 {
 		c[i+1] = acc
 	}
 	c[n] = 1
+	return c
+}
+
+// weightsCumulative returns the len(w)+1 cumulative shares of partitions
+// whose sizes are proportional to the weights w (positive and finite, as
+// workload.Validate checks).
+func weightsCumulative(w []float64) []float64 {
+	c := make([]float64, len(w)+1)
+	var sum float64
+	for _, x := range w {
+		sum += x
+	}
+	var acc float64
+	for i, x := range w {
+		acc += x
+		c[i+1] = acc / sum
+	}
+	c[len(w)] = 1
 	return c
 }
 

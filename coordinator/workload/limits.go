@@ -39,6 +39,10 @@ const (
 	MaxSelectivity = 1e6
 	// MaxComputeNsPerByte bounds CPU time per input byte (1 ms per byte).
 	MaxComputeNsPerByte = 1e6
+	// MaxShare bounds one partition weight of Stage.Shares. It equals
+	// MaxBytes, so that byte counts can serve as weights; with at most
+	// MaxTasksPerStage weights their sum stays far from float64's limit.
+	MaxShare = float64(MaxBytes)
 )
 
 // maxBytesText says MaxBytes in error messages.
@@ -80,6 +84,31 @@ func (s *Stage) checkBounds() error {
 	}
 	if s.OutputReplicas > MaxReplicas {
 		return fmt.Errorf("output_replicas %d is above the limit of %d", s.OutputReplicas, MaxReplicas)
+	}
+	return nil
+}
+
+// checkShares checks a stage's explicit partition weights: only on
+// reduce and generic stages, not together with a skew, one per task, each
+// positive, finite and at most MaxShare.
+func (s *Stage) checkShares() error {
+	if len(s.Shares) == 0 {
+		return nil
+	}
+	switch {
+	case s.Kind == Map:
+		return fmt.Errorf("shares: a map stage has no partitions to weigh (shares are for reduce and generic stages)")
+	case s.Skew != 0:
+		return fmt.Errorf("give skew or shares, not both (skew %g, %d shares)", s.Skew, len(s.Shares))
+	case len(s.Shares) > MaxTasksPerStage:
+		return fmt.Errorf("shares: %d weights is above the limit of %d per stage", len(s.Shares), MaxTasksPerStage)
+	case len(s.Shares) != s.Tasks:
+		return fmt.Errorf("shares: %d weights for %d tasks (want one per task)", len(s.Shares), s.Tasks)
+	}
+	for i, v := range s.Shares {
+		if !(v > 0 && v <= MaxShare) {
+			return fmt.Errorf("shares: weight #%d is %g; each must be positive, finite and at most %g", i+1, v, MaxShare)
+		}
 	}
 	return nil
 }

@@ -65,6 +65,12 @@ type Stage struct {
 	// Skew is the Zipf exponent of the partition sizes that this stage's
 	// tasks fetch (reduce and generic stages; 0: all partitions equal).
 	Skew float64
+	// Shares, when not empty, gives the partition sizes explicitly
+	// instead of Skew: one positive relative weight per task (reduce and
+	// generic stages), task i fetching Shares[i]/sum(Shares) of every
+	// upstream output. Importers of traces that list each reducer's bytes
+	// (the coflow trace) keep them here.
+	Shares []float64
 	// OutputReplicas is the replication of the job's final output (final
 	// stages only; 0 means 1).
 	OutputReplicas int
@@ -209,6 +215,9 @@ func (j *Job) validate(ids map[string]int, datasets map[string]bool) error {
 			return fmt.Errorf("job %q stage %q: counts, sizes and costs must not be negative", j.ID, s.Name)
 		}
 		if err := s.checkBounds(); err != nil {
+			return fmt.Errorf("job %q stage %q: %w", j.ID, s.Name, err)
+		}
+		if err := s.checkShares(); err != nil {
 			return fmt.Errorf("job %q stage %q: %w", j.ID, s.Name, err)
 		}
 		switch s.Kind {

@@ -11,11 +11,13 @@ package workload
 //	    stages:
 //	      - {name: map, kind: map, input: in-job0, selectivity: 3.1, compute_ns_per_byte: 5}
 //	      - {name: reduce, kind: reduce, tasks: 3, after: [map], output_bytes: 627471, skew: 0.5, output_replicas: 1}
+//	      - {name: join, kind: generic, tasks: 3, after: [reduce], shares: [3, 1, 1]}
 //
 // Stage fields: name and kind (map, reduce or generic) are required;
 // tasks, input ("@job" reads a parent job's output), after, selectivity,
 // output_bytes, compute_ns_per_byte, skew and output_replicas are as in
-// Stage and default to zero.
+// Stage and default to zero. shares lists one positive relative weight per
+// task of a reduce or generic stage (Stage.Shares), instead of skew.
 //
 // The datasets file format:
 //
@@ -189,7 +191,7 @@ func (p *workloadParser) stage(job string, n *yaml.Node, k int, prev []Stage, pr
 	if s.Name != "" {
 		m.Where = job + " stage " + strconv.Quote(s.Name)
 	}
-	m.Known("name", "kind", "tasks", "input", "after", "selectivity", "output_bytes", "compute_ns_per_byte", "skew", "output_replicas")
+	m.Known("name", "kind", "tasks", "input", "after", "selectivity", "output_bytes", "compute_ns_per_byte", "skew", "shares", "output_replicas")
 	m.Require("name", "kind")
 	if d.Err() != nil {
 		return s, 0
@@ -216,8 +218,43 @@ func (p *workloadParser) stage(job string, n *yaml.Node, k int, prev []Stage, pr
 	}
 	s.ComputeNsPerByte = boundedFloat(m, "compute_ns_per_byte", MaxComputeNsPerByte)
 	s.Skew = boundedFloat(m, "skew", math.MaxFloat64)
+	s.Shares = p.shares(m)
 	s.OutputReplicas = int(count(m, "output_replicas", MaxReplicas))
 	return s, m.Line
+}
+
+// shares reads a stage's list of partition weights, each a number; their
+// count and values are checked by Validate, which names the stage.
+func (p *workloadParser) shares(m *yamlfile.Map) []float64 {
+	if !m.Has("shares") {
+		return nil
+	}
+	items := m.Seq("shares")
+	if p.d.Err() != nil {
+		return nil
+	}
+	if len(items) == 0 {
+		m.Fail("shares", "shares: the list is empty (leave it out for shares by skew)")
+		return nil
+	}
+	if len(items) > MaxTasksPerStage {
+		m.Fail("shares", "shares: %d weights is above the limit of %d per stage", len(items), MaxTasksPerStage)
+		return nil
+	}
+	out := make([]float64, len(items))
+	for i, it := range items {
+		if it.Kind != yaml.ScalarNode || it.ShortTag() == "!!null" {
+			p.d.Fail(it.Line, m.Where, "shares: weight #%d: want a number", i+1)
+			return nil
+		}
+		v, err := yamlfile.ParseFloat(it.Value)
+		if err != nil {
+			p.d.Fail(it.Line, m.Where, "shares: weight #%d: %v", i+1, err)
+			return nil
+		}
+		out[i] = v
+	}
+	return out
 }
 
 // count reads a count field that must lie in [0, limit].
@@ -366,6 +403,16 @@ func WriteWorkload(out io.Writer, w *Workload) error {
 			if s.Skew != 0 {
 				e.Raw(", skew: ")
 				e.Float(s.Skew)
+			}
+			if len(s.Shares) > 0 {
+				e.Raw(", shares: [")
+				for i, v := range s.Shares {
+					if i > 0 {
+						e.Raw(", ")
+					}
+					e.Float(v)
+				}
+				e.Raw("]")
 			}
 			if s.OutputReplicas != 0 {
 				e.Raw(", output_replicas: ")

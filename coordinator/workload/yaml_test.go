@@ -177,6 +177,12 @@ func randomWorkload(rng *rand.Rand, n int) (*Workload, *Datasets) {
 		if rng.Intn(2) == 0 {
 			j.Stages = append(j.Stages, Stage{Name: "r:1", Kind: StageKind(1 + rng.Intn(2)), Tasks: 1 + rng.Intn(100), After: []string{"map"},
 				OutputBytes: rng.Int63n(1 << 40), Skew: num(), OutputReplicas: rng.Intn(3), ComputeNsPerByte: num()})
+			if r := &j.Stages[len(j.Stages)-1]; rng.Intn(3) == 0 {
+				r.Skew, r.Shares = 0, make([]float64, r.Tasks)
+				for k := range r.Shares {
+					r.Shares[k] = num() + 1e-9
+				}
+			}
 		}
 		w.Jobs = append(w.Jobs, j)
 	}
@@ -268,6 +274,11 @@ func TestWorkloadErrors(t *testing.T) {
 		{"tasks fraction", "jobs:\n  - id: a\n    stages:\n      - {name: m, kind: map, tasks: 1.5}\n", `w.yaml:4: job "a" stage "m": tasks: want a whole number, got 1.5`},
 		{"selectivity negative", "jobs:\n  - id: a\n    stages:\n      - {name: m, kind: map, selectivity: -2}\n", `w.yaml:4: job "a" stage "m": selectivity must not be negative`},
 		{"skew nan", "jobs:\n  - id: a\n    stages:\n      - {name: m, kind: map, skew: .nan}\n", `w.yaml:4: job "a" stage "m": skew: want a finite number`},
+		{"shares not list", "jobs:\n  - id: a\n    stages:\n      - {name: m, kind: map, input: x}\n      - {name: r, kind: reduce, tasks: 2, after: [m], shares: 3}\n", `w.yaml:5: job "a" stage "r": shares: want a list, got "3"`},
+		{"shares empty", "jobs:\n  - id: a\n    stages:\n      - {name: m, kind: map, input: x}\n      - {name: r, kind: reduce, tasks: 2, after: [m], shares: []}\n", `w.yaml:5: job "a" stage "r": shares: the list is empty`},
+		{"shares text", "jobs:\n  - id: a\n    stages:\n      - {name: m, kind: map, input: x}\n      - name: r\n        kind: reduce\n        tasks: 2\n        after: [m]\n        shares:\n          - 1\n          - lots\n", `w.yaml:11: job "a" stage "r": shares: weight #2: want a finite number, got "lots"`},
+		{"shares nested", "jobs:\n  - id: a\n    stages:\n      - {name: m, kind: map, input: x}\n      - {name: r, kind: reduce, tasks: 2, after: [m], shares: [1, [2]]}\n", `w.yaml:5: job "a" stage "r": shares: weight #2: want a number`},
+		{"shares inf", "jobs:\n  - id: a\n    stages:\n      - {name: m, kind: map, input: x}\n      - {name: r, kind: reduce, tasks: 2, after: [m], shares: [1, .inf]}\n", `w.yaml:5: job "a" stage "r": shares: weight #2: want a finite number`},
 		{"output negative", "jobs:\n  - id: a\n    stages:\n      - {name: m, kind: map, output_bytes: -2}\n", `w.yaml:4: job "a" stage "m": output_bytes must not be negative`},
 		{"dup stage", "jobs:\n  - id: a\n    stages:\n      - {name: m, kind: map, input: x}\n      - {name: m, kind: map, input: x}\n", `w.yaml:5: job "a" stage "m": stage name "m" is used twice in the job (first at line 4)`},
 		{"after not list", "jobs:\n  - id: a\n    stages:\n      - {name: m, kind: reduce, after: {x: 1}}\n", `w.yaml:4: job "a" stage "m": after: want a list, got a mapping`},
@@ -279,6 +290,13 @@ func TestWorkloadErrors(t *testing.T) {
 		{"after unknown", "jobs:\n  - id: a\n    stages:\n      - {name: m, kind: map, input: x}\n      - {name: r, kind: reduce, tasks: 1, after: [q]}\n", `w.yaml:5: job "a" stage "r": 'after' names "q"`},
 		{"map without input", "jobs:\n  - id: a\n    stages:\n      - {name: m, kind: map}\n", `w.yaml:4: job "a" stage "m": a map stage needs an input`},
 		{"parent output not parent", "jobs:\n  - id: a\n    stages: [{name: m, kind: map, input: x}]\n  - id: b\n    stages:\n      - {name: m, kind: map, input: \"@a\"}\n", `w.yaml:6: job "b" stage "m": input "@a" is not the output of a parent job`},
+		{"shares too few", "jobs:\n  - id: a\n    stages:\n      - {name: m, kind: map, input: x}\n      - {name: r, kind: reduce, tasks: 3, after: [m], shares: [3, 1]}\n", `w.yaml:5: job "a" stage "r": shares: 2 weights for 3 tasks (want one per task)`},
+		{"shares too many", "jobs:\n  - id: a\n    stages:\n      - {name: m, kind: map, input: x}\n      - {name: r, kind: generic, tasks: 1, after: [m], shares: [3, 1]}\n", `w.yaml:5: job "a" stage "r": shares: 2 weights for 1 tasks`},
+		{"shares zero", "jobs:\n  - id: a\n    stages:\n      - {name: m, kind: map, input: x}\n      - {name: r, kind: reduce, tasks: 2, after: [m], shares: [3, 0]}\n", `w.yaml:5: job "a" stage "r": shares: weight #2 is 0; each must be positive`},
+		{"shares negative", "jobs:\n  - id: a\n    stages:\n      - {name: m, kind: map, input: x}\n      - {name: r, kind: reduce, tasks: 2, after: [m], shares: [-1, 2]}\n", `w.yaml:5: job "a" stage "r": shares: weight #1 is -1; each must be positive`},
+		{"shares huge", "jobs:\n  - id: a\n    stages:\n      - {name: m, kind: map, input: x}\n      - {name: r, kind: reduce, tasks: 2, after: [m], shares: [1e300, 2]}\n", `w.yaml:5: job "a" stage "r": shares: weight #1 is 1e+300; each must be positive, finite and at most`},
+		{"shares and skew", "jobs:\n  - id: a\n    stages:\n      - {name: m, kind: map, input: x}\n      - {name: r, kind: reduce, tasks: 2, after: [m], skew: 1, shares: [1, 2]}\n", `w.yaml:5: job "a" stage "r": give skew or shares, not both`},
+		{"shares on map", "jobs:\n  - id: a\n    stages:\n      - {name: m, kind: map, input: x, shares: [1]}\n", `w.yaml:4: job "a" stage "m": shares: a map stage has no partitions`},
 		{"cycle", "jobs:\n  - id: a\n    parents: [b]\n    stages: [{name: m, kind: map, input: x}]\n  - id: b\n    parents: [a]\n    stages: [{name: m, kind: map, input: x}]\n", `w.yaml:2: job DAG has a cycle through job "a"`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

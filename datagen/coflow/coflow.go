@@ -36,6 +36,41 @@ type Options struct {
 	Tier cluster.TierKind
 	// MaxCoflows stops after this many coflows; 0 reads them all.
 	MaxCoflows int
+	// ReducerSizes says how a coflow's shuffle is split among its
+	// reducers: as the trace lists it (the zero value), or evenly.
+	ReducerSizes ReducerSizes
+}
+
+// ReducerSizes is how the import splits a coflow's shuffle among its
+// reducers.
+type ReducerSizes uint8
+
+const (
+	// TraceSizes gives each reducer the trace's size, as the reduce
+	// stage's partition weights (workload.Stage.Shares).
+	TraceSizes ReducerSizes = iota
+	// MeanSizes gives every reducer of a coflow shuffle/R, the stage's
+	// mean: the import as it was before stages had explicit shares.
+	MeanSizes
+)
+
+var reducerSizesNames = [...]string{TraceSizes: "trace", MeanSizes: "mean"}
+
+func (r ReducerSizes) String() string {
+	if int(r) < len(reducerSizesNames) {
+		return reducerSizesNames[r]
+	}
+	return fmt.Sprintf("reducer-sizes(%d)", r)
+}
+
+// ParseReducerSizes reads "trace" or "mean".
+func ParseReducerSizes(s string) (ReducerSizes, error) {
+	for i, n := range reducerSizesNames {
+		if n == s {
+			return ReducerSizes(i), nil
+		}
+	}
+	return 0, fmt.Errorf("unknown reducer sizes %q (want trace or mean)", s)
 }
 
 // DefaultOptions are those of `datagen coflow` without flags: sizes as in
@@ -62,6 +97,8 @@ func (o *Options) check() error {
 	switch {
 	case int(o.Tier) >= cluster.NumTierKinds:
 		return fmt.Errorf("bad tier kind %d", o.Tier)
+	case int(o.ReducerSizes) >= len(reducerSizesNames):
+		return fmt.Errorf("bad reducer sizes %d", o.ReducerSizes)
 	case o.MaxCoflows < 0:
 		return fmt.Errorf("max coflows must not be negative (got %d)", o.MaxCoflows)
 	case o.InputRatio > workload.MaxSelectivity || o.OutputRatio > workload.MaxSelectivity:
@@ -89,8 +126,9 @@ type Reducer struct {
 	Bytes int64
 }
 
-// Coflow is one imported coflow, with the per-reducer sizes that the
-// workload averages.
+// Coflow is one imported coflow, with the exact per-reducer sizes (which
+// the workload keeps as the reduce stage's shares, or averages under
+// MeanSizes).
 type Coflow struct {
 	ID           string  // the trace's id
 	Job          string  // the job's id, "coflow<id>"
@@ -315,6 +353,7 @@ func (im *importer) coflow(lineNo int, line string, ports int) (Coflow, error) {
 	if pairs < len(items) {
 		return Coflow{}, errf("trailing fields after the %d reducers (field %d on): %q", r, ri+2+pairs, strings.Join(items[pairs:], " "))
 	}
+	var weights []float64 // the trace's MB of each reducer
 	for k, it := range items {
 		fi := ri + 1 + k
 		ps, mbs, _ := strings.Cut(it, ":")
@@ -338,6 +377,11 @@ func (im *importer) coflow(lineNo int, line string, ports int) (Coflow, error) {
 			return Coflow{}, errf("coflow %s: the shuffle exceeds 2^63 bytes", id)
 		}
 		c.Reducers = append(c.Reducers, Reducer{Port: p, Rack: im.rackOf(p), Bytes: b})
+		weights = append(weights, mb)
+	}
+	shares, err := im.shares(weights, ri)
+	if err != nil {
+		return Coflow{}, errf("coflow %s: %v", id, err)
 	}
 
 	input, err := bytesOf(float64(c.ShuffleBytes), im.opts.InputRatio)
@@ -375,9 +419,37 @@ func (im *importer) coflow(lineNo int, line string, ports int) (Coflow, error) {
 		{Name: "map", Kind: workload.Map, Input: dname, Selectivity: 1 / im.opts.InputRatio, OutputBytes: c.ShuffleBytes,
 			ComputeNsPerByte: im.opts.ComputeNsPerByte},
 		{Name: "reduce", Kind: workload.Reduce, Tasks: r, After: []string{"map"}, OutputBytes: output,
-			ComputeNsPerByte: im.opts.ComputeNsPerByte},
+			ComputeNsPerByte: im.opts.ComputeNsPerByte, Shares: shares},
 	}})
 	return c, nil
+}
+
+// shares are the reduce stage's partition weights: the trace's megabytes
+// of each reducer under TraceSizes (scaling all sizes alike does not
+// change them, and unlike rounded bytes a tiny Scale cannot make one
+// zero); none, that is equal partitions, under MeanSizes or when the trace
+// gives every reducer the same size. ri is the reducer count's field
+// index, to name a reducer's field in errors.
+func (im *importer) shares(mbs []float64, ri int) ([]float64, error) {
+	if im.opts.ReducerSizes == MeanSizes {
+		return nil, nil
+	}
+	equal := true
+	for _, v := range mbs {
+		equal = equal && v == mbs[0]
+	}
+	if equal {
+		return nil, nil
+	}
+	for k, v := range mbs {
+		if v <= 0 {
+			return nil, fmt.Errorf("reducer (field %d) has 0 MB while others have more: with the trace's sizes every reducer needs a positive size (import with reducer sizes \"mean\" to split the shuffle evenly)", ri+2+k)
+		}
+		if v > workload.MaxShare {
+			return nil, fmt.Errorf("reducer (field %d): %g MB is above the limit of %g", ri+2+k, v, workload.MaxShare)
+		}
+	}
+	return append([]float64(nil), mbs...), nil
 }
 
 // rackOf maps a trace port onto the topology: port mod the rack count.

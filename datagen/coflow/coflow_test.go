@@ -2,6 +2,7 @@ package coflow
 
 import (
 	"bytes"
+	"math"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -164,13 +165,14 @@ func TestMapping(t *testing.T) {
 	if !reflect.DeepEqual(ds.Datasets, wantDS) {
 		t.Errorf("datasets\n got %+v\nwant %+v", ds.Datasets, wantDS)
 	}
-	job := func(id string, arrival float64, shuffle int64, r int) workload.Job {
+	job := func(id string, arrival float64, shuffle int64, r int, shares ...float64) workload.Job {
 		return workload.Job{ID: id, Arrival: arrival, Stages: []workload.Stage{
 			{Name: "map", Kind: workload.Map, Input: "in-" + id, Selectivity: 1, OutputBytes: shuffle},
-			{Name: "reduce", Kind: workload.Reduce, Tasks: r, After: []string{"map"}},
+			{Name: "reduce", Kind: workload.Reduce, Tasks: r, After: []string{"map"}, Shares: shares},
 		}}
 	}
-	want := []workload.Job{job("coflow7", 1.5, 3.5*mb, 2), job("coflow8", 2, 3*mb, 1), job("coflow9", 2.5, 0, 1)}
+	// coflow 7's reducers keep their trace sizes, 1 and 2.5 MB, as weights
+	want := []workload.Job{job("coflow7", 1.5, 3.5*mb, 2, 1, 2.5), job("coflow8", 2, 3*mb, 1), job("coflow9", 2.5, 0, 1)}
 	if !reflect.DeepEqual(w.Jobs, want) {
 		t.Errorf("jobs\n got %+v\nwant %+v", w.Jobs, want)
 	}
@@ -232,6 +234,76 @@ func TestMapping(t *testing.T) {
 	}
 	if tr := ds.Datasets[0].Blocks[0].Replicas[0].Tier; tr != cluster.SSD {
 		t.Errorf("tier %s, want ssd", tr)
+	}
+}
+
+// TestReducerSizes checks both ways of splitting a coflow's shuffle on
+// the Facebook trace: with the trace's sizes each reducer's weight gives
+// it its own bytes (to within a byte) and the stage's total stays the
+// shuffle; with the mean, no stage has weights, as before.
+func TestReducerSizes(t *testing.T) {
+	data := openTrace(t)
+	topo := uniform(t, 150, 1)
+	w, _, st, err := ImportStats(bytes.NewReader(data), "fb", topo, DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	weighted := 0
+	for i, c := range st.Coflows {
+		stage := w.Jobs[i].Stages[1]
+		if stage.Shares == nil {
+			for _, r := range c.Reducers {
+				if r.Bytes != c.Reducers[0].Bytes {
+					t.Fatalf("coflow %s has reducers of different sizes but no shares", c.ID)
+				}
+			}
+			continue
+		}
+		weighted++
+		if len(stage.Shares) != len(c.Reducers) || w.Jobs[i].Stages[0].OutputBytes != c.ShuffleBytes {
+			t.Fatalf("coflow %s: %d shares for %d reducers; map output %d, shuffle %d", c.ID, len(stage.Shares), len(c.Reducers), w.Jobs[i].Stages[0].OutputBytes, c.ShuffleBytes)
+		}
+		var sum float64
+		for _, v := range stage.Shares {
+			sum += v
+		}
+		for k, r := range c.Reducers {
+			if got := float64(c.ShuffleBytes) * stage.Shares[k] / sum; math.Abs(got-float64(r.Bytes)) > 1 {
+				t.Fatalf("coflow %s reducer %d: its weight gives %.1f bytes, the trace %d", c.ID, k, got, r.Bytes)
+			}
+		}
+	}
+	if weighted == 0 {
+		t.Fatal("no coflow of the trace has reducers of different sizes")
+	}
+
+	opts := DefaultOptions()
+	opts.ReducerSizes = MeanSizes
+	w, _, err = Import(bytes.NewReader(data), "fb", topo, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, j := range w.Jobs {
+		if j.Stages[1].Shares != nil {
+			t.Fatalf("%s has shares under mean sizes", j.ID)
+		}
+	}
+
+	// A reducer of 0 MB beside a larger one cannot be weighed.
+	_, _, err = Import(strings.NewReader("3 1\n4 0 1 0 2 1:0 2:3\n"), "t.txt", topo, DefaultOptions())
+	if err == nil || !strings.Contains(err.Error(), "t.txt:2: coflow 4: reducer (field 6) has 0 MB") {
+		t.Errorf("a 0 MB reducer: %v", err)
+	}
+	if _, _, err = Import(strings.NewReader("3 1\n4 0 1 0 2 1:0 2:3\n"), "t.txt", topo, opts); err != nil {
+		t.Errorf("a 0 MB reducer under mean sizes: %v", err)
+	}
+	for _, s := range []string{"trace", "mean"} {
+		if r, err := ParseReducerSizes(s); err != nil || r.String() != s {
+			t.Errorf("ParseReducerSizes(%q) = %v, %v", s, r, err)
+		}
+	}
+	if _, err := ParseReducerSizes("median"); err == nil {
+		t.Error("ParseReducerSizes accepted median")
 	}
 }
 

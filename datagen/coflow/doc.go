@@ -26,14 +26,22 @@
 //     evenly, the remainder of the division going to the last block;
 //   - a map stage "map" reading it, one task per block, whose output is
 //     exactly the shuffle (output_bytes, and selectivity 1/InputRatio);
-//   - a reduce stage "reduce" of R tasks after it, with skew 0 and output
-//     shuffle × OutputRatio (0 by default: the trace has no outputs).
+//   - a reduce stage "reduce" of R tasks after it, task k being the
+//     trace's k-th reducer, with output shuffle × OutputRatio (0 by
+//     default: the trace has no outputs).
 //
-// The engine gives the reducers of a stage partition shares by a Zipf skew
-// (Stage.Skew), not per-task sizes, so the workload averages the trace's
-// per-reducer sizes: every reducer fetches shuffle/R. The exact sizes and
-// racks of the reducers (and the mappers' racks and hosts) are kept in
-// Stats.Coflows for a simulator that can use them, such as PushBox's.
+// By default (Options.ReducerSizes = TraceSizes) each reducer fetches its
+// own size from the trace, as the paper's simulation uses it (pushbox.md
+// §5.2): the reduce stage's explicit partition weights (Stage.Shares) are
+// the reducers' MB, so the engine gives reducer k shuffle × MB_k / ΣMB of
+// every map's output — the trace's bytes, to within rounding — and the
+// stage's total stays the shuffle. A coflow whose reducers are all the
+// same size gets no shares (equal partitions). With a reducer of 0 MB
+// beside larger ones the import fails, since a weight must be positive.
+// MeanSizes averages instead: every reducer fetches shuffle/R, as the
+// import did before stages had explicit shares. Either way the exact sizes
+// and racks of the reducers (and the mappers' racks and hosts) are kept in
+// Stats.Coflows.
 //
 // Errors name the file and the line.
 package coflow

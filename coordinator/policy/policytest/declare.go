@@ -227,6 +227,15 @@ func (s *scenario) declareJob(a *args, d *datadriven.TestData) (string, error) {
 		if len(st.After) > 0 {
 			fmt.Fprintf(&b, " after=%s", strings.Join(st.After, ","))
 		}
+		if len(st.Shares) > 0 {
+			b.WriteString(" shares=")
+			for k, v := range st.Shares {
+				if k > 0 {
+					b.WriteByte(',')
+				}
+				b.WriteString(strconv.FormatFloat(v, 'g', -1, 64))
+			}
+		}
 		b.WriteByte('\n')
 	}
 	return b.String(), nil
@@ -255,6 +264,13 @@ func parseStage(line string, earlier []workload.Stage) (workload.Stage, error) {
 		ComputeNsPerByte: a.float("compute", 0),
 		Skew:             a.float("skew", 0),
 		OutputReplicas:   a.int("replicas", 0),
+	}
+	for i, v := range a.list("shares") {
+		w, err := strconv.ParseFloat(v, 64)
+		if err != nil {
+			return st, fmt.Errorf("stage %s: shares: weight #%d %q is not a number", cmd, i+1, v)
+		}
+		st.Shares = append(st.Shares, w)
 	}
 	if err := a.done(); err != nil {
 		return st, err

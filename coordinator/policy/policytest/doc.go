@@ -27,6 +27,7 @@
 //	    name= (default the kind) input= (maps: a dataset or @parent)
 //	    tasks= after= (default the stage before) selectivity= (default 1)
 //	    output= (bytes) compute= (ns per byte) skew= replicas=
+//	    shares=(3,1,2) (the partition weights, one per task; instead of skew)
 //	engine [seed=0] [slow_start=0.05] [early_shuffle_limit=0.5] [max_task_failures=4]
 //	       [queues=(prod:0.75,dev:0.25:0.5)] [weights=(dev:2)]
 //	       [intermediate_tiers=ssd,hdd] [output_tiers=hdd]
