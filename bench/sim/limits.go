@@ -88,6 +88,9 @@ func (o Options) Validate() error {
 	if o.MaxSimTime < 0 {
 		return fmt.Errorf("max simulated time %g s is negative (0: a bound derived from the workload)", o.MaxSimTime)
 	}
+	if err := finite("stall timeout", o.StallTimeout); err != nil {
+		return err
+	}
 	if err := finite("window", o.Window); err != nil {
 		return err
 	}

@@ -179,6 +179,18 @@ func (r *resource) tight(extra float64) bool {
 	return r.load+extra >= r.capacity*(1-1e-9)
 }
 
+// heldAnywhere reports whether one of the flow's resources is (nearly)
+// saturated, counting the flows added since the last recompute: a flow
+// with none is not where max-min would hold it.
+func (n *network) heldAnywhere(f *flow) bool {
+	for _, r := range f.res {
+		if rs := &n.res[r]; rs.tight(rs.extra) {
+			return true
+		}
+	}
+	return false
+}
+
 // recompute sets new rates after flows started or ended. With full set,
 // it is exact max-min over the connected component of every changed
 // resource. Otherwise it is a local update: the new flows, and the flows of
@@ -244,12 +256,15 @@ func (n *network) recompute(now float64, full bool) {
 			tight := rs.wasTight || rs.tight(rs.extra)
 			rs.extra = 0
 			if !tight {
-				// flows a higher class held at rate 0 here may have lost
-				// that class (an end, a re-mark) though the resource is
-				// no longer tight: they gain what is left, or they would
-				// wait for a full pass that no event may ever bring
+				// flows a higher class held (at rate 0, or at what
+				// rounding left of the resource) may have lost that
+				// class (an end, a re-mark) though the resource is no
+				// longer tight: in max-min every flow has a saturated
+				// resource, so one with none gains what is left, or it
+				// would crawl until a full pass that no event may ever
+				// bring
 				for _, f := range rs.flows {
-					if f.rate == 0 {
+					if f.rate == 0 || !n.heldAnywhere(f) {
 						include(f)
 					}
 				}

@@ -165,3 +165,30 @@ func TestMaxMinHandComputed(t *testing.T) {
 		t.Fatalf("C ends at %g, want 30", tEnd)
 	}
 }
+
+// A flow that a higher class held at what rounding left of a link (not 0:
+// 1.4e-7 B/s of a 1e10 B/s rack uplink, PushBox on the 4-rack oversub-2
+// campaign), re-marked once the link has slack, must take the link: in
+// max-min every flow has a saturated resource. The local update re-shared
+// only flows at exactly 0 there, so the five reducers of coflow498 fetched
+// at 1e-7 B/s, and no later event brought a full pass: the run stalled.
+func TestRemarkedCrawlingFlowTakesTheSlack(t *testing.T) {
+	n := newNetwork([]float64{1e10, 1.25e9}) // a rack uplink, a host NIC
+	x := n.add(0, []int32{0, 1}, 1e7, 1, nil)
+	n.recompute(0, true)
+	// the state a local update's rounding left: x crawls on links with slack
+	for _, r := range x.res {
+		n.res[r].load += 1.44e-7 - x.rate
+	}
+	x.rate = 1.44e-7
+	n.projectEnd(0, x)
+	n.setPriority(x, 0)
+	n.recompute(1, false)
+	if x.rate != 1.25e9 {
+		t.Fatalf("re-marked flow on idle links: rate %g, want the NIC's 1.25e9", x.rate)
+	}
+	if end, _ := n.nextFinish(); end > 2 {
+		t.Fatalf("it ends at t=%g, want within a second", end)
+	}
+	checkFeasible(t, n)
+}

@@ -68,6 +68,14 @@ type Options struct {
 	// whole work run serially ten times over after the last arrival, and
 	// is stopped with an error, as without a window.
 	Window float64
+	// StallTimeout ends, with Result.Stalled and a reason naming the jobs
+	// left, a run in which nothing has happened for this long (simulated
+	// seconds): jobs left, no attempt running, and no job yet to arrive
+	// (or no free slot for one), so that only heartbeats come and the
+	// policy leaves the free slots idle at every one. 0 gives
+	// DefaultStallTimeout; negative: no watchdog (the time bound still
+	// applies).
+	StallTimeout float64
 	// Sink receives the run's records as they happen; nil drops them.
 	Sink Sink
 	// Progress, when set, is called now and then with the simulated time
@@ -76,6 +84,11 @@ type Options struct {
 	// Cancel, when closed, stops the run with ErrCancelled.
 	Cancel <-chan struct{}
 }
+
+// DefaultStallTimeout is the default Options.StallTimeout, in simulated
+// seconds: an hour of heartbeats with nothing running, far longer than
+// any locality wait, as the live driver's watchdog is (live.DefaultStallTimeout).
+const DefaultStallTimeout = 3600
 
 // ErrCancelled is what Run returns when Options.Cancel is closed.
 var ErrCancelled = errors.New("simulation cancelled")
@@ -202,6 +215,7 @@ type Sim struct {
 	optErr           error                 // from Options.Validate, returned by Run
 	coflows          map[coflowKey]*coflow // NetworkVarys: each fetching stage's shuffle
 	lastFull         float64
+	idleSince        float64 // when the run last went idle (watchdog); -1: busy
 
 	// network status: bytes carried at the start of the current window,
 	// per rack link and host NIC, and the status handed to the engine
@@ -227,6 +241,9 @@ func New(eng *engine.Engine, opt Options) *Sim {
 	if opt.FullRecompute == 0 {
 		opt.FullRecompute = 10
 	}
+	if opt.StallTimeout == 0 {
+		opt.StallTimeout = DefaultStallTimeout
+	}
 	if opt.Resolution <= 0 {
 		opt.Resolution = 0.01
 	}
@@ -237,7 +254,7 @@ func New(eng *engine.Engine, opt Options) *Sim {
 		opt.NetworkWindow = engine.NetworkWindow
 	}
 	t := eng.Topology()
-	s := &Sim{opt: opt, eng: eng, topo: t, runs: map[engine.AttemptID]*run{}, core: -1, optErr: optErr,
+	s := &Sim{opt: opt, eng: eng, topo: t, runs: map[engine.AttemptID]*run{}, core: -1, optErr: optErr, idleSince: -1,
 		samplePeriod: opt.Sample, sampleBudget: linkSampleBudget(len(t.Racks)), timeBound: opt.MaxSimTime}
 	if optErr == nil && s.timeBound == 0 {
 		s.timeBound, s.optErr = TimeBound(eng, opt)
@@ -339,7 +356,7 @@ func (s *Sim) Run() (res *Result, err error) {
 		}
 		if math.IsInf(next, 1) {
 			res.Stalled = true
-			res.StallReason = fmt.Sprintf("no event left at t=%.3fs with %d tasks pending and %d attempts running", s.now, s.eng.Pending(), len(s.runs))
+			res.StallReason = fmt.Sprintf("no event left at t=%.3fs with %d tasks pending and %d attempts running", s.now, s.eng.Pending(), len(s.runs)) + s.stallDetails()
 			break
 		}
 		if w := s.opt.Window; w > 0 && s.roundUp(next) > w {
@@ -358,6 +375,11 @@ func (s *Sim) Run() (res *Result, err error) {
 			} else {
 				res.StallReason = fmt.Sprintf("simulated time limit %.0fs reached", s.timeBound)
 			}
+			res.StallReason += s.stallDetails()
+			break
+		}
+		if why, stalled := s.stalled(next); stalled {
+			res.Stalled, res.StallReason = true, why
 			break
 		}
 		// round up to the time step, so that nearby events share a step

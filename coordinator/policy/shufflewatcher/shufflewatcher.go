@@ -19,7 +19,10 @@ type Config struct {
 	// MapRacks chooses a job's map racks at submission: "cost" picks k
 	// greedy racks minimising remote input plus σ_map·|In|·(1−1/k)
 	// (dawn.md §4.2 SW-1); "single" is the one rack holding a replica of
-	// the most input chunks, ties to the lowest rack (corral.md §4.2).
+	// the most input chunks, ties to the lowest rack (corral.md §4.2);
+	// "all" confines no job's maps: every rack, node-local then
+	// rack-local then remote (pushbox.md §4.3 SW4, whose ShuffleWatcher
+	// places only the reducers by rack).
 	MapRacks string `yaml:"map_racks"`
 	// ReduceRacks says where a job's reducers may run: "proportional"
 	// splits them over racks in proportion to the map output, largest
@@ -76,7 +79,7 @@ func (c Config) Validate() error {
 		}
 		return fmt.Errorf("shufflewatcher: %s %q is not one of %v", arg, v, ok)
 	}
-	if err := oneOf("map_racks", c.MapRacks, "cost", "single"); err != nil {
+	if err := oneOf("map_racks", c.MapRacks, "cost", "single", "all"); err != nil {
 		return err
 	}
 	if err := oneOf("reduce_racks", c.ReduceRacks, "proportional", "map_racks", "largest"); err != nil {
@@ -223,6 +226,13 @@ type block struct {
 func (p *Policy) planMapRacks(ctx *engine.Context, job *engine.Job) []bool {
 	topo := ctx.Topology()
 	nr := len(topo.Racks)
+	if p.cfg.MapRacks == "all" {
+		all := make([]bool, nr)
+		for r := range all {
+			all[r] = true
+		}
+		return all
+	}
 	var blocks []block
 	var in, out int64
 	shuffled := false
