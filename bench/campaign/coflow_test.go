@@ -37,15 +37,7 @@ runs: [{mode: sim, policies: [fair, pushbox]}]
 	if err != nil {
 		t.Fatal(err)
 	}
-	topo, err := c.loadTopology(c.Runs[0])
-	if err != nil {
-		t.Fatal(err)
-	}
-	spec, _ := c.spec("fb")
-	in, err := loadWorkload(spec, topo)
-	if err != nil {
-		t.Fatal(err)
-	}
+	in := loadNamed(t, c, "fb")
 	if len(in.w.Jobs) != 3 || in.w.Jobs[1].ID != "coflow2" || in.w.Jobs[1].Arrival != 0.5 {
 		t.Fatalf("jobs %+v, want coflow1-3 with coflow2 at 0.5 s", in.w.Jobs)
 	}
@@ -96,15 +88,7 @@ runs: [{mode: sim, policies: [fair]}]
 		if err != nil {
 			t.Fatal(err)
 		}
-		topo, err := c.loadTopology(c.Runs[0])
-		if err != nil {
-			t.Fatal(err)
-		}
-		spec, _ := c.spec("fb")
-		in, err := loadWorkload(spec, topo)
-		if err != nil {
-			t.Fatal(err)
-		}
+		in := loadNamed(t, c, "fb")
 		if got := in.w.Jobs[0].Stages[1].Shares; !reflect.DeepEqual(got, tc.want) {
 			t.Errorf("%q: shares %v, want %v", tc.field, got, tc.want)
 		}
@@ -138,16 +122,8 @@ runs: [{mode: sim, policies: [fair]}]
 	if err != nil {
 		t.Fatal(err)
 	}
-	topo, err := c.loadTopology(c.Runs[0])
-	if err != nil {
-		t.Fatal(err)
-	}
 	for name, want := range map[string][]string{"multi": {"small", "", "small"}, "all": {"q1", "q1", "q1"}} {
-		spec, _ := c.spec(name)
-		in, err := loadWorkload(spec, topo)
-		if err != nil {
-			t.Fatal(err)
-		}
+		in := loadNamed(t, c, name)
 		for i, j := range in.w.Jobs {
 			if j.Queue != want[i] {
 				t.Errorf("%s: %s is in queue %q, want %q", name, j.ID, j.Queue, want[i])
@@ -198,18 +174,10 @@ runs: [{mode: sim, policies: [fair]}]
 	if err != nil {
 		t.Fatal(err)
 	}
-	topo, err := c.loadTopology(c.Runs[0])
-	if err != nil {
-		t.Fatal(err)
-	}
 	var jobs [2][]int64 // per workload: each job's shuffle, then its input
 	var arrivals [2][]float64
 	for i, name := range []string{"x1", "x2"} {
-		spec, _ := c.spec(name)
-		in, err := loadWorkload(spec, topo)
-		if err != nil {
-			t.Fatal(err)
-		}
+		in := loadNamed(t, c, name)
 		for k, j := range in.w.Jobs {
 			jobs[i] = append(jobs[i], j.Stages[0].OutputBytes, in.ds.Datasets[k].Size)
 			arrivals[i] = append(arrivals[i], j.Arrival)
@@ -226,4 +194,20 @@ runs: [{mode: sim, policies: [fair]}]
 	if !slices.Equal(arrivals[0], arrivals[1]) {
 		t.Errorf("arrivals %v at scale 2.5, want %v as at scale 1", arrivals[1], arrivals[0])
 	}
+}
+
+// loadNamed loads one of a campaign's named workloads on its first run
+// set's cluster.
+func loadNamed(t *testing.T, c *Campaign, name string) *inputs {
+	t.Helper()
+	topo, err := c.loadTopology(c.Runs[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec, _ := c.spec(name)
+	in, err := loadWorkload(spec, topo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return in
 }
