@@ -10,7 +10,7 @@ import (
 
 // Inspect prints each planned job's map racks (SW-1) and, per reduce
 // stage split so far, the reducers still to start per rack (SW-2), for
-// scenario tests.
+// scenario tests, with the delay-scheduling skips of a job that has any.
 func (p *Policy) Inspect(jobs []*engine.Job) string {
 	var b strings.Builder
 	for _, j := range jobs {
@@ -25,6 +25,9 @@ func (p *Policy) Inspect(jobs []*engine.Job) string {
 			}
 		}
 		fmt.Fprintf(&b, "%s map_racks=%s", j.Spec.ID, strings.Join(racks, ","))
+		if s.skips > 0 {
+			fmt.Fprintf(&b, " skips=%d", s.skips)
+		}
 		stages := make([]int, 0, len(s.quota))
 		for st := range s.quota {
 			stages = append(stages, st)

@@ -61,6 +61,18 @@ type Config struct {
 	NetworkPriorities string `yaml:"network_priorities"`
 	// Classes is the number of job classes under job_fifo (4, PushBox's).
 	Classes int `yaml:"classes"`
+	// NodeDelay and RackDelay are delay scheduling's skip budgets for
+	// maps, in multiples of the host count: a job declines offers where
+	// it has no node-local map until it has declined NodeDelay·M of them,
+	// takes rack-local after that and anything after RackDelay·M; a
+	// node-local launch resets its count. 0 takes map_racks' own: under
+	// "all", 1 and 2, pushbox.md §4.3 SW4's "then normal locality", i.e.
+	// §4.1 Hadoop's delay scheduling (with §2.3's budgets), since there
+	// nothing else keeps maps by their input; under "cost" and "single"
+	// none, dawn.md §4.2 SW-3's node-local, then rack-local, then remote
+	// at once inside the chosen racks. Negative is none.
+	NodeDelay float64 `yaml:"node_delay"`
+	RackDelay float64 `yaml:"rack_delay"`
 }
 
 // DefaultConfig is dawn.md §4.2's ShuffleWatcher.
@@ -97,6 +109,12 @@ func (c Config) Validate() error {
 	if !(c.Threshold >= 0) || !(c.StarvationSeconds >= 0) {
 		return fmt.Errorf("shufflewatcher: threshold %g and starvation_s %g must be ≥ 0", c.Threshold, c.StarvationSeconds)
 	}
+	if math.IsNaN(c.NodeDelay) || math.IsInf(c.NodeDelay, 0) || math.IsNaN(c.RackDelay) || math.IsInf(c.RackDelay, 0) {
+		return fmt.Errorf("shufflewatcher: node_delay %g and rack_delay %g must be finite", c.NodeDelay, c.RackDelay)
+	}
+	if c.NodeDelay > 0 && c.RackDelay > 0 && c.RackDelay < c.NodeDelay {
+		return fmt.Errorf("shufflewatcher: rack_delay %g is below node_delay %g", c.RackDelay, c.NodeDelay)
+	}
 	if !(c.SlowStart >= 0 && c.SlowStart <= 1) {
 		return fmt.Errorf("shufflewatcher: slow_start %g is outside [0,1]", c.SlowStart)
 	}
@@ -108,6 +126,11 @@ type jobState struct {
 	planned    bool
 	mapRacks   []bool // SW-1: racks the job's maps may run in
 	lastServed engine.Time
+	// skips counts the offers the job declined for want of a node-local
+	// map since its last node-local launch (delay scheduling), skippedAt
+	// the offer it last counted, so that one offer counts once
+	skips     int
+	skippedAt uint64
 	// quota per reduce stage index: reducers still to start per rack
 	// (SW-2); nil until the stage is first considered
 	quota map[int][]int
@@ -129,6 +152,8 @@ type Policy struct {
 	// note is the decision note of the launch assign is trying
 	note engine.DecisionNote
 	net  netprio.FIFO
+	// offer numbers the assign calls, for jobState.skippedAt
+	offer uint64
 }
 
 // The reasons ShuffleWatcher gives for a launch in its decision note
@@ -390,6 +415,7 @@ func (p *Policy) jobOrder(ctx *engine.Context) []*engine.Job {
 }
 
 func (p *Policy) assign(ctx *engine.Context, h cluster.HostID) bool {
+	p.offer++
 	sat := p.saturated(ctx, h)
 	p.note.Saturation = engine.Unsaturated
 	switch {
@@ -474,17 +500,56 @@ func (p *Policy) anyReduce(ctx *engine.Context, h cluster.HostID) bool {
 }
 
 // tryMap launches one of j's maps on h if h's rack is one of j's map
-// racks: node-local, then rack-local, then remote (SW-3).
+// racks: node-local, then rack-local, then remote (SW-3), as far as its
+// delay-scheduling skips allow; a job that declines counts a skip.
 func (p *Policy) tryMap(ctx *engine.Context, h cluster.HostID, j *engine.Job) bool {
 	s := p.state(ctx, j.ID)
 	if !s.mapRacks[ctx.Topology().RackOf(h)] {
 		return false
 	}
-	t, _, ok := ctx.PickMap(j.ID, h, engine.Remote)
+	allowed := p.allowedLocality(ctx, s)
+	t, level, ok := ctx.PickMap(j.ID, h, allowed)
 	if !ok {
+		if allowed < engine.Remote && ctx.PendingMaps(j.ID) > 0 && s.skippedAt != p.offer {
+			s.skips++
+			s.skippedAt = p.offer
+		}
 		return false
 	}
-	return p.launch(ctx, h, j, t, false)
+	if !p.launch(ctx, h, j, t, false) {
+		return false
+	}
+	if level == engine.NodeLocal {
+		p.jobs[j.ID].skips = 0
+	}
+	return true
+}
+
+// delays returns the skip budgets, NodeDelay·M and RackDelay·M, with
+// map_racks' defaults; ok is false without delay scheduling.
+func (p *Policy) delays(ctx *engine.Context) (node, rack int, ok bool) {
+	nd, rd := p.cfg.NodeDelay, p.cfg.RackDelay
+	if nd == 0 && rd == 0 && p.cfg.MapRacks == "all" {
+		nd, rd = 1, 2
+	}
+	if nd <= 0 && rd <= 0 {
+		return 0, 0, false
+	}
+	nd, rd = max(nd, 0), max(rd, nd)
+	m := float64(len(ctx.Topology().Hosts))
+	return int(math.Ceil(nd * m)), int(math.Ceil(rd * m)), true
+}
+
+// allowedLocality is the farthest map job s may take now.
+func (p *Policy) allowedLocality(ctx *engine.Context, s *jobState) engine.Locality {
+	node, rack, ok := p.delays(ctx)
+	switch {
+	case !ok || s.skips >= rack:
+		return engine.Remote
+	case s.skips >= node:
+		return engine.RackLocal
+	}
+	return engine.NodeLocal
 }
 
 // tryReduce launches j's next releasable reducer on h if its stage's

@@ -19,7 +19,7 @@ func TestScenarios(t *testing.T) {
 func TestBadArgs(t *testing.T) {
 	for arg, val := range map[string]string{
 		"map_racks": "two", "reduce_racks": "anywhere", "network": "nic",
-		"order": "lifo", "threshold": "-1", "slow_start": "2",
+		"order": "lifo", "threshold": "-1", "slow_start": "2", "node_delay": ".inf",
 	} {
 		_, err := policy.ScenarioFactory("shufflewatcher", map[string]string{arg: val})
 		if err == nil || !strings.Contains(err.Error(), arg) {
