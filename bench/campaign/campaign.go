@@ -234,10 +234,14 @@ type RunSet struct {
 	// SleepCompute (compute: sleep), for an emulated cluster, has the
 	// workers wait their attempts' compute time out rather than burn it.
 	SleepCompute bool
-	NATS         string
-	Credentials  string
-	Listen       string
-	MemberAddr   string
+	// FullRecompute, for the simulator, is how often (seconds) its flow
+	// rates are recomputed exactly (sim.Options.FullRecompute): 0 for its
+	// default, negative for exact max-min at every change.
+	FullRecompute float64
+	NATS          string
+	Credentials   string
+	Listen        string
+	MemberAddr    string
 }
 
 // Dir is the name of the run set's results under the result directory:
@@ -605,7 +609,7 @@ func parseRunSet(d *yamlfile.Decoder, n *yaml.Node, i int, workloads []string) R
 	where := fmt.Sprintf("runs[%d]", i)
 	m := d.Map(n, where)
 	m.Known("mode", "name", "policies", "repetitions", "network", "nats", "credentials", "listen", "member_addr", "workloads", "cluster",
-		"priorities", "shape_nics", "compute")
+		"priorities", "shape_nics", "compute", "full_recompute")
 	m.Require("mode", "policies")
 	rs := RunSet{Mode: m.Str("mode"), Name: m.Str("name"), Repetitions: 1,
 		NATS: m.Str("nats"), Credentials: m.Str("credentials"), Listen: m.Str("listen"), MemberAddr: m.Str("member_addr")}
@@ -633,6 +637,15 @@ func parseRunSet(d *yamlfile.Decoder, n *yaml.Node, i int, workloads []string) R
 		rs.SleepCompute = true
 	default:
 		m.Fail("compute", "unknown compute %q: burn (spend the CPU, the default) or sleep (wait it out)", c)
+	}
+	if m.Has("full_recompute") {
+		rs.FullRecompute = m.Float("full_recompute")
+		if rs.Mode != ModeSim {
+			m.Fail("full_recompute", "full_recompute is an option of the simulator (mode sim): how often its flow rates are recomputed exactly")
+		}
+		if rs.FullRecompute == 0 {
+			m.Fail("full_recompute", "full_recompute 0 is the default (10 s): leave it out, give seconds, or a negative value for exact max-min at every change")
+		}
 	}
 	for _, k := range []string{"priorities", "shape_nics", "compute"} {
 		if m.Has(k) && rs.Mode != ModeLocal {

@@ -428,7 +428,7 @@ func (ex *executor) runOne(ctx context.Context, r Run) error {
 
 func (ex *executor) sim(ctx context.Context, r Run, jobsDone func(int)) (metrics.Summary, error) {
 	in := ex.inputs[inputKeyOf(ex.c, r)]
-	opt := sim.Options{MaxSimTime: ex.c.Limits.MaxSimTime, Window: in.window, Network: r.Set.Network, Cancel: ctx.Done(), Background: ex.c.Background,
+	opt := sim.Options{MaxSimTime: ex.c.Limits.MaxSimTime, Window: in.window, Network: r.Set.Network, FullRecompute: r.Set.FullRecompute, Cancel: ctx.Done(), Background: ex.c.Background,
 		Progress: func(_ float64, done, _ int) { jobsDone(done) }}
 	sum, _, err := sim.RunOne(sim.Spec{Topology: ex.topos[r.SetIndex], Workload: in.w, Datasets: in.ds,
 		Policy: r.Policy, Seed: r.Seed, SlowStart: ex.c.SlowStart, Queues: ex.c.Queues, Predicted: in.pred, Dir: r.Dir, Options: opt})

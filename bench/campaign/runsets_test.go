@@ -161,3 +161,24 @@ func TestPrioritiesAndNICShapingAreLocalSwitches(t *testing.T) {
 		}
 	}
 }
+
+// A simulated run set may ask for exact max-min at every change
+// (full_recompute: -1) or another period; elsewhere, or 0, is refused.
+func TestFullRecomputeIsASimOption(t *testing.T) {
+	const head = "name: p\ncluster: {racks: 2, hosts_per_rack: 3}\nworkload:\n  generator: {name: recurring, set: w1, scale: 0.01}\nruns:\n"
+	c, err := Load(writeCampaign(t, head+"  - {mode: sim, policies: [fifo], full_recompute: -1}\n  - {mode: sim, name: b, policies: [fifo]}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Runs[0].FullRecompute != -1 || c.Runs[1].FullRecompute != 0 {
+		t.Fatalf("run sets %+v", c.Runs)
+	}
+	for _, tc := range []struct{ run, want string }{
+		{"  - {mode: local, policies: [fifo], full_recompute: 5}\n", `c.yaml:6: runs[0]: full_recompute is an option of the simulator`},
+		{"  - {mode: sim, policies: [fifo], full_recompute: 0}\n", `c.yaml:6: runs[0]: full_recompute 0 is the default`},
+	} {
+		if _, err := Load(writeCampaign(t, head+tc.run)); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%q: err %v, want %q", tc.run, err, tc.want)
+		}
+	}
+}
