@@ -23,10 +23,7 @@ const smallCoflowTrace = `4 3
 // topology with its options: a job per coflow, arrivals and shuffle sizes
 // as in the trace, inputs on the tier it names, and every job runs.
 func TestCoflowWorkload(t *testing.T) {
-	trace := filepath.Join(t.TempDir(), "trace.txt")
-	if err := os.WriteFile(trace, []byte(smallCoflowTrace), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	trace := writeTrace(t, smallCoflowTrace)
 	c, err := Load(writeCampaign(t, `name: cf
 cluster: {racks: 1, hosts_per_rack: 4, slots: 2}
 workloads:
@@ -71,10 +68,7 @@ runs: [{mode: sim, policies: [fair, pushbox]}]
 // trace as its stage's share; mean splits the shuffle evenly; anything
 // else is an error naming the field.
 func TestCoflowWorkloadReducerSizes(t *testing.T) {
-	trace := filepath.Join(t.TempDir(), "trace.txt")
-	if err := os.WriteFile(trace, []byte("2 1\n1 0 1 0 2 0:3 1:1\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	trace := writeTrace(t, "2 1\n1 0 1 0 2 0:3 1:1\n")
 	for _, tc := range []struct {
 		field string
 		want  []float64
@@ -107,10 +101,7 @@ runs: [{mode: sim, policies: [fair]}]
 // small_queue takes the jobs whose shuffle is below small_below; queue
 // puts every job in one queue.
 func TestCoflowWorkloadQueues(t *testing.T) {
-	trace := filepath.Join(t.TempDir(), "trace.txt")
-	if err := os.WriteFile(trace, []byte(smallCoflowTrace), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	trace := writeTrace(t, smallCoflowTrace)
 	c, err := Load(writeCampaign(t, `name: cf
 cluster: {racks: 1, hosts_per_rack: 4, slots: 2}
 queues: [{name: small, ordering: fifo}]
@@ -160,10 +151,7 @@ func TestCoflowWorkloadErrors(t *testing.T) {
 // and with them the compute time (compute_ns_per_byte is per byte); the
 // arrivals stay as they are.
 func TestCoflowWorkloadScale(t *testing.T) {
-	trace := filepath.Join(t.TempDir(), "trace.txt")
-	if err := os.WriteFile(trace, []byte(smallCoflowTrace), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	trace := writeTrace(t, smallCoflowTrace)
 	c, err := Load(writeCampaign(t, `name: cf
 cluster: {racks: 1, hosts_per_rack: 4, slots: 2}
 workloads:
@@ -210,4 +198,15 @@ func loadNamed(t *testing.T, c *Campaign, name string) *inputs {
 		t.Fatal(err)
 	}
 	return in
+}
+
+// writeTrace writes a coflow trace to a temporary file and returns its
+// path.
+func writeTrace(t *testing.T, text string) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "trace.txt")
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
 }

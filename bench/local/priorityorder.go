@@ -165,7 +165,8 @@ type prioritySampler struct {
 	stopOnce sync.Once
 	done     chan struct{}
 
-	mu    sync.Mutex
+	// tally and err belong to the sampling goroutine; Stop reads them
+	// once it has ended (done is closed)
 	tally orderTally
 	err   error
 }
@@ -210,7 +211,7 @@ func samplePriorityOrder(ctx context.Context, path string, g *shaping.GroupReade
 				}{{p.a, a.Leaves}, {p.b, b.Leaves}} {
 					k := 2*i + j
 					if !prevT[k].IsZero() {
-						s.add(k, now.Sub(prevT[k]).Seconds(), cur.bps, prev[k], cur.leaves)
+						s.tally.add(k, now.Sub(prevT[k]).Seconds(), cur.bps, prev[k], cur.leaves)
 					}
 					prev[k], prevT[k] = cur.leaves, now
 					t := strconv.FormatFloat(now.Sub(start).Seconds(), 'f', 3, 64)
@@ -239,17 +240,9 @@ func samplePriorityOrder(ctx context.Context, path string, g *shaping.GroupReade
 	return s, nil
 }
 
-func (s *prioritySampler) add(k int, dt, bps float64, before, after leafCounters) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.tally.add(k, dt, bps, before, after)
-}
-
 // fail keeps the first error: a bottleneck that cannot be read is
 // reported, and the others are still judged.
 func (s *prioritySampler) fail(err error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
 	if s.err == nil {
 		s.err = err
 	}
@@ -261,8 +254,6 @@ func (s *prioritySampler) fail(err error) {
 func (s *prioritySampler) Stop() (sharedS, inOrderS float64, err error) {
 	s.stopOnce.Do(func() { close(s.stop) })
 	<-s.done
-	s.mu.Lock()
-	defer s.mu.Unlock()
 	sharedS, inOrderS = s.tally.result()
 	return sharedS, inOrderS, s.err
 }
