@@ -211,7 +211,10 @@ func TestMoveReplica(t *testing.T) {
 	if moved != want {
 		t.Fatalf("move answered %+v, want %+v", moved, want)
 	}
-	if moved.Seconds < 0.09 { // 4 MiB at 40 MB/s is 0.1 s
+	// 4 MiB at 40 MB/s is 0.105 s; a tier's bucket refills while idle up
+	// to 20 ms of tokens (worker/store's bucketSlack), which the move may
+	// take at once: at least 0.085 s
+	if moved.Seconds < 0.08 {
 		t.Errorf("4 MiB written to a 40 MB/s tier in %g s", moved.Seconds)
 	}
 	// the block is read from its new tier
