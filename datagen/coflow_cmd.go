@@ -17,6 +17,7 @@ type coflowFlags struct {
 	trace, topology, outW, outD string
 	racks, hostsPerRack         int
 	tier, reducerSizes          string
+	inputFrom                   string
 }
 
 func coflowCmd() *cobra.Command {
@@ -35,8 +36,10 @@ or else a uniform one of --racks racks (default: one per trace port) of
 hosts, so runs must use a topology with the same names.
 
 Each coflow becomes job "coflow<id>": a map stage over a placed dataset of one
-block per mapper (input = shuffle × --input-ratio, on the mapper's rack) whose
-output is the shuffle, and a reduce stage of one task per reducer. With
+block per mapper (input = shuffle × --input-ratio, or with --input-from a
+SWIM trace the median input/shuffle ratio of its jobs in the coflow's decade of
+shuffle size, as PushBox's simulation synthesises mappers from production
+ratios; on the mapper's rack) whose output is the shuffle, and a reduce stage of one task per reducer. With
 --reducer-sizes trace (the default) each reducer fetches its own size from the
 trace (the stage's partition weights, "shares"); with mean every reducer of a
 coflow fetches shuffle/R. See package datagen/coflow.`,
@@ -50,6 +53,11 @@ coflow fetches shuffle/R. See package datagen/coflow.`,
 			if opts.ReducerSizes, err = coflow.ParseReducerSizes(fl.reducerSizes); err != nil {
 				return err
 			}
+			if fl.inputFrom != "" {
+				if opts.InputRatios, err = coflow.LoadRatios(fl.inputFrom); err != nil {
+					return fmt.Errorf("--input-from: %w", err)
+				}
+			}
 			return runCoflow(cmd.ErrOrStderr(), fl, opts)
 		},
 	}
@@ -62,6 +70,7 @@ coflow fetches shuffle/R. See package datagen/coflow.`,
 	f.StringVar(&fl.outD, "out-datasets", "", "datasets file to write")
 	f.Float64Var(&opts.Scale, "scale", opts.Scale, "multiply every size by this")
 	f.Float64Var(&opts.InputRatio, "input-ratio", opts.InputRatio, "map input bytes per shuffle byte")
+	f.StringVar(&fl.inputFrom, "input-from", "", "a SWIM trace: each coflow's map input bytes per shuffle byte is the median of that trace's jobs of its decade of shuffle size (instead of --input-ratio)")
 	f.Float64Var(&opts.OutputRatio, "output-ratio", opts.OutputRatio, "reduce output bytes per shuffle byte")
 	f.Float64Var(&opts.ComputeNsPerByte, "compute-ns-per-byte", opts.ComputeNsPerByte, "CPU time per input byte of every stage (ns)")
 	f.StringVar(&fl.tier, "tier", fl.tier, "tier of the input replicas: mem, ssd or hdd")
@@ -71,6 +80,7 @@ coflow fetches shuffle/R. See package datagen/coflow.`,
 		_ = cmd.MarkFlagRequired(name)
 	}
 	cmd.MarkFlagsMutuallyExclusive("topology", "racks")
+	cmd.MarkFlagsMutuallyExclusive("input-ratio", "input-from")
 	cmd.MarkFlagsMutuallyExclusive("topology", "hosts-per-rack")
 	return cmd
 }

@@ -172,10 +172,14 @@ type SwimSpec struct {
 // run set's topology: trace ports go to racks by port mod the rack count,
 // mappers are synthesised with input = shuffle × InputRatio.
 type CoflowSpec struct {
-	Trace            string
-	MaxCoflows       int
-	Scale            float64
-	InputRatio       float64
+	Trace      string
+	MaxCoflows int
+	Scale      float64
+	InputRatio float64
+	// InputFrom, when set, is a SWIM trace whose jobs' input/shuffle
+	// ratios by shuffle size give each coflow's (coflow.SizeRatios), in
+	// place of InputRatio.
+	InputFrom        string
 	OutputRatio      float64
 	ComputeNsPerByte float64
 	Tier             cluster.TierKind
@@ -299,6 +303,7 @@ func Load(path string) (*Campaign, error) {
 		}
 		if w.Coflow != nil {
 			w.Coflow.Trace = abs(w.Coflow.Trace)
+			w.Coflow.InputFrom = abs(w.Coflow.InputFrom)
 		}
 	}
 	absWorkload(&c.Workload)
@@ -502,12 +507,12 @@ func parseWorkload(d *yamlfile.Decoder, n *yaml.Node, where string) WorkloadSpec
 }
 
 // parseCoflow reads a coflow workload: {trace, max_coflows, scale,
-// input_ratio, output_ratio, compute_ns_per_byte, tier, reducer_sizes,
-// queue, small_queue, small_below}; unset fields take datagen coflow's
+// input_ratio or input_from, output_ratio, compute_ns_per_byte, tier,
+// reducer_sizes, queue, small_queue, small_below}; unset fields take datagen coflow's
 // defaults.
 func parseCoflow(d *yamlfile.Decoder, n *yaml.Node, where string) *CoflowSpec {
 	m := d.Map(n, where)
-	m.Known("trace", "max_coflows", "scale", "input_ratio", "output_ratio", "compute_ns_per_byte", "tier", "reducer_sizes", "queue", "small_queue", "small_below")
+	m.Known("trace", "max_coflows", "scale", "input_ratio", "input_from", "output_ratio", "compute_ns_per_byte", "tier", "reducer_sizes", "queue", "small_queue", "small_below")
 	m.Require("trace")
 	o := coflow.DefaultOptions()
 	s := &CoflowSpec{Trace: m.Str("trace"), MaxCoflows: int(m.Int("max_coflows")), Scale: o.Scale, InputRatio: o.InputRatio,
@@ -533,6 +538,10 @@ func parseCoflow(d *yamlfile.Decoder, n *yaml.Node, where string) *CoflowSpec {
 			m.Fail("reducer_sizes", "reducer_sizes: %v", err)
 		}
 		s.ReducerSizes = r
+	}
+	s.InputFrom = m.Str("input_from")
+	if m.Has("input_from") && m.Has("input_ratio") {
+		m.Fail("input_from", "input_from and input_ratio both give the map input: take one")
 	}
 	s.Queue, s.SmallQueue = m.Str("queue"), m.Str("small_queue")
 	switch {

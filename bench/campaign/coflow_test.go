@@ -2,6 +2,7 @@ package campaign
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -123,6 +124,49 @@ runs: [{mode: sim, policies: [fair]}]
 	}
 }
 
+// input_from, a SWIM trace beside the campaign file, gives each coflow
+// the median input/shuffle ratio of the SWIM jobs of its decade of
+// shuffle size; a SWIM trace that cannot be read stops the run's import
+// with the option's name.
+func TestCoflowWorkloadInputFrom(t *testing.T) {
+	trace := writeTrace(t, smallCoflowTrace)
+	var swim strings.Builder
+	for i := range 20 { // 20 jobs shuffling 1-4 MiB (decade 6), with 3 times that in input
+		fmt.Fprintf(&swim, "j%d\t%d\t1\t%d\t%d\t0\n", i, i, 3*(1+i%4)<<20, (1+i%4)<<20)
+	}
+	dir := filepath.Dir(trace)
+	if err := os.WriteFile(filepath.Join(dir, "swim.tsv"), []byte(swim.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c, err := Load(writeCampaign(t, `name: cf
+cluster: {racks: 1, hosts_per_rack: 4, slots: 2}
+workloads:
+  fb: {coflow: {trace: `+trace+`, input_from: `+filepath.Join(dir, "swim.tsv")+`}}
+runs: [{mode: sim, policies: [fair]}]
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := loadNamed(t, c, "fb")
+	if d := in.ds.Datasets[1]; d.Size != 12<<20 { // coflow2 shuffles 4 MiB
+		t.Errorf("coflow2's input is %d B, want 12 MiB (3 × its shuffle)", d.Size)
+	}
+	if got := in.w.Jobs[1].Stages[0].OutputBytes; got != 4<<20 {
+		t.Errorf("coflow2's shuffle is %d B, want 4 MiB", got)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "swim.tsv"), []byte("j0\t0\t0\tlots\t1\t0\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	topo, err := c.loadTopology(c.Runs[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec, _ := c.spec("fb")
+	if _, err := loadWorkload(spec, topo); err == nil || !strings.Contains(err.Error(), "input_from: ") || !strings.Contains(err.Error(), "swim.tsv:1") {
+		t.Errorf("a malformed SWIM trace: err = %v, want input_from and the file's line", err)
+	}
+}
+
 // A bad coflow option, or coflow beside another source, stops the
 // campaign at load time with the file and line.
 func TestCoflowWorkloadErrors(t *testing.T) {
@@ -137,6 +181,7 @@ func TestCoflowWorkloadErrors(t *testing.T) {
 		"half a split":   {"coflow: {trace: t.txt, small_queue: fifo}", `c.yaml:3: workload coflow: small_queue and small_below go together`},
 		"bad size":       {"coflow: {trace: t.txt, small_queue: fifo, small_below: lots}", `c.yaml:3: workload coflow: small_below "lots"`},
 		"two sources":    {"coflow: {trace: t.txt}, swim: {trace: s.tsv}", `c.yaml:3: workload: give one of file, swim, coflow and generator`},
+		"two inputs":     {"coflow: {trace: t.txt, input_ratio: 2, input_from: s.tsv}", `c.yaml:3: workload coflow: input_from and input_ratio both give the map input`},
 	}
 	for name, tc := range cases {
 		_, err := Load(writeCampaign(t, "name: x\ncluster: {racks: 1, hosts_per_rack: 2}\nworkload: {"+tc.workload+"}\nruns: [{mode: sim, policies: [fair]}]\n"))

@@ -170,8 +170,14 @@ func loadWorkload(spec WorkloadSpec, topo *cluster.Topology) (*inputs, error) {
 		}
 		defer f.Close()
 		// the datasets place the mappers' blocks on the topology's hosts
+		opts := spec.Coflow.options()
+		if spec.Coflow.InputFrom != "" {
+			if opts.InputRatios, err = coflow.LoadRatios(spec.Coflow.InputFrom); err != nil {
+				return nil, fmt.Errorf("input_from: %w", err)
+			}
+		}
 		var st coflow.Stats
-		if in.w, in.ds, st, err = coflow.ImportStats(f, spec.Coflow.Trace, topo, spec.Coflow.options()); err != nil {
+		if in.w, in.ds, st, err = coflow.ImportStats(f, spec.Coflow.Trace, topo, opts); err != nil {
 			return nil, err
 		}
 		for i := range in.w.Jobs {

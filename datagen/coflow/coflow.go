@@ -27,6 +27,10 @@ type Options struct {
 	// InputRatio is map input bytes per shuffle byte: the trace has only
 	// shuffles, so the input is synthesised as shuffle × InputRatio.
 	InputRatio float64
+	// InputRatios, when set, give each coflow its input ratio by the size
+	// of its shuffle (the trace's, before Scale: a scaled job is the same
+	// job), in place of InputRatio.
+	InputRatios *SizeRatios
 	// OutputRatio is reduce output bytes per shuffle byte.
 	OutputRatio float64
 	// ComputeNsPerByte is the CPU cost of every stage.
@@ -384,7 +388,15 @@ func (im *importer) coflow(lineNo int, line string, ports int) (Coflow, error) {
 		return Coflow{}, errf("coflow %s: %v", id, err)
 	}
 
-	input, err := bytesOf(float64(c.ShuffleBytes), im.opts.InputRatio)
+	ratio := im.opts.InputRatio
+	if im.opts.InputRatios != nil {
+		traceMB := 0.0
+		for _, mb := range weights {
+			traceMB += mb
+		}
+		ratio = im.opts.InputRatios.Ratio(int64(min(traceMB*MB, math.MaxInt64/2)))
+	}
+	input, err := bytesOf(float64(c.ShuffleBytes), ratio)
 	if err != nil {
 		return Coflow{}, errf("coflow %s input: %v", id, err)
 	}
@@ -392,7 +404,7 @@ func (im *importer) coflow(lineNo int, line string, ports int) (Coflow, error) {
 	if err != nil {
 		return Coflow{}, errf("coflow %s output: %v", id, err)
 	}
-	if im.opts.InputRatio == 1 {
+	if ratio == 1 {
 		input = c.ShuffleBytes
 	}
 	im.lastInput, im.lastOutput = input, output
@@ -416,7 +428,7 @@ func (im *importer) coflow(lineNo int, line string, ports int) (Coflow, error) {
 	}
 	im.ds.Datasets = append(im.ds.Datasets, d)
 	im.w.Jobs = append(im.w.Jobs, workload.Job{ID: c.Job, Arrival: c.Arrival, Stages: []workload.Stage{
-		{Name: "map", Kind: workload.Map, Input: dname, Selectivity: 1 / im.opts.InputRatio, OutputBytes: c.ShuffleBytes,
+		{Name: "map", Kind: workload.Map, Input: dname, Selectivity: 1 / ratio, OutputBytes: c.ShuffleBytes,
 			ComputeNsPerByte: im.opts.ComputeNsPerByte},
 		{Name: "reduce", Kind: workload.Reduce, Tasks: r, After: []string{"map"}, OutputBytes: output,
 			ComputeNsPerByte: im.opts.ComputeNsPerByte, Shares: shares},

@@ -114,6 +114,28 @@ const (
 
 // ImportStats is Import, also returning totals.
 func ImportStats(r io.Reader, name string, opts Options) (*workload.Workload, *workload.Datasets, Stats, error) {
+	return importStats(r, name, opts, nil)
+}
+
+// JobSizes are one job's bytes as the trace gives them, unscaled.
+type JobSizes struct{ Input, Shuffle, Output int64 }
+
+// ReadSizes returns every job's sizes, in trace order, from a trace that
+// Import accepts (it is checked as Import checks it): production jobs'
+// input, shuffle and output, as other importers take them (the coflow
+// importer synthesises map inputs from their input/shuffle ratios).
+func ReadSizes(r io.Reader, name string) ([]JobSizes, error) {
+	var sizes []JobSizes
+	_, _, _, err := importStats(r, name, DefaultOptions(), func(s JobSizes) { sizes = append(sizes, s) })
+	if err != nil {
+		return nil, err
+	}
+	return sizes, nil
+}
+
+// importStats is ImportStats; onJob, when not nil, is given each job's
+// sizes as it is read.
+func importStats(r io.Reader, name string, opts Options, onJob func(JobSizes)) (*workload.Workload, *workload.Datasets, Stats, error) {
 	var st Stats
 	if err := opts.check(); err != nil {
 		return nil, nil, st, fmt.Errorf("%s: %w", name, err)
@@ -197,6 +219,9 @@ func ImportStats(r io.Reader, name string, opts Options) (*workload.Workload, *w
 			}
 		}
 		in, shuffle, out := sizes[0], sizes[1], sizes[2]
+		if onJob != nil {
+			onJob(JobSizes{Input: raw[0], Shuffle: raw[1], Output: raw[2]})
+		}
 
 		// The job's input dataset: its own, or the one of its input path.
 		dataset := -1

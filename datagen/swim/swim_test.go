@@ -451,3 +451,20 @@ func TestMalformedWithPaths(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+// ReadSizes gives the trace's bytes unscaled, in order, and refuses what
+// Import refuses, with the line.
+func TestReadSizes(t *testing.T) {
+	trace := "j0\t0\t0\t1000\t10\t5\nj1\t1\t1\t0\t0\t7\nj2\t2\t1\t3000000000000\t2\t0\n"
+	got, err := ReadSizes(strings.NewReader(trace), "t.tsv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []JobSizes{{1000, 10, 5}, {0, 0, 7}, {3000000000000, 2, 0}}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("ReadSizes = %v, want %v", got, want)
+	}
+	if _, err := ReadSizes(strings.NewReader(trace+"j3\t3\t1\t10\tx\t0\n"), "t.tsv"); err == nil || !strings.Contains(err.Error(), "t.tsv:4") {
+		t.Errorf("a malformed line: err = %v, want one naming t.tsv:4", err)
+	}
+}
