@@ -333,8 +333,17 @@ func (p *Policy) canBePlaced(ctx *engine.Context, c candidate, h cluster.HostID)
 	if len(ins) < p.cfg.M {
 		return ReasonConcurrency, true
 	}
-	if p.cfg.NoWildcard || p.ordering(ctx, c.job) != engine.OrderFair {
+	if p.cfg.NoWildcard {
 		return "", false
+	}
+	if p.ordering(ctx, c.job) != engine.OrderFair {
+		// FIFO withholds the wildcard from jobs behind others (§2.5)
+		if !p.cfg.FIFOHeadWildcard {
+			return "", false
+		}
+		if p.fifoHeads(ctx); p.heads[c.job.Queue] != c.job.ID {
+			return "", false
+		}
 	}
 	// minCoflow is over every input-phase task on h (§2.2), so with
 	// the strict < a coflow that already receives on h gets no second
