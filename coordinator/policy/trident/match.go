@@ -15,16 +15,17 @@ type Matcher struct {
 	rowOf      []int32 // column -> row owning it, -1 when free
 	colOf      []int32 // row -> column, -1 while unassigned
 	pred       []int32 // column -> row it was reached from in the current search
-	scanned    []bool
-	scanList   []int32
+	scanList   []int32 // columns scanned by the current search, in order
+	scanDist   []int64 // their final distances
+	scanV      []int64 // their potentials before the search
 	result     []int
 }
 
 // matchCostLimit bounds |cost| relative to the problem size so that
 // potentials and path lengths (each at most a few times rows*max|cost|)
-// stay far inside int64.
+// stay below 2^58 in magnitude, which the search's sentinels rely on.
 func matchCostLimit(rows, cols int) int64 {
-	return math.MaxInt64 / 8 / int64(rows+cols+1)
+	return math.MaxInt64 / 64 / int64(rows+cols+1)
 }
 
 // Solve returns an optimal assignment of the rows x cols matrix costs
@@ -100,7 +101,6 @@ func (m *Matcher) solve(a []int64, x, y int) {
 	m.rowOf = resize(m.rowOf, y)
 	m.colOf = resize(m.colOf, x)
 	m.pred = resize(m.pred, y)
-	m.scanned = resize(m.scanned, y)
 	u, v, rowOf, colOf := m.u, m.v, m.rowOf, m.colOf
 	for j := range y {
 		v[j] = 0
@@ -132,14 +132,23 @@ func (m *Matcher) solve(a []int64, x, y int) {
 	}
 }
 
+// While a search runs, a scanned column j has its final distance and
+// potential parked in scanDist/scanV and carries sentinels instead: dist
+// scannedDist, so the minimum never picks it again, and v scannedV, so a
+// relaxation through it (at least scannedDist) never improves it. This
+// keeps the hot loop free of a per-column flag. Costs are bounded by
+// matchCostLimit, so potentials and distances stay below 2^58 in magnitude
+// and the sentinel sums cannot overflow or undercut scannedDist.
+const (
+	scannedDist = int64(1) << 60
+	scannedV    = -(int64(1) << 61)
+)
+
 // augment finds a shortest augmenting path from the free row r and flips
 // it, updating the duals.
 func (m *Matcher) augment(a []int64, y, r int) {
-	u, v, dist, rowOf, colOf, pred, scanned := m.u, m.v, m.dist, m.rowOf, m.colOf, m.pred, m.scanned
-	scanList := m.scanList[:0]
-	for j := range y {
-		scanned[j] = false
-	}
+	u, v, dist, rowOf, colOf, pred := m.u, m.v, m.dist, m.rowOf, m.colOf, m.pred
+	scanList, scanDist, scanV := m.scanList[:0], m.scanDist[:0], m.scanV[:0]
 	// Distances from r through its own row; pick the nearest column.
 	row := a[r*y : (r+1)*y]
 	ur := u[r]
@@ -164,14 +173,13 @@ func (m *Matcher) augment(a []int64, y, r int) {
 		}
 		mu := best
 		if rowOf[j1] < 0 {
-			// Reached a free column: update duals on scanned columns, then
-			// flip the path ending at j1.
-			// Row i owning scanned column js was reached at distance
-			// dist[js]; the root r at 0.
+			// Reached a free column: restore the scanned columns and update
+			// the duals (row i owning scanned column js was reached at
+			// distance dist[js], the root r at 0), then flip the path.
 			u[r] += mu
-			for _, js := range scanList {
-				u[rowOf[js]] += mu - dist[js]
-				v[js] -= mu - dist[js]
+			for k, js := range scanList {
+				v[js] = scanV[k] - (mu - scanDist[k])
+				u[rowOf[js]] += mu - scanDist[k]
 			}
 			j := j1
 			for {
@@ -184,20 +192,19 @@ func (m *Matcher) augment(a []int64, y, r int) {
 				}
 				j = int(prev)
 			}
-			m.scanList = scanList
+			m.scanList, m.scanDist, m.scanV = scanList, scanDist, scanV
 			return
 		}
-		scanned[j1] = true
 		scanList = append(scanList, int32(j1))
+		scanDist = append(scanDist, mu)
+		scanV = append(scanV, v[j1])
+		dist[j1], v[j1] = scannedDist, scannedV
 		i := int(rowOf[j1])
 		ri := a[i*y : (i+1)*y]
 		// The edge (i, j1) is tight, so reaching j via i costs mu + reduced(i, j).
 		base := mu - u[i]
 		best, bestCol, bestFree = int64(math.MaxInt64), -1, -1
 		for j, c := range ri {
-			if scanned[j] {
-				continue
-			}
 			d := dist[j]
 			if nd := base + c - v[j]; nd < d {
 				d = nd

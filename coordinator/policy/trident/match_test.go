@@ -119,3 +119,91 @@ func TestMatchEmptyAndBadInput(t *testing.T) {
 		t.Fatalf("overflowing cost: err %v", err)
 	}
 }
+
+// referenceHungarian is the textbook O(x^2 y) algorithm of §2.3, used as
+// an oracle on instances too large for brute force. It needs rows <= cols.
+func referenceHungarian(a []int64, x, y int) int64 {
+	const inf = int64(1) << 62
+	u, v := make([]int64, x+1), make([]int64, y+1)
+	p, way := make([]int, y+1), make([]int, y+1)
+	for i := 1; i <= x; i++ {
+		p[0] = i
+		j0 := 0
+		minv := make([]int64, y+1)
+		used := make([]bool, y+1)
+		for j := range minv {
+			minv[j] = inf
+		}
+		for {
+			used[j0] = true
+			i0, delta, j1 := p[j0], inf, 0
+			for j := 1; j <= y; j++ {
+				if !used[j] {
+					cur := a[(i0-1)*y+j-1] - u[i0] - v[j]
+					if cur < minv[j] {
+						minv[j], way[j] = cur, j0
+					}
+					if minv[j] < delta {
+						delta, j1 = minv[j], j
+					}
+				}
+			}
+			for j := 0; j <= y; j++ {
+				if used[j] {
+					u[p[j]] += delta
+					v[j] -= delta
+				} else {
+					minv[j] -= delta
+				}
+			}
+			j0 = j1
+			if p[j0] == 0 {
+				break
+			}
+		}
+		for j0 != 0 {
+			j1 := way[j0]
+			p[j0] = p[j1]
+			j0 = j1
+		}
+	}
+	var total int64
+	for j := 1; j <= y; j++ {
+		if p[j] != 0 {
+			total += a[(p[j]-1)*y+j-1]
+		}
+	}
+	return total
+}
+
+func TestMatchAgainstReferenceOnLargerInstances(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 14))
+	var m Matcher
+	for trial := range 200 {
+		rows, cols := 1+rng.IntN(60), 1+rng.IntN(60)
+		span := []int64{3, 40, 1 << 20}[trial%3]
+		costs := make([]int64, rows*cols)
+		for k := range costs {
+			costs[k] = rng.Int64N(span)
+		}
+		_, total, err := m.Solve(costs, rows, cols)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := int64(0)
+		if rows <= cols {
+			want = referenceHungarian(costs, rows, cols)
+		} else {
+			tr := make([]int64, rows*cols)
+			for i := range rows {
+				for j := range cols {
+					tr[j*rows+i] = costs[i*cols+j]
+				}
+			}
+			want = referenceHungarian(tr, cols, rows)
+		}
+		if total != want {
+			t.Fatalf("trial %d (%dx%d): total %d, reference %d", trial, rows, cols, total, want)
+		}
+	}
+}
