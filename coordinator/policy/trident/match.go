@@ -147,10 +147,12 @@ const (
 // augment finds a shortest augmenting path from the free row r and flips
 // it, updating the duals.
 func (m *Matcher) augment(a []int64, y, r int) {
-	u, v, dist, rowOf, colOf, pred := m.u, m.v, m.dist, m.rowOf, m.colOf, m.pred
+	u, colOf := m.u, m.colOf
+	// Slicing to y lets the compiler drop bounds checks in the hot loops.
+	v, dist, rowOf, pred := m.v[:y], m.dist[:y], m.rowOf[:y], m.pred[:y]
 	scanList, scanDist, scanV := m.scanList[:0], m.scanDist[:0], m.scanV[:0]
 	// Distances from r through its own row; pick the nearest column.
-	row := a[r*y : (r+1)*y]
+	row := a[r*y : r*y+y : r*y+y]
 	ur := u[r]
 	best, bestCol, bestFree := int64(math.MaxInt64), -1, -1
 	for j, c := range row {
@@ -200,23 +202,25 @@ func (m *Matcher) augment(a []int64, y, r int) {
 		scanV = append(scanV, v[j1])
 		dist[j1], v[j1] = scannedDist, scannedV
 		i := int(rowOf[j1])
-		ri := a[i*y : (i+1)*y]
+		ri := a[i*y : i*y+y : i*y+y]
 		// The edge (i, j1) is tight, so reaching j via i costs mu + reduced(i, j).
 		base := mu - u[i]
 		best, bestCol, bestFree = int64(math.MaxInt64), -1, -1
-		for j, c := range ri {
-			d := dist[j]
-			if nd := base + c - v[j]; nd < d {
+		vv, pp, ro := v[:len(dist)], pred[:len(dist)], rowOf[:len(dist)]
+		ri = ri[:len(dist)]
+		for j, d := range dist {
+			c := ri[j]
+			if nd := base + c - vv[j]; nd < d {
 				d = nd
 				dist[j] = nd
-				pred[j] = int32(i)
+				pp[j] = int32(i)
 			}
 			if d < best {
 				best, bestCol, bestFree = d, j, -1
-				if rowOf[j] < 0 {
+				if ro[j] < 0 {
 					bestFree = j
 				}
-			} else if d == best && bestFree < 0 && rowOf[j] < 0 {
+			} else if d == best && bestFree < 0 && ro[j] < 0 {
 				bestFree = j
 			}
 		}
