@@ -179,3 +179,24 @@ func TestScenarioPruningSizes(t *testing.T) {
 		t.Errorf("8.5 kept tasks %v, want [0 2] (T1, T3)", kept)
 	}
 }
+
+func TestScheduleRejectsBadConfigAndHandlesEmpty(t *testing.T) {
+	s := Scheduler{Profile: DefaultProfile(), Pruning: Pruning(9)}
+	if _, _, err := s.Schedule(fig2Tasks(), []ResourceSet{{Node: 1, Free: 1}}); err == nil {
+		t.Error("unknown pruning mode accepted")
+	}
+	s = Scheduler{Profile: Profile{}}
+	if _, _, err := s.Schedule(fig2Tasks(), nil); err == nil {
+		t.Error("zero profile accepted")
+	}
+	s = Scheduler{Profile: DefaultProfile()}
+	for _, c := range []struct {
+		tasks []Task
+		sets  []ResourceSet
+	}{{nil, nil}, {fig2Tasks(), nil}, {nil, []ResourceSet{{Node: 1, Free: 2}}}, {fig2Tasks(), []ResourceSet{{Node: 1}}}} {
+		as, total, err := s.Schedule(c.tasks, c.sets)
+		if err != nil || len(as) != 0 || total != 0 {
+			t.Errorf("%d tasks, sets %v: %v %d %v, want nothing", len(c.tasks), c.sets, as, total, err)
+		}
+	}
+}

@@ -1,7 +1,10 @@
 package trident
 
-// Assignment is one matched pair of a scheduling call: indices into the
-// caller's tasks and into the slots the call considered.
+import "fmt"
+
+// Assignment is one matched pair of a scheduling call: the index of the
+// task in the caller's slice, the slot it gets, the pair's cost and its
+// locality class.
 type Assignment struct {
 	Task  int
 	Slot  Slot
@@ -32,6 +35,9 @@ type Scheduler struct {
 func (s *Scheduler) Schedule(tasks []Task, sets []ResourceSet) ([]Assignment, int64, error) {
 	if err := s.Profile.Validate(); err != nil {
 		return nil, 0, err
+	}
+	if s.Pruning != PruningPaper && s.Pruning != PruningOff {
+		return nil, 0, fmt.Errorf("trident: unknown pruning mode %v", s.Pruning)
 	}
 	var err error
 	s.slots, err = s.pruner.ComputeSlots(s.slots[:0], s.Pruning, s.Profile.D, tasks, sets)
