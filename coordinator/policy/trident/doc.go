@@ -1,0 +1,24 @@
+// Package trident is the pure core of the Trident scheduler (Herodotou
+// and Kakoulli, PVLDB 14(9), 2021) as the racklab spec (trident.md)
+// describes it: tasks are assigned to free slots by a minimum-cost
+// maximum matching whose cost (Eq. 1) knows both locality (node, rack,
+// off-rack) and the storage tier (memory, SSD, HDD) of the replica a
+// task would read, with the paper's two pruning passes keeping the
+// matching small.
+//
+//   - cost.go: the tier scores and constants (Profile, with the spec's
+//     "profile P" as default) and the cost function with the exact
+//     evaluation order of §2.1.
+//   - match.go: an exact rectangular min-cost assignment solver
+//     (shortest augmenting paths with potentials, §2.3) that reuses its
+//     buffers between calls.
+//   - prune.go: Algorithm 1 (compute and prune slots, with the spec's
+//     fix of its fallback) and Algorithm 2 (prune tasks), switchable
+//     between the paper's behaviour and off.
+//   - schedule.go: one scheduling call (§2.7 lines 2-6) chaining the
+//     three for a snapshot of pending tasks and free resources.
+//
+// Everything here works on plain values with integer ids and int64
+// costs; nothing is wired to the engine's hooks yet (that, the YARN
+// two-level path of §2.9 and delay scheduling of §2.10 come later).
+package trident
