@@ -36,19 +36,26 @@ func bruteForce(costs []int64, rows, cols int) int64 {
 	return best
 }
 
+// randomCosts is a rows × cols matrix of costs uniform in [shift, shift+span).
+func randomCosts(rng *rand.Rand, rows, cols int, span, shift int64) []int64 {
+	costs := make([]int64, rows*cols)
+	for k := range costs {
+		costs[k] = rng.Int64N(span) + shift
+	}
+	return costs
+}
+
 func TestMatchAgainstBruteForce(t *testing.T) {
 	rng := rand.New(rand.NewPCG(14, 2021))
 	var m Matcher
 	for trial := range 3000 {
 		rows, cols := 1+rng.IntN(6), 1+rng.IntN(6)
 		span := []int64{2, 5, 50, 1000}[trial%4] // small spans give many ties
-		costs := make([]int64, rows*cols)
-		for k := range costs {
-			costs[k] = rng.Int64N(span)
-			if trial%7 == 0 {
-				costs[k] -= span / 2 // negative costs are fine too
-			}
+		shift := int64(0)
+		if trial%7 == 0 {
+			shift = -span / 2 // negative costs are fine too
 		}
+		costs := randomCosts(rng, rows, cols, span, shift)
 		assign, total, err := m.Solve(costs, rows, cols)
 		if err != nil {
 			t.Fatal(err)
@@ -182,10 +189,7 @@ func TestMatchAgainstReferenceOnLargerInstances(t *testing.T) {
 	for trial := range 200 {
 		rows, cols := 1+rng.IntN(60), 1+rng.IntN(60)
 		span := []int64{3, 40, 1 << 20}[trial%3]
-		costs := make([]int64, rows*cols)
-		for k := range costs {
-			costs[k] = rng.Int64N(span)
-		}
+		costs := randomCosts(rng, rows, cols, span, 0)
 		_, total, err := m.Solve(costs, rows, cols)
 		if err != nil {
 			t.Fatal(err)
