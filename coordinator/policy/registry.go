@@ -14,6 +14,7 @@ import (
 	"github.com/racklab/racklab/coordinator/policy/neat"
 	"github.com/racklab/racklab/coordinator/policy/pushbox"
 	"github.com/racklab/racklab/coordinator/policy/shufflewatcher"
+	"github.com/racklab/racklab/coordinator/policy/trident"
 	"gopkg.in/yaml.v3"
 )
 
@@ -28,6 +29,7 @@ var factories = index(
 	Define("corral", corral.DefaultConfig(), corral.New),
 	Define("pushbox", pushbox.DefaultConfig(), pushbox.New),
 	Define("neat", neat.DefaultConfig(), neat.New),
+	Define("trident", trident.DefaultConfig(), trident.New),
 )
 
 func index(fs ...Factory) map[string]Factory {

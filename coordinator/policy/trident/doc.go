@@ -16,9 +16,18 @@
 //     fix of its fallback) and Algorithm 2 (prune tasks), switchable
 //     between the paper's behaviour and off.
 //   - schedule.go: one scheduling call (§2.7 lines 2-6) chaining the
-//     three for a snapshot of pending tasks and free resources.
+//     three for a snapshot of pending tasks and free resources, with an
+//     exact cap on the number of pairs (a job's fair share).
+//   - policy.go: the policy "trident", an engine.RoundScheduler. Each
+//     round serves the jobs in the platform's order (arg order: fifo,
+//     the default, or fair with each job capped at its share) and runs
+//     one call per stage with runnable tasks over the slots still free:
+//     maps with their replicas' nodes and tiers as preferences, reducers
+//     without (cost C0). Each launch names the replica its cost priced
+//     and records its locality class as the decision's reason.
 //
-// Everything here works on plain values with integer ids and int64
-// costs; nothing is wired to the engine's hooks yet (that, the YARN
-// two-level path of §2.9 and delay scheduling of §2.10 come later).
+// The core works on plain values with integer ids and int64 costs; only
+// policy.go knows the engine. Not yet here: the YARN two-level path of
+// §2.9 (Algorithm 3) and the delay option of §2.10 (the paper-level
+// Trident has no delay, which is what runs).
 package trident

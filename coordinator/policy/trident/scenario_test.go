@@ -2,6 +2,8 @@ package trident
 
 import (
 	"fmt"
+	"math"
+	"math/rand/v2"
 	"slices"
 	"testing"
 )
@@ -197,6 +199,63 @@ func TestScheduleRejectsBadConfigAndHandlesEmpty(t *testing.T) {
 		as, total, err := s.Schedule(c.tasks, c.sets)
 		if err != nil || len(as) != 0 || total != 0 {
 			t.Errorf("%d tasks, sets %v: %v %d %v, want nothing", len(c.tasks), c.sets, as, total, err)
+		}
+	}
+}
+
+// TestScheduleAtMostAgainstBruteForce checks the fair-share cap: with a
+// limit k, the result is a minimum-cost matching of exactly
+// min(k, n, m) pairs, over every choice of which tasks run.
+func TestScheduleAtMostAgainstBruteForce(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 14))
+	s := Scheduler{Profile: DefaultProfile(), Pruning: PruningOff}
+	for trial := range 600 {
+		nodes := 1 + rng.IntN(4)
+		tasks, sets := randomWorkload(rng, 1+rng.IntN(5), nodes, 1+rng.IntN(2), 3)
+		for k := range sets {
+			sets[k].Free = rng.IntN(3)
+		}
+		var slots []Slot
+		for _, rs := range sets {
+			slots = appendSlots(slots, rs, rs.Free)
+		}
+		limit := rng.IntN(len(tasks) + 1)
+		want := min(limit, len(tasks), len(slots))
+		got, total, err := s.ScheduleAtMost(tasks, sets, limit)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(got) != want {
+			t.Fatalf("trial %d: %d assignments, want min(limit %d, tasks %d, slots %d) = %d", trial, len(got), limit, len(tasks), len(slots), want)
+		}
+		var sum int64
+		for _, a := range got {
+			sum += a.Cost
+		}
+		// brute force: each task takes a free slot or none, exactly want of them
+		best := int64(math.MaxInt64)
+		used := make([]bool, len(slots))
+		var rec func(i, placed int, cost int64)
+		rec = func(i, placed int, cost int64) {
+			if i == len(tasks) {
+				if placed == want {
+					best = min(best, cost)
+				}
+				return
+			}
+			rec(i+1, placed, cost)
+			for j := range slots {
+				if !used[j] && placed < want {
+					used[j] = true
+					c, _ := s.Profile.Cost(&tasks[i], &slots[j])
+					rec(i+1, placed+1, cost+c)
+					used[j] = false
+				}
+			}
+		}
+		rec(0, 0, 0)
+		if sum != best || total != best {
+			t.Fatalf("trial %d (limit %d): cost %d (solver total %d), brute force %d", trial, limit, sum, total, best)
 		}
 	}
 }

@@ -33,6 +33,16 @@ type Scheduler struct {
 // and m' are the tasks and slots left after pruning, and that total. The
 // returned slice is reused by the next call.
 func (s *Scheduler) Schedule(tasks []Task, sets []ResourceSet) ([]Assignment, int64, error) {
+	return s.ScheduleAtMost(tasks, sets, -1)
+}
+
+// ScheduleAtMost is Schedule for a job that may take at most limit slots
+// (its fair share; a negative limit is no limit): it returns
+// min(n', m', limit) assignments of minimum total cost among all matchings
+// of that size. The cap is exact, not a trim of the full matching: n' -
+// limit zero-cost dummy columns absorb the tasks left out, so the solver
+// itself chooses which tasks run.
+func (s *Scheduler) ScheduleAtMost(tasks []Task, sets []ResourceSet, limit int) ([]Assignment, int64, error) {
 	if err := s.Profile.Validate(); err != nil {
 		return nil, 0, err
 	}
@@ -50,18 +60,43 @@ func (s *Scheduler) Schedule(tasks []Task, sets []ResourceSet) ([]Assignment, in
 	}
 	rows, cols := len(s.kept), len(s.slots)
 	s.costs = s.index.fill(s.costs, &s.Profile, tasks, s.kept, s.slots)
-	rowToCol, total, err := s.matcher.Solve(s.costs, rows, cols)
+	width := cols
+	if limit >= 0 && limit < min(rows, cols) {
+		width = cols + rows - limit
+		s.costs = widen(s.costs, rows, cols, width)
+	}
+	rowToCol, total, err := s.matcher.Solve(s.costs, rows, width)
 	if err != nil {
 		return nil, 0, err
 	}
 	s.out = s.out[:0]
 	for r, j := range rowToCol {
-		if j < 0 {
+		if j < 0 || j >= cols { // unmatched, or a dummy column
 			continue
+		}
+		if limit >= 0 && len(s.out) == limit {
+			break // a zero-cost tie may match more real columns than asked
 		}
 		ti := s.kept[r]
 		c, class := s.Profile.Cost(&tasks[ti], &s.slots[j])
 		s.out = append(s.out, Assignment{Task: ti, Slot: s.slots[j], Cost: c, Class: class})
 	}
 	return s.out, total, nil
+}
+
+// widen turns a rows x cols row-major matrix into rows x width, the extra
+// columns at cost 0, in place when capacity allows (rows are moved from
+// the last, so none is overwritten before it is copied).
+func widen(costs []int64, rows, cols, width int) []int64 {
+	if cap(costs) < rows*width {
+		wider := make([]int64, rows*width, 2*rows*width)
+		copy(wider, costs[:rows*cols])
+		costs = wider
+	}
+	costs = costs[:rows*width]
+	for r := rows - 1; r >= 0; r-- {
+		copy(costs[r*width:r*width+cols], costs[r*cols:(r+1)*cols])
+		clear(costs[r*width+cols : (r+1)*width])
+	}
+	return costs
 }
