@@ -86,7 +86,7 @@ type Policy struct {
 // round is what the last scheduling call saw, for Inspect.
 type round struct {
 	calls, tasks, launched int
-	cost                          int64
+	cost                   int64
 }
 
 // New returns a Trident policy; the factory has validated cfg.
