@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/racklab/racklab/coordinator/cluster"
+	"github.com/racklab/racklab/coordinator/policy"
 	"github.com/racklab/racklab/coordinator/wire"
 	"github.com/racklab/racklab/worker/agent"
 	"github.com/racklab/racklab/worker/store"
@@ -32,7 +33,7 @@ func TestParseErrorsNameFieldAndLine(t *testing.T) {
 	cases := map[string]struct{ text, want string }{
 		"unknown field": {"name: x\nworkload: {file: w.yaml}\ncluster: {racks: 2, hosts_per_rack: 2}\nrunz: []\n", "c.yaml:4"},
 		"bad policy": {"name: x\nworkload: {file: w.yaml}\ncluster: {racks: 2, hosts_per_rack: 2}\nruns:\n  - mode: sim\n    policies: [fifo, nope]\n",
-			`c.yaml:6: runs[0] policies[1]: unknown policy "nope" (known: capacity, corral, dawn, fair, fifo, neat, pushbox, shufflewatcher)`},
+			`c.yaml:6: runs[0] policies[1]: unknown policy "nope" (known: ` + strings.Join(policy.Names(), ", ") + `)`},
 		"bad mode":               {"name: x\nworkload: {file: w.yaml}\ncluster: {racks: 2, hosts_per_rack: 2}\nruns:\n  - {mode: moon, policies: [fifo]}\n", `unknown mode "moon"`},
 		"background":             {"name: x\nbackground: 1.5\nworkload: {file: w.yaml}\ncluster: {racks: 2, hosts_per_rack: 2}\nruns: [{mode: sim, policies: [fifo]}]\n", "c.yaml:2"},
 		"no topology":            {"name: x\nworkload: {file: w.yaml}\nruns: [{mode: sim, policies: [fifo]}]\n", "no topology"},

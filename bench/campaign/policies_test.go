@@ -65,7 +65,7 @@ func TestBadPolicyEntriesNameTheirLine(t *testing.T) {
 		"missing name": {"    policies:\n      - fifo\n      - {label: x, args: {node_threshold: 1}}\n",
 			`c.yaml:8: runs[0] policies[1]: missing field "name"`},
 		"unknown policy": {"    policies:\n      - {name: nosuch, args: {theta: 0.7}}\n",
-			`c.yaml:7: runs[0] policies[0]: unknown policy "nosuch" (known: capacity, corral, dawn, fair, fifo, neat, pushbox, shufflewatcher)`},
+			`c.yaml:7: runs[0] policies[0]: unknown policy "nosuch" (known: ` + strings.Join(policy.Names(), ", ") + `)`},
 		"bad label": {"    policies:\n      - {name: fair, label: fair/nodelay}\n",
 			`c.yaml:7: runs[0] policies[0]: label "fair/nodelay" has '/'`},
 		"duplicate name": {"    policies: [fair, fifo, fair]\n",

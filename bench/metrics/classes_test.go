@@ -8,6 +8,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/racklab/racklab/coordinator/cluster"
 	"github.com/racklab/racklab/coordinator/engine"
 	"github.com/racklab/racklab/coordinator/workload"
 )
@@ -138,5 +139,44 @@ func TestTaskClassificationWithoutNotes(t *testing.T) {
 	}
 	if MayBeEmpty("input_tasks") || MayBeEmpty("jct_mean_s") {
 		t.Error("a count or another metric may be empty")
+	}
+}
+
+// The memory-, SSD- and HDD-local shares (Trident's buckets) count the
+// node-local map reads by tier over all map reads with a source; a
+// rack-local memory read is in tier_mem_frac but not in mem_local_frac.
+func TestLocalTierShares(t *testing.T) {
+	dir := t.TempDir()
+	r, err := NewRecorder(dir, &workload.Workload{Jobs: []workload.Job{{ID: "j"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	read := func(id int, level engine.Locality, tier cluster.TierKind) *engine.AttemptRecord {
+		a := attemptOf(id, engine.ClassInput, 0, 0, engine.AttemptSucceeded, engine.DecisionNote{})
+		a.Source.Host, a.Locality, a.Tier = 0, level, tier
+		return a
+	}
+	for i, a := range []*engine.AttemptRecord{
+		read(0, engine.NodeLocal, cluster.Mem), read(1, engine.NodeLocal, cluster.Mem),
+		read(2, engine.NodeLocal, cluster.HDD), read(3, engine.RackLocal, cluster.Mem),
+	} {
+		if err := r.Attempt(a); err != nil {
+			t.Fatal(i, err)
+		}
+	}
+	if err := r.Close(); err != nil {
+		t.Fatal(err)
+	}
+	s := r.Finish("trident", 1, nil, nil, nil)
+	if s.LocalTierFrac != [cluster.NumTierKinds]float64{0.5, 0, 0.25} || s.TierFrac[cluster.Mem] != 0.75 || s.NodeLocalFrac != 0.75 {
+		t.Errorf("local by tier %v, memory %g, node-local %g; want [0.5 0 0.25], 0.75, 0.75", s.LocalTierFrac, s.TierFrac[cluster.Mem], s.NodeLocalFrac)
+	}
+	path := filepath.Join(dir, "summary.csv")
+	if err := WriteSummaries(path, []Summary{s}); err != nil {
+		t.Fatal(err)
+	}
+	rows := readCSV(t, path)
+	if k := slices.Index(rows[0], "mem_local_frac"); k < 0 || rows[1][k] != "0.500000" {
+		t.Errorf("summary.csv mem_local_frac: column %d of %v", k, rows[1])
 	}
 }

@@ -48,12 +48,16 @@ type Summary struct {
 	RackLocalFrac          float64
 	RemoteFrac             float64
 	TierFrac               [cluster.NumTierKinds]float64
-	LinkSkew               float64 // max/min bytes over rack links
-	Attempts               int64
-	Duplicates             int64
-	DuplicatesUsed         int64
-	Rejected               int64
-	Decisions              int64
+	// LocalTierFrac is the share of map attempts that read a node-local
+	// replica of each tier: Trident's memory-, SSD- and HDD-local tasks
+	// (their sum is NodeLocalFrac).
+	LocalTierFrac  [cluster.NumTierKinds]float64
+	LinkSkew       float64 // max/min bytes over rack links
+	Attempts       int64
+	Duplicates     int64
+	DuplicatesUsed int64
+	Rejected       int64
+	Decisions      int64
 	// Workloads counts the job DAGs (connected components of the parent
 	// relation; a job without parents or children is a DAG of its own);
 	// WorkloadsFinished those whose every job succeeded by the end of the
@@ -148,6 +152,7 @@ var SummaryHeader = []string{
 	"compute_hours", "reduce_time_p50_s", "input_rack_cov", "input_rack_cov_first",
 	"plan_objective_s", "plan_lower_bound_s", "plan_gap", "plan_wall_s",
 	"jct_p90_s", "prio_shared_s", "prio_in_order_frac",
+	"mem_local_frac", "ssd_local_frac", "hdd_local_frac",
 }
 
 // PolicyFigureColumns are the summary.csv columns a policy fills with its
@@ -180,6 +185,7 @@ var SummaryAdded = map[string]float64{
 	"reduce_time_p50_s": math.NaN(), "input_rack_cov": math.NaN(), "input_rack_cov_first": math.NaN(),
 	"plan_objective_s": math.NaN(), "plan_lower_bound_s": math.NaN(), "plan_gap": math.NaN(), "plan_wall_s": math.NaN(),
 	"jct_p90_s": math.NaN(), "prio_shared_s": math.NaN(), "prio_in_order_frac": math.NaN(),
+	"mem_local_frac": math.NaN(), "ssd_local_frac": math.NaN(), "hdd_local_frac": math.NaN(),
 }
 
 // SummaryRequired is the columns every summary.csv has: SummaryHeader
@@ -246,6 +252,7 @@ func (s *Summary) Row() []string {
 		ff(s.ComputeHours), share(s.ReduceTimeP50S), ff(s.InputRackCoV), ff(s.InputRackCoVFirst),
 		s.figure("plan_objective_s"), s.figure("plan_lower_bound_s"), s.figure("plan_gap"), share(s.PlanWallS),
 		ff(s.JCTP90S), share(s.PrioritySharedS), share(s.PriorityInOrderFrac),
+		ff(s.LocalTierFrac[cluster.Mem]), ff(s.LocalTierFrac[cluster.SSD]), ff(s.LocalTierFrac[cluster.HDD]),
 	}
 }
 
@@ -283,6 +290,7 @@ type Recorder struct {
 	tally      JobTally // the jobs' records: makespan and completion times
 	sum        Summary
 	mapByLevel [engine.NumLocalities]int64
+	mapLocalBy [cluster.NumTierKinds]int64 // node-local map reads by tier
 	mapByTier  [cluster.NumTierKinds]int64
 	classes    taskClasses
 	// attemptSeconds is the summed run time of the attempts recorded;
@@ -433,7 +441,7 @@ var attemptHeader = []string{
 	"data_class", "net_saturated", "reason",
 }
 
-var jobHeader = []string{"job", "queue", "state", "arrival_s", "submitted_s", "started_s", "finished_s", "jct_s", "tasks", "attempts", "reason"}
+var jobHeader = []string{"job", "queue", "state", "arrival_s", "submitted_s", "started_s", "finished_s", "jct_s", "tasks", "attempts", "reason", "input_bytes"}
 
 // Attempt records a finished attempt.
 func (r *Recorder) Attempt(a *engine.AttemptRecord) error {
@@ -481,6 +489,9 @@ func (r *Recorder) Attempt(a *engine.AttemptRecord) error {
 	r.classify(a)
 	if a.Kind == workload.Map && a.Source.Host >= 0 {
 		r.mapByLevel[a.Locality]++
+		if a.Locality == engine.NodeLocal {
+			r.mapLocalBy[a.Tier]++
+		}
 		r.mapByTier[a.Tier]++
 	}
 	return err
@@ -540,7 +551,7 @@ func (r *Recorder) Job(j *engine.JobRecord) error {
 	jct := j.Finished - j.Arrival
 	if err := r.jobs.Write([]string{
 		j.Name, j.Queue, j.State.String(), ff(j.Arrival), known(j.Submitted), known(j.Started), known(j.Finished), known(jct),
-		strconv.Itoa(j.Tasks), strconv.Itoa(j.Attempts), j.Reason,
+		strconv.Itoa(j.Tasks), strconv.Itoa(j.Attempts), j.Reason, strconv.FormatInt(j.InputBytes, 10),
 	}); err != nil {
 		return err
 	}
@@ -654,6 +665,7 @@ func (r *Recorder) Finish(policy string, seed uint64, st *engine.Stats, up, down
 		s.RemoteFrac = float64(r.mapByLevel[engine.Remote]) / float64(maps)
 		for k := range s.TierFrac {
 			s.TierFrac[k] = float64(r.mapByTier[k]) / float64(maps)
+			s.LocalTierFrac[k] = float64(r.mapLocalBy[k]) / float64(maps)
 		}
 	}
 	c := &r.classes

@@ -205,11 +205,17 @@ func Evaluate(c *campaign.Campaign, t *Table, dir, mode string) (*Check, error) 
 				break
 			}
 			s.set = in.set
-			if row.Queue == "" {
+			switch {
+			case row.Queue != "":
+				if s.set, res.Why, err = queueSet(in.set, s.label, row.Queue); err != nil {
+					return nil, fmt.Errorf("%s:%d: the row over queue %s: %w", campaignFile(c), row.Line, row.Queue, err)
+				}
+			case row.Input != (report.InputRange{}):
+				if s.set, res.Why, err = inputClassSet(in.set, s.label, row.Input); err != nil {
+					return nil, fmt.Errorf("%s:%d: the row over input %s: %w", campaignFile(c), row.Line, row.Input, err)
+				}
+			default:
 				continue
-			}
-			if s.set, res.Why, err = queueSet(in.set, s.label, row.Queue); err != nil {
-				return nil, fmt.Errorf("%s:%d: the row over queue %s: %w", campaignFile(c), row.Line, row.Queue, err)
 			}
 			if res.Why != "" {
 				break
@@ -234,6 +240,29 @@ func queueSet(set *report.ResultSet, label, queue string) (_ *report.ResultSet, 
 			return nil, fmt.Sprintf("no jobs.csv in %s, for the jobs of queue %s", run.Dir, queue), nil
 		}
 		figures, err := report.LoadQueueFigures(run.Dir, queue)
+		if err != nil {
+			return nil, "", err
+		}
+		run.Values = maps.Clone(run.Values)
+		maps.Copy(run.Values, figures)
+		out.Runs = append(out.Runs, run)
+	}
+	if len(out.Runs) > 0 {
+		out.Policies = []string{label}
+	}
+	return out, "", nil
+}
+
+// inputClassSet is queueSet for the jobs of an input class: the figures
+// of report.InputClassColumns over them, from each run's jobs.csv and
+// attempts.csv.
+func inputClassSet(set *report.ResultSet, label string, class report.InputRange) (_ *report.ResultSet, why string, err error) {
+	out := &report.ResultSet{Dir: set.Dir, Columns: set.Columns}
+	for _, run := range set.RunsOf(label) {
+		if _, err := os.Stat(filepath.Join(run.Dir, "jobs.csv")); errors.Is(err, fs.ErrNotExist) {
+			return nil, fmt.Sprintf("no jobs.csv in %s, for the jobs of input %s", run.Dir, class), nil
+		}
+		figures, err := report.LoadInputClassFigures(run.Dir, class)
 		if err != nil {
 			return nil, "", err
 		}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/racklab/racklab/bench/campaign"
 	"github.com/racklab/racklab/bench/metrics"
+	"github.com/racklab/racklab/bench/report"
 	"github.com/racklab/racklab/coordinator/policy"
 	"github.com/racklab/racklab/internal/yamlfile"
 	"gopkg.in/yaml.v3"
@@ -58,7 +59,12 @@ type Row struct {
 	// (queue: in the file): it is then one of metrics.JobColumns, computed
 	// per run from its jobs.csv over that queue's jobs (Corral's recurring
 	// jobs beside ad hoc ones); "" is every job's, summary.csv's value.
-	Queue            string
+	Queue string
+	// Input, when set, restricts the metric to the jobs whose input size
+	// is in a range (input: 128MB-512MB in the file, a paper's bin): it
+	// is then one of report.InputClassColumns, computed per run from its
+	// jobs.csv and attempts.csv.
+	Input            report.InputRange
 	Effect           EffectKind
 	Policy, Baseline string
 	// PolicySet and BaselineSet name the run set of each ("": the mode's
@@ -101,10 +107,13 @@ func (r *Row) AppliesTo(mode string) bool {
 // MetricText is the metric as the table shows it: the column, and the
 // queue its jobs are restricted to, if any.
 func (r *Row) MetricText() string {
-	if r.Queue == "" {
-		return r.Metric
+	switch {
+	case r.Queue != "":
+		return r.Metric + " (queue " + r.Queue + ")"
+	case r.Input != (report.InputRange{}):
+		return r.Metric + " (input " + r.Input.String() + ")"
 	}
-	return r.Metric + " (queue " + r.Queue + ")"
+	return r.Metric
 }
 
 // PolicyRef and BaselineRef are the policy and baseline as the file
@@ -234,7 +243,7 @@ func parseTable(d *yamlfile.Decoder, n *yaml.Node, c *campaign.Campaign) *Table 
 
 func parseRow(d *yamlfile.Decoder, n *yaml.Node, i int, c *campaign.Campaign) Row {
 	m := d.Map(n, fmt.Sprintf("headlines row %d", i+1))
-	m.Known("metric", "effect", "policy", "baseline", "workload", "figure", "spec", "quote", "paper", "modes", "in", "queue")
+	m.Known("metric", "effect", "policy", "baseline", "workload", "figure", "spec", "quote", "paper", "modes", "in", "queue", "input")
 	m.Require("metric", "effect", "policy", "workload", "figure", "spec", "paper")
 	r := Row{Line: m.Line, Metric: m.Str("metric"), Policy: m.Str("policy"), Baseline: m.Str("baseline"),
 		Workload: m.Str("workload"), Figure: m.Str("figure"), Spec: m.Str("spec"), Quote: m.Str("quote"), Modes: m.Strs("modes"), In: m.Str("in"),
@@ -274,6 +283,20 @@ func parseRow(d *yamlfile.Decoder, n *yaml.Node, i int, c *campaign.Campaign) Ro
 	case r.Queue != "" && !slices.Contains(metrics.JobColumns, r.Metric):
 		m.Fail("metric", "metric %s is not a figure of the jobs: over the jobs of queue %s, give one of %s", r.Metric, r.Queue, strings.Join(metrics.JobColumns, ", "))
 		return r
+	}
+	if m.Has("input") {
+		var err error
+		switch r.Input, err = report.ParseInputRange(m.Str("input")); {
+		case err != nil:
+			m.Fail("input", "%v", err)
+			return r
+		case r.Queue != "":
+			m.Fail("input", "a row is over the jobs of a queue or of an input range, not both")
+			return r
+		case !slices.Contains(report.InputClassColumns, r.Metric):
+			m.Fail("metric", "metric %s is not a figure of a class of jobs: over the jobs of input %s, give one of %s", r.Metric, r.Input, strings.Join(report.InputClassColumns, ", "))
+			return r
+		}
 	}
 	switch e := m.Str("effect"); e {
 	case "relative":

@@ -40,7 +40,7 @@ func (e *Engine) Cut() ([]AttemptRecord, []JobRecord) {
 		}
 		rec := JobRecord{ID: j.ID, Name: j.Spec.ID, Queue: e.queues[j.Queue].Name, Arrival: j.Arrival,
 			Submitted: math.NaN(), Started: math.NaN(), Finished: math.NaN(), State: JobUnfinished,
-			Tasks: j.Tasks, Attempts: j.Attempts}
+			Tasks: j.Tasks, Attempts: j.Attempts, InputBytes: j.inputBytes()}
 		switch {
 		case j.State == JobRunning:
 			rec.Submitted = j.Submitted

@@ -231,7 +231,7 @@ func (e *Engine) finishJob(j *Job, state JobState, reason string) {
 	e.ready.Jobs = append(e.ready.Jobs, JobRecord{
 		ID: j.ID, Name: j.Spec.ID, Queue: e.queues[j.Queue].Name, Arrival: j.Arrival,
 		Submitted: j.Submitted, Started: j.Started, Finished: j.Finished, State: state,
-		Tasks: j.Tasks, Attempts: j.Attempts, Reason: reason,
+		Tasks: j.Tasks, Attempts: j.Attempts, Reason: reason, InputBytes: j.inputBytes(),
 	})
 	if h, ok := e.policy.(JobFinishedHook); ok {
 		h.JobFinished(&e.ctx, j.ID)
@@ -257,4 +257,19 @@ func (e *Engine) failWaiting(j *Job, reason string) {
 	j.Submitted = e.now
 	e.running = append(e.running, j)
 	e.finishJob(j, JobFailed, reason)
+}
+
+// inputBytes is what a job's maps read from datasets, known from the
+// start: the blocks of its map stages with dataset input.
+func (j *Job) inputBytes() int64 {
+	var n int64
+	for _, st := range j.Stages {
+		if st.Spec.Kind != workload.Map || st.InputClass != ClassInput {
+			continue
+		}
+		for _, b := range st.blocks {
+			n += b.Size
+		}
+	}
+	return n
 }

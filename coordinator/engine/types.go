@@ -204,4 +204,8 @@ type JobRecord struct {
 	Tasks     int
 	Attempts  int
 	Reason    string // why it failed, or how far an unfinished job got
+	// InputBytes is what the job's maps read from datasets (not from its
+	// parents' outputs): the job's input size, by which papers bin jobs
+	// (Trident's Table 2).
+	InputBytes int64
 }
