@@ -18,8 +18,8 @@ func TestLoadInputClassFigures(t *testing.T) {
 	}
 	const jobsHead = "job,queue,state,arrival_s,submitted_s,started_s,finished_s,jct_s,tasks,attempts,reason,input_bytes\n"
 	// bin 0-128MB holds s1 and s2 (JCTs 2 and 4); big is 1 GB, out of it
-	write("jobs.csv", jobsHead + "s1,default,succeeded,0,0,0,2,2,1,1,,1000000\n" +
-		"big,default,succeeded,0,0,0,50,50,8,8,,1000000000\n" +
+	write("jobs.csv", jobsHead+"s1,default,succeeded,0,0,0,2,2,1,1,,1000000\n"+
+		"big,default,succeeded,0,0,0,50,50,8,8,,1000000000\n"+
 		"s2,default,succeeded,1,1,1,5,4,2,3,,127999999\n")
 	const attHead = "job,stage,task,attempt,kind,host,rack,start_s,end_s,outcome,duplicate,locality,tier,input_bytes\n"
 	// s1, s2: a node-local memory read, a node-local HDD read, a
