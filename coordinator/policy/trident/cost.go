@@ -105,6 +105,10 @@ type Task struct {
 	Prefs        []Preference
 	ProcessLocal bool
 	Executor     int
+	// LocalOnly drops the task's non-local edges (trident+delay, §2.10:
+	// while its job's locality wait runs): the matching gives it a slot
+	// on a node holding one of its replicas, or none.
+	LocalOnly bool
 }
 
 // Slot is one free slot R_j: its node, rack, executor (Spark; 0 when
@@ -204,6 +208,7 @@ func (x *costIndex) fill(dst []int64, p *Profile, tasks []Task, rows []int, slot
 		}
 		x.rackHead[s.Rack] = int32(j)
 	}
+	dropped := p.droppedEdge(len(rows), cols)
 	for r, ti := range rows {
 		t := &tasks[ti]
 		row := dst[r*cols : (r+1)*cols]
@@ -211,6 +216,13 @@ func (x *costIndex) fill(dst []int64, p *Profile, tasks []Task, rows []int, slot
 			for j := range slots {
 				row[j], _ = p.Cost(t, &slots[j])
 			}
+			continue
+		}
+		if t.LocalOnly {
+			for j := range row {
+				row[j] = dropped
+			}
+			x.fillNodeLocal(row, p, t)
 			continue
 		}
 		for j := range row {
@@ -236,20 +248,35 @@ func (x *costIndex) fill(dst []int64, p *Profile, tasks []Task, rows []int, slot
 				}
 			}
 		}
-		// Node-local overrides rack-local whatever the values (§2.1 (b)).
-		for _, pr := range t.Prefs {
-			best := p.Score(pr.Tier)
-			for _, q := range t.Prefs {
-				if q.Node == pr.Node {
-					best = min(best, p.Score(q.Tier))
-				}
+		x.fillNodeLocal(row, p, t)
+	}
+	return dst
+}
+
+// fillNodeLocal writes a task's node-local costs into its row: node-local
+// overrides rack-local whatever the values (§2.1 (b)).
+func (x *costIndex) fillNodeLocal(row []int64, p *Profile, t *Task) {
+	for _, pr := range t.Prefs {
+		best := p.Score(pr.Tier)
+		for _, q := range t.Prefs {
+			if q.Node == pr.Node {
+				best = min(best, p.Score(q.Tier))
 			}
-			if h, ok := x.nodeHead[pr.Node]; ok {
-				for j := h; j >= 0; j = x.nextNode[j] {
-					row[j] = best
-				}
+		}
+		if h, ok := x.nodeHead[pr.Node]; ok {
+			for j := h; j >= 0; j = x.nextNode[j] {
+				row[j] = best
 			}
 		}
 	}
-	return dst
+}
+
+// droppedEdge is the cost standing for a dropped (+INF) edge in a rows x
+// cols matrix: above the sum of any min(rows, cols) node-local costs, so
+// a minimum-cost maximum matching uses as few dropped edges as it can
+// and, among those, the cheapest node-local ones; the pairs on dropped
+// edges are then discarded. It stays far from overflow: scores are at
+// most 2^40 and the matrix dimensions fit in memory.
+func (p *Profile) droppedEdge(rows, cols int) int64 {
+	return (max(p.Memory, p.SSD, p.HDD) + 1) * int64(min(rows, cols)+1)
 }

@@ -18,16 +18,22 @@
 //   - schedule.go: one scheduling call (§2.7 lines 2-6) chaining the
 //     three for a snapshot of pending tasks and free resources, with an
 //     exact cap on the number of pairs (a job's fair share).
+//   - yarn.go: the YARN two-level path of §2.9: the AM's resource
+//     requests with preference maps (BuildRequests) and the RM's
+//     Algorithm 3 (Allocator.Allocate, with the spec's errata).
 //   - policy.go: the policy "trident", an engine.RoundScheduler. Each
 //     round serves the jobs in the platform's order (arg order: fifo,
 //     the default, or fair with each job capped at its share) and runs
 //     one call per stage with runnable tasks over the slots still free:
 //     maps with their replicas' nodes and tiers as preferences, reducers
 //     without (cost C0). Each launch names the replica its cost priced
-//     and records its locality class as the decision's reason.
+//     and records its locality class as the decision's reason. Args:
+//     mode single (default) or yarn (Algorithm 3 grants the containers,
+//     the matching places the maps in them); delay (§2.10's
+//     trident+delay(D): a waiting job's maps take node-local slots only;
+//     0, the default, is the paper-level Trident, which never waits);
+//     pruning; the cost profile.
 //
 // The core works on plain values with integer ids and int64 costs; only
-// policy.go knows the engine. Not yet here: the YARN two-level path of
-// §2.9 (Algorithm 3) and the delay option of §2.10 (the paper-level
-// Trident has no delay, which is what runs).
+// policy.go knows the engine.
 package trident

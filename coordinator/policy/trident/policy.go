@@ -3,7 +3,9 @@ package trident
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
+	"time"
 
 	"github.com/racklab/racklab/coordinator/cluster"
 	"github.com/racklab/racklab/coordinator/engine"
@@ -22,6 +24,17 @@ type Config struct {
 	// the Capacity Scheduler's default queue and Spark's default mode
 	// are FIFO) or "fair" (fair.Order, each job capped at its share).
 	Order string `yaml:"order"`
+	// Mode is "single" (the default: one matching over the free slots,
+	// the Spark driver's or the testbed's single-level scheduler, §2.7)
+	// or "yarn" (the two-level path of §2.9: the RM allocates containers
+	// for a job's map requests by Algorithm 3, then the AM matches the
+	// maps to those containers). Reducers go as in single mode.
+	Mode string `yaml:"mode"`
+	// Delay is trident+delay(D) of §2.10: while a job has waited less
+	// than Delay since its maps became pending or since its last
+	// node-local launch, its maps may only take node-local slots. 0 (the
+	// default) is the paper-level Trident, which never waits.
+	Delay time.Duration `yaml:"delay"`
 	// The tier scores and cost constants; the defaults are profile P.
 	Memory int64 `yaml:"memory"`
 	SSD    int64 `yaml:"ssd"`
@@ -37,7 +50,7 @@ type Config struct {
 // never waits).
 func DefaultConfig() Config {
 	p := DefaultProfile()
-	return Config{Pruning: "paper", Order: "fifo", Memory: p.Memory, SSD: p.SSD, HDD: p.HDD, C0: p.C0, C1: p.C1, C2: p.C2, D: p.D}
+	return Config{Pruning: "paper", Order: "fifo", Mode: "single", Memory: p.Memory, SSD: p.SSD, HDD: p.HDD, C0: p.C0, C1: p.C1, C2: p.C2, D: p.D}
 }
 
 func (c Config) profile() Profile {
@@ -52,6 +65,12 @@ func (c Config) Validate() error {
 	}
 	if c.Order != "fifo" && c.Order != "fair" {
 		errs = append(errs, fmt.Errorf("trident: order %q: want fifo or fair", c.Order))
+	}
+	if c.Delay < 0 {
+		errs = append(errs, fmt.Errorf("trident: delay %v is negative", c.Delay))
+	}
+	if c.Mode != "single" && c.Mode != "yarn" {
+		errs = append(errs, fmt.Errorf("trident: mode %q: want single or yarn", c.Mode))
 	}
 	if err := c.profile().Validate(); err != nil {
 		errs = append(errs, err)
@@ -70,6 +89,7 @@ var classReasons = [numClasses]string{"process-local", "memory-local", "ssd-loca
 type Policy struct {
 	cfg   Config
 	sched Scheduler
+	alloc Allocator
 
 	order   []*engine.Job
 	pending []engine.TaskRef
@@ -77,9 +97,13 @@ type Policy struct {
 	tasks   []Task
 	prefs   []Preference
 	sets    []ResourceSet
+	granted []ResourceSet // yarn mode: the containers the RM allocated, per node
 	setOf   map[cluster.HostID]int
 	allot   []int
-	classes [numClasses]int64 // launches per class, for Inspect and Figures
+	classes [numClasses]int64 // launches per class, for Inspect
+	// waitFrom is, per job, when its locality wait began (delay only):
+	// its first round with pending maps, or its last node-local launch
+	waitFrom map[engine.JobID]engine.Time
 	last    round
 }
 
@@ -87,12 +111,14 @@ type Policy struct {
 type round struct {
 	calls, tasks, launched int
 	cost                   int64
+	granted                []string // yarn mode: containers the RM granted, as node(cost)
 }
 
 // New returns a Trident policy; the factory has validated cfg.
 func New(cfg Config) *Policy {
 	pr, _ := ParsePruning(cfg.Pruning)
-	return &Policy{cfg: cfg, sched: Scheduler{Profile: cfg.profile(), Pruning: pr}, setOf: make(map[cluster.HostID]int)}
+	return &Policy{cfg: cfg, sched: Scheduler{Profile: cfg.profile(), Pruning: pr}, setOf: make(map[cluster.HostID]int),
+		waitFrom: make(map[engine.JobID]engine.Time)}
 }
 
 // Name implements engine.Policy.
@@ -199,6 +225,15 @@ func (p *Policy) matchStage(ctx *engine.Context, job engine.JobID, stage int, li
 	p.prefs = p.prefs[:0]
 	topo := ctx.Topology()
 	isMap := ctx.Job(job).Stages[stage].Spec.Kind == workload.Map
+	localOnly := false
+	if isMap && p.cfg.Delay > 0 {
+		from, ok := p.waitFrom[job]
+		if !ok {
+			from = ctx.Now()
+			p.waitFrom[job] = from
+		}
+		localOnly = ctx.Now()-from < p.cfg.Delay.Seconds()
+	}
 	// a task's Prefs view stays valid when p.prefs grows: the old array
 	// keeps its values
 	p.pending = ctx.Pending(job, p.pending[:0])
@@ -213,12 +248,20 @@ func (p *Policy) matchStage(ctx *engine.Context, job engine.JobID, stage int, li
 			}
 		}
 		p.refs = append(p.refs, t)
-		p.tasks = append(p.tasks, Task{Prefs: p.prefs[start:len(p.prefs):len(p.prefs)]})
+		p.tasks = append(p.tasks, Task{Prefs: p.prefs[start:len(p.prefs):len(p.prefs)], LocalOnly: localOnly})
 	}
 	if len(p.tasks) == 0 {
 		return 0
 	}
-	pairs, total, err := p.sched.ScheduleAtMost(p.tasks, p.sets, limit)
+	sets := p.sets
+	if isMap && p.cfg.Mode == "yarn" {
+		var err error
+		if sets, err = p.allocate(limit); err != nil {
+			ctx.Reject("trident allocation failed")
+			return 0
+		}
+	}
+	pairs, total, err := p.sched.ScheduleAtMost(p.tasks, sets, limit)
 	if err != nil {
 		// unreachable with a validated profile; counted, not hidden
 		ctx.Reject("trident matching failed")
@@ -247,11 +290,41 @@ func (p *Policy) matchStage(ctx *engine.Context, job engine.JobID, stage int, li
 		}
 		p.sets[p.setOf[h]].Free--
 		p.classes[a.Class]++
+		if p.cfg.Delay > 0 && isMap && a.Class <= HDDLocal {
+			p.waitFrom[job] = ctx.Now()
+		}
 		launched++
 	}
 	p.last.launched += launched
 	return launched
 }
+
+// allocate is the RM's side of the YARN path for the stage's tasks in
+// p.tasks: their requests (BuildRequests), then Algorithm 3 over the
+// free slots, at most limit containers (the job's share; -1: no cap).
+// It returns the containers granted as resource sets, one per node in
+// the order the RM ranked them.
+func (p *Policy) allocate(limit int) ([]ResourceSet, error) {
+	rq := BuildRequests(&p.sched.Profile, p.tasks)
+	cs, err := p.alloc.Allocate(&p.sched.Profile, &rq, p.sets, limit)
+	if err != nil {
+		return nil, err
+	}
+	p.granted = p.granted[:0]
+	for _, c := range cs {
+		p.last.granted = append(p.last.granted, fmt.Sprintf("h%d(%d)", c.Slot.Node, c.Cost))
+		k := slices.IndexFunc(p.granted, func(s ResourceSet) bool { return s.Node == c.Slot.Node })
+		if k < 0 {
+			p.granted = append(p.granted, ResourceSet{Node: c.Slot.Node, Rack: c.Slot.Rack, Executor: c.Slot.Executor})
+			k = len(p.granted) - 1
+		}
+		p.granted[k].Free++
+	}
+	return p.granted, nil
+}
+
+// JobFinished implements engine.JobFinishedHook: the job's wait is over.
+func (p *Policy) JobFinished(_ *engine.Context, j engine.JobID) { delete(p.waitFrom, j) }
 
 // source is the replica the pair's cost priced (Eq. 1): on the slot's node
 // the fastest local replica; rack-local the fastest in the slot's rack;
@@ -296,6 +369,9 @@ func tierOf(k cluster.TierKind) Tier {
 func (p *Policy) Inspect([]*engine.Job) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "last round: matchings=%d tasks=%d launched=%d cost=%d\n", p.last.calls, p.last.tasks, p.last.launched, p.last.cost)
+	if len(p.last.granted) > 0 {
+		fmt.Fprintf(&b, "rm granted: %s\n", strings.Join(p.last.granted, " "))
+	}
 	b.WriteString("launched:")
 	for c, n := range p.classes {
 		if n > 0 {

@@ -259,3 +259,63 @@ func TestScheduleAtMostAgainstBruteForce(t *testing.T) {
 		}
 	}
 }
+
+// TestLocalOnlyAgainstBruteForce checks trident+delay's matching (§2.10):
+// with every task LocalOnly, the pairs are a largest set of node-local
+// pairs, and of those the cheapest; no pair is rack-local or off-rack.
+func TestLocalOnlyAgainstBruteForce(t *testing.T) {
+	rng := rand.New(rand.NewPCG(21, 10))
+	s := Scheduler{Profile: DefaultProfile(), Pruning: PruningOff}
+	for trial := range 600 {
+		tasks, sets := randomWorkload(rng, 1+rng.IntN(5), 1+rng.IntN(5), 1+rng.IntN(2), 1+rng.IntN(3))
+		for k := range sets {
+			sets[k].Free = rng.IntN(3)
+		}
+		for i := range tasks {
+			tasks[i].LocalOnly = true
+		}
+		var slots []Slot
+		for _, rs := range sets {
+			slots = appendSlots(slots, rs, rs.Free)
+		}
+		got, total, err := s.Schedule(tasks, sets)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var sum int64
+		for _, a := range got {
+			if a.Class > HDDLocal {
+				t.Fatalf("trial %d: a %v pair for a local-only task", trial, a.Class)
+			}
+			sum += a.Cost
+		}
+		// brute force over node-local pairs only: most pairs, then cheapest
+		bestN, bestCost := -1, int64(0)
+		used := make([]bool, len(slots))
+		var rec func(i, n int, cost int64)
+		rec = func(i, n int, cost int64) {
+			if i == len(tasks) {
+				if n > bestN || n == bestN && cost < bestCost {
+					bestN, bestCost = n, cost
+				}
+				return
+			}
+			rec(i+1, n, cost)
+			for j := range slots {
+				if c, class := s.Profile.Cost(&tasks[i], &slots[j]); !used[j] && class <= HDDLocal {
+					used[j] = true
+					rec(i+1, n+1, cost+c)
+					used[j] = false
+				}
+			}
+		}
+		rec(0, 0, 0)
+		if len(got) != bestN || sum != bestCost || total != bestCost {
+			t.Fatalf("trial %d: %d pairs of cost %d (total %d), brute force %d of %d", trial, len(got), sum, total, bestN, bestCost)
+		}
+	}
+	mixed := []Task{{Prefs: []Preference{{Node: 0}}, LocalOnly: true}, {Prefs: []Preference{{Node: 1}}}}
+	if _, _, err := s.Schedule(mixed, []ResourceSet{{Node: 0, Free: 2}}); err == nil {
+		t.Error("a call mixing local-only tasks with others passes")
+	}
+}

@@ -1,6 +1,9 @@
 package trident
 
-import "fmt"
+import (
+	"errors"
+	"fmt"
+)
 
 // Assignment is one matched pair of a scheduling call: the index of the
 // task in the caller's slice, the slot it gets, the pair's cost and its
@@ -49,6 +52,9 @@ func (s *Scheduler) ScheduleAtMost(tasks []Task, sets []ResourceSet, limit int) 
 	if s.Pruning != PruningPaper && s.Pruning != PruningOff {
 		return nil, 0, fmt.Errorf("trident: unknown pruning mode %v", s.Pruning)
 	}
+	if err := checkLocalOnly(tasks); err != nil {
+		return nil, 0, err
+	}
 	var err error
 	s.slots, err = s.pruner.ComputeSlots(s.slots[:0], s.Pruning, s.Profile.D, tasks, sets)
 	if err != nil {
@@ -65,21 +71,26 @@ func (s *Scheduler) ScheduleAtMost(tasks []Task, sets []ResourceSet, limit int) 
 		width = cols + rows - limit
 		s.costs = widen(s.costs, rows, cols, width)
 	}
-	rowToCol, total, err := s.matcher.Solve(s.costs, rows, width)
+	rowToCol, _, err := s.matcher.Solve(s.costs, rows, width)
 	if err != nil {
 		return nil, 0, err
 	}
 	s.out = s.out[:0]
+	var total int64
 	for r, j := range rowToCol {
 		if j < 0 || j >= cols { // unmatched, or a dummy column
 			continue
 		}
+		ti := s.kept[r]
+		c, class := s.Profile.Cost(&tasks[ti], &s.slots[j])
+		if tasks[ti].LocalOnly && class > HDDLocal && class != NoPref {
+			continue // a dropped edge: the task waits
+		}
 		if limit >= 0 && len(s.out) == limit {
 			break // a zero-cost tie may match more real columns than asked
 		}
-		ti := s.kept[r]
-		c, class := s.Profile.Cost(&tasks[ti], &s.slots[j])
 		s.out = append(s.out, Assignment{Task: ti, Slot: s.slots[j], Cost: c, Class: class})
+		total += c
 	}
 	return s.out, total, nil
 }
@@ -99,4 +110,23 @@ func widen(costs []int64, rows, cols, width int) []int64 {
 		clear(costs[r*width+cols : (r+1)*width])
 	}
 	return costs
+}
+
+// checkLocalOnly refuses a call that mixes tasks with preferences that
+// are LocalOnly and that are not: the cost standing for a dropped edge
+// (Profile.droppedEdge) is only large enough against node-local costs,
+// and a caller delays a whole job (a stage) at once.
+func checkLocalOnly(tasks []Task) error {
+	some, all := false, true
+	for i := range tasks {
+		if len(tasks[i].Prefs) == 0 {
+			continue
+		}
+		some = some || tasks[i].LocalOnly
+		all = all && tasks[i].LocalOnly
+	}
+	if some && !all {
+		return errors.New("trident: a call mixes local-only tasks with tasks that may run anywhere")
+	}
+	return nil
 }
