@@ -104,7 +104,7 @@ type Policy struct {
 	// waitFrom is, per job, when its locality wait began (delay only):
 	// its first round with pending maps, or its last node-local launch
 	waitFrom map[engine.JobID]engine.Time
-	last    round
+	last     round
 }
 
 // round is what the last scheduling call saw, for Inspect.
