@@ -74,8 +74,8 @@ func simCmd() *cobra.Command {
 		Long: `sim runs each policy on the same workload, topology and seed in the
 flow-level simulator, writes per-run records and summary.csv under --out,
 and prints a comparison table. Identical flags give byte-identical records
-(timing.csv, and summary.csv's plan_wall_s column, which measure this
-machine, aside).
+(timing.csv, and summary.csv's wall-clock columns plan_wall_s and
+decision_max_s, which measure this machine, aside).
 
 Either give a workload (--workload, --datasets) or a SWIM trace (--swim),
 and either a topology file (--topology) or a uniform cluster (--racks,

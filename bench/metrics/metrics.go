@@ -8,6 +8,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 
@@ -119,6 +120,13 @@ type Summary struct {
 	// the machine, so it is the one summary.csv column that differs
 	// between identical runs.
 	PlanWallS float64
+	// DecisionMaxS is the longest scheduling decision of the run (one
+	// HostScheduler offer or one RoundScheduler round, with the engine's
+	// bookkeeping), in seconds of wall time; NaN when the driver did not
+	// time decisions. Trident's scheduling-time experiment (§6.4) reads
+	// it off a run whose first round matches a whole stage. It measures
+	// the machine, like PlanWallS.
+	DecisionMaxS float64
 	// PrioritySharedS and PriorityInOrderFrac are how the network
 	// served priorities, from the kernel's counters of the priority
 	// leaves of every shaped bottleneck (an emulated cluster with
@@ -152,7 +160,7 @@ var SummaryHeader = []string{
 	"compute_hours", "reduce_time_p50_s", "input_rack_cov", "input_rack_cov_first",
 	"plan_objective_s", "plan_lower_bound_s", "plan_gap", "plan_wall_s",
 	"jct_p90_s", "prio_shared_s", "prio_in_order_frac",
-	"mem_local_frac", "ssd_local_frac", "hdd_local_frac",
+	"mem_local_frac", "ssd_local_frac", "hdd_local_frac", "decision_max_s",
 }
 
 // PolicyFigureColumns are the summary.csv columns a policy fills with its
@@ -167,7 +175,7 @@ var PolicyFigureColumns = []string{"plan_objective_s", "plan_lower_bound_s", "pl
 // WallClockColumns are the summary.csv columns that measure the machine
 // rather than the run: the only ones that may differ between two
 // identical runs.
-var WallClockColumns = []string{"plan_wall_s"}
+var WallClockColumns = []string{"plan_wall_s", "decision_max_s"}
 
 // SummaryAdded are the summary.csv columns added after the first
 // release, with the value a summary.csv written before them stands for:
@@ -185,7 +193,7 @@ var SummaryAdded = map[string]float64{
 	"reduce_time_p50_s": math.NaN(), "input_rack_cov": math.NaN(), "input_rack_cov_first": math.NaN(),
 	"plan_objective_s": math.NaN(), "plan_lower_bound_s": math.NaN(), "plan_gap": math.NaN(), "plan_wall_s": math.NaN(),
 	"jct_p90_s": math.NaN(), "prio_shared_s": math.NaN(), "prio_in_order_frac": math.NaN(),
-	"mem_local_frac": math.NaN(), "ssd_local_frac": math.NaN(), "hdd_local_frac": math.NaN(),
+	"mem_local_frac": math.NaN(), "ssd_local_frac": math.NaN(), "hdd_local_frac": math.NaN(), "decision_max_s": math.NaN(),
 }
 
 // SummaryRequired is the columns every summary.csv has: SummaryHeader
@@ -209,7 +217,7 @@ var emptyWhenUndefined = map[string]bool{
 	"input_tasks_cross_frac": true, "dep_inter_tasks_cross_frac": true,
 	"traffic_tasks_unsaturated_frac": true, "zero_traffic_tasks_saturated_frac": true,
 	"reduce_time_p50_s": true, "plan_objective_s": true, "plan_lower_bound_s": true, "plan_gap": true, "plan_wall_s": true,
-	"prio_shared_s": true, "prio_in_order_frac": true,
+	"prio_shared_s": true, "prio_in_order_frac": true, "decision_max_s": true,
 }
 
 // MayBeEmpty reports whether a summary.csv column's cell may be empty:
@@ -252,7 +260,7 @@ func (s *Summary) Row() []string {
 		ff(s.ComputeHours), share(s.ReduceTimeP50S), ff(s.InputRackCoV), ff(s.InputRackCoVFirst),
 		s.figure("plan_objective_s"), s.figure("plan_lower_bound_s"), s.figure("plan_gap"), share(s.PlanWallS),
 		ff(s.JCTP90S), share(s.PrioritySharedS), share(s.PriorityInOrderFrac),
-		ff(s.LocalTierFrac[cluster.Mem]), ff(s.LocalTierFrac[cluster.SSD]), ff(s.LocalTierFrac[cluster.HDD]),
+		ff(s.LocalTierFrac[cluster.Mem]), ff(s.LocalTierFrac[cluster.SSD]), ff(s.LocalTierFrac[cluster.HDD]), share(s.DecisionMaxS),
 	}
 }
 
@@ -692,7 +700,7 @@ func (r *Recorder) Finish(policy string, seed uint64, st *engine.Stats, up, down
 		sort.Float64s(means)
 		s.ReduceTimeP50S = Percentile(means, 50)
 	}
-	s.PlanWallS = math.NaN()
+	s.PlanWallS, s.DecisionMaxS = math.NaN(), math.NaN()
 	s.PrioritySharedS, s.PriorityInOrderFrac = math.NaN(), math.NaN()
 	if r.priorityOrder != nil {
 		s.PrioritySharedS = r.priorityOrder.SharedS
@@ -706,6 +714,9 @@ func (r *Recorder) Finish(policy string, seed uint64, st *engine.Stats, up, down
 		s.PolicyFigures = st.PolicyFigures
 		if st.PlanNanos > 0 {
 			s.PlanWallS = float64(st.PlanNanos) / 1e9
+		}
+		if len(st.DecisionNanos) > 0 {
+			s.DecisionMaxS = float64(slices.Max(st.DecisionNanos)) / 1e9
 		}
 	}
 	return s
