@@ -231,9 +231,11 @@ func (s *Store) Verify(k cluster.TierKind, key string, seed uint64, size int64) 
 var ErrMismatch = errors.New("content differs from generated")
 
 // StoredChecksum is Checksum read straight from the file, outside the
-// tier's rate: for checking what setup wrote, which no task pays for.
+// tier's rate: for checking what setup wrote, which no task pays for. On
+// a tier that bypasses the page cache it drops the pages it read, so the
+// first task to read the object still reads the device.
 func (s *Store) StoredChecksum(k cluster.TierKind, key string) (uint64, error) {
-	_, p, err := s.lookup(k, key)
+	t, p, err := s.lookup(k, key)
 	if err != nil {
 		return 0, err
 	}
@@ -242,6 +244,7 @@ func (s *Store) StoredChecksum(k cluster.TierKind, key string) (uint64, error) {
 		return 0, fmt.Errorf("store: %s %q: %w", k, key, err)
 	}
 	defer f.Close()
+	defer t.newUncacher(fmt.Sprintf("%s %q", k, key)).done(f)
 	var sum summer
 	if _, err := io.CopyBuffer(&sum, onlyReader{f}, make([]byte, genBuf)); err != nil {
 		return 0, fmt.Errorf("store: %s %q: %w", k, key, err)

@@ -56,11 +56,12 @@ type pacedSection struct {
 	b      *bucket
 	ctx    context.Context
 	cancel context.CancelFunc
+	unc    *uncacher // drops the file's pages on Close; nil: keep them
 }
 
-func newPacedSection(f *os.File, off, n int64, b *bucket) *pacedSection {
+func newPacedSection(f *os.File, off, n int64, b *bucket, unc *uncacher) *pacedSection {
 	ctx, cancel := context.WithCancel(context.Background())
-	return &pacedSection{f: f, pos: off, remain: n, b: b, ctx: ctx, cancel: cancel}
+	return &pacedSection{f: f, pos: off, remain: n, b: b, ctx: ctx, cancel: cancel, unc: unc}
 }
 
 func (s *pacedSection) Read(p []byte) (int, error) {
@@ -119,5 +120,6 @@ func (s *pacedSection) WriteTo(w io.Writer) (int64, error) {
 
 func (s *pacedSection) Close() error {
 	s.cancel()
+	s.unc.done(s.f)
 	return s.f.Close()
 }

@@ -45,6 +45,10 @@ type TierConfig struct {
 	ReadBps  float64 // bytes/s; 0 = unlimited (reads use the sendfile-able fast path)
 	WriteBps float64 // bytes/s; 0 = unlimited
 	Capacity int64   // bytes; 0 = unlimited
+	// Cache: whether objects are kept out of the page cache (see
+	// CacheMode); the zero value bypasses it on SSD and HDD tiers that
+	// are not on tmpfs.
+	Cache CacheMode
 }
 
 // Store is a set of tiers. It is safe for concurrent use.
@@ -61,6 +65,9 @@ type tier struct {
 	root string // absolute tier directory
 	rd   *bucket
 	wr   *bucket
+	// cache: whether the tier drops its objects' pages, and its failures
+	// to; set by Open.
+	cache cacheState
 
 	mu      sync.Mutex
 	used    int64               // committed objects of this store + bytes reserved by open writers
@@ -98,7 +105,11 @@ func Open(tiers []TierConfig) (*Store, error) {
 		if err := os.MkdirAll(root, 0o755); err != nil {
 			return nil, fmt.Errorf("store: tier %s: create directory: %w", c.Kind, err)
 		}
-		s.tiers[c.Kind] = &tier{
+		bypass, err := resolveCache(c, root)
+		if err != nil {
+			return nil, fmt.Errorf("store: tier %s: cache mode %s: %w", c.Kind, c.Cache, err)
+		}
+		t := &tier{
 			cfg:     c,
 			root:    root,
 			rd:      newBucket(c.ReadBps),
@@ -107,6 +118,8 @@ func Open(tiers []TierConfig) (*Store, error) {
 			dirs:    make(map[string]struct{}),
 			writers: make(map[*Writer]struct{}),
 		}
+		t.cache.bypass = bypass
+		s.tiers[c.Kind] = t
 		s.kinds = append(s.kinds, c.Kind)
 	}
 	sort.Slice(s.kinds, func(i, j int) bool { return s.kinds[i] < s.kinds[j] })
@@ -247,7 +260,8 @@ func (s *Store) Remove(k cluster.TierKind, key string) error {
 // to the end. It returns the reader and the length of the range. Reads are
 // paced by the tier's read limiter; on an unlimited tier the reader's WriteTo
 // hands the file itself to io.Copy, so a copy to a *net.TCPConn uses
-// sendfile(2). Closing the reader aborts a read waiting for tokens.
+// sendfile(2). Closing the reader aborts a read waiting for tokens, and,
+// on a tier that bypasses the page cache, drops the object's pages.
 func (s *Store) OpenRange(k cluster.TierKind, key string, off, n int64) (io.ReadCloser, int64, error) {
 	r, _, got, err := s.openRange(k, key, off, n)
 	if err != nil && errors.Is(err, fs.ErrNotExist) {
@@ -293,14 +307,15 @@ func (s *Store) openRange(k cluster.TierKind, key string, off, n int64) (io.Read
 		f.Close()
 		return nil, nil, 0, fmt.Errorf("store: %s %q: %w: [%d, +%d) of %d bytes", k, key, ErrRange, off, n, size)
 	}
+	unc := t.newUncacher(fmt.Sprintf("%s %q", k, key))
 	if t.rd == nil {
 		if _, err := f.Seek(off, io.SeekStart); err != nil {
 			f.Close()
 			return nil, nil, 0, fmt.Errorf("store: %s %q: %w", k, key, err)
 		}
-		return &fileSection{f: f, remain: n}, fi, n, nil
+		return &fileSection{f: f, remain: n, unc: unc}, fi, n, nil
 	}
-	return newPacedSection(f, off, n, t.rd), fi, n, nil
+	return newPacedSection(f, off, n, t.rd, unc), fi, n, nil
 }
 
 // Create starts a new object. Its bytes go to a temporary file in the tier
@@ -373,6 +388,7 @@ func (s *Store) Wipe() error {
 type fileSection struct {
 	f      *os.File
 	remain int64
+	unc    *uncacher // drops the file's pages on Close; nil: keep them
 }
 
 func (s *fileSection) Read(p []byte) (int, error) {
@@ -406,7 +422,10 @@ func (s *fileSection) WriteTo(w io.Writer) (int64, error) {
 	return n, err
 }
 
-func (s *fileSection) Close() error { return s.f.Close() }
+func (s *fileSection) Close() error {
+	s.unc.done(s.f)
+	return s.f.Close()
+}
 
 // RemoveObjects removes, from a tier directory, the subtrees named by
 // namespaces (racklab's object key prefixes) and the temporary files of

@@ -115,8 +115,15 @@ func (w *Writer) Commit() error {
 	}
 	w.done = true
 	w.cancel()
-	err := w.f.Close()
 	t := w.t
+	// On a tier that bypasses the page cache, flush the bytes and drop
+	// their pages before the object becomes visible, so that its first
+	// reader reads the device. A move reads its copy back before this
+	// Commit, so those pages go too.
+	err := t.dropPages(w.f, true, fmt.Sprintf("%s %q", t.cfg.Kind, w.key))
+	if cerr := w.f.Close(); err == nil {
+		err = cerr
+	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	delete(t.writers, w)
