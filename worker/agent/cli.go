@@ -60,6 +60,7 @@ func Command() *cobra.Command {
 	var tiers []string
 	var credsPath, shape string
 	var cleanup bool
+	bypassCache := true
 	cmd := &cobra.Command{
 		Use:   "worker",
 		Short: "Run one racklab worker (one per host)",
@@ -75,6 +76,9 @@ runs the attempts it is sent. It removes its objects and shaping on exit.`,
 				t, err := ParseTier(s)
 				if err != nil {
 					return err
+				}
+				if !bypassCache {
+					t.Cache = store.CacheKeep
 				}
 				cfg.Tiers = append(cfg.Tiers, t)
 			}
@@ -120,6 +124,7 @@ runs the attempts it is sent. It removes its objects and shaping on exit.`,
 	f.BoolVar(&cfg.SleepCompute, "sleep-compute", false, "attempts wait their compute time out instead of burning CPU (hosts emulated on one machine)")
 	f.StringVar(&cfg.MetricsAddr, "metrics-addr", "", "serve Prometheus metrics on this address (e.g. :9465)")
 	f.StringArrayVar(&tiers, "tier", nil, "storage tier KIND:DIR[:READ[:WRITE[:CAPACITY]]], repeatable (default: one unlimited mem tier in the temp dir)")
+	f.BoolVar(&bypassCache, "bypass-cache", true, "keep SSD and HDD tier objects out of the page cache (fdatasync and posix_fadvise DONTNEED after each write and read), so their reads come from the device, not RAM; tiers on tmpfs and the mem tier always use the cache; false: leave the cache alone")
 	f.BoolVar(&cleanup, "cleanup", false, "remove what a crashed worker left (its qdisc on --data-dev, its objects in the --tier directories) and exit")
 	cmd.PreRunE = func(cmd *cobra.Command, args []string) error {
 		if !cleanup {
