@@ -13,6 +13,12 @@
 // in that direction; its reads come straight from the file, so that io.Copy
 // to a *net.TCPConn uses sendfile(2).
 //
+// SSD and HDD tiers keep their objects out of the page cache by default
+// (see [CacheMode]): a write is flushed and its pages dropped
+// (posix_fadvise DONTNEED), and a reader's Close drops the pages its read
+// brought in, so reads come from the device rather than RAM. The memory
+// tier and tiers on tmpfs use the cache.
+//
 // Objects are written through a [Writer] to a temporary file and appear under
 // their key only on [Writer.Commit] (an atomic rename); a tier's capacity
 // counts committed objects plus bytes written by open writers, and a write
