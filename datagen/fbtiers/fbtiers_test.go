@@ -298,3 +298,46 @@ func TestBinsMatchDescribe(t *testing.T) {
 		}
 	}
 }
+
+// lruByteHits replays the jobs' reads, in arrival order, through one LRU
+// cache of whole files holding capacity bytes (a memory tier without
+// nodes or replicas), and returns the share of the bytes read that hit.
+func lruByteHits(w *workload.Workload, ds *workload.Datasets, capacity int64) float64 {
+	size := map[string]int64{}
+	for _, d := range ds.Datasets {
+		size[d.Name] = d.Size
+	}
+	var recent []string // least recently read first
+	var used, hit, all int64
+	for _, j := range w.Jobs {
+		f := j.Stages[0].Input
+		all += size[f]
+		if i := slices.Index(recent, f); i >= 0 {
+			hit += size[f]
+			recent = append(slices.Delete(recent, i, i+1), f)
+			continue
+		}
+		for used+size[f] > capacity && len(recent) > 0 {
+			used -= size[recent[0]]
+			recent = recent[1:]
+		}
+		recent = append(recent, f)
+		used += size[f]
+	}
+	return float64(hit) / float64(all)
+}
+
+// The reuse is what an LRU memory tier smaller than the input gains from:
+// 40 GiB of whole-file LRU hits a good share of the bytes read, short of
+// what unbounded memory hits (every read but a file's first).
+func TestLRUMatters(t *testing.T) {
+	w, ds, st := mustGenerate(t, testOptions())
+	h40, all := lruByteHits(w, ds, 40<<30), lruByteHits(w, ds, 1<<62)
+	if want := 1 - float64(st.DistinctBytes)/float64(st.ReadBytes); math.Abs(all-want) > 1e-9 {
+		t.Errorf("unbounded LRU hits %.3f of the bytes read, want all but the first reads, %.3f", all, want)
+	}
+	if !(h40 > 0.3 && h40 < all-0.05) {
+		t.Errorf("a 40 GiB LRU hits %.3f of the bytes read (unbounded %.3f); want over 0.3 and clearly short of unbounded", h40, all)
+	}
+	t.Logf("byte hit ratio: 40 GiB LRU %.3f, unbounded %.3f", h40, all)
+}
