@@ -36,7 +36,14 @@
 //
 //	datagen mix --preset pushbox-w2 --out-workload W --out-datasets D
 //
-// PUMA and HiBench benchmark mixes (datagen/mix).
+// PUMA and HiBench benchmark mixes (datagen/mix);
+//
+//	datagen fbtiers --jobs 1000 --duration 6h --total-input 92GiB --zipf 1 \
+//	    --out-workload W --out-datasets D
+//
+// Trident's Facebook-derived workload: Table 2's input-size bins over a pool
+// of shared input files with Zipf popularity, shuffle and output from the
+// FB-2010 SWIM trace (datagen/fbtiers).
 //
 //	datagen layout --topology T --datasets D --tier-mix mem=0.1,ssd=0.3,hdd=0.6 --out PLACED
 //

@@ -21,6 +21,6 @@ func rootCmd() *cobra.Command {
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.AddCommand(swimCmd(), coflowCmd(), tpchCmd(), mlCmd(), recurringCmd(), mixCmd(), layoutCmd(), describeCmd())
+	root.AddCommand(swimCmd(), coflowCmd(), tpchCmd(), mlCmd(), recurringCmd(), mixCmd(), fbtiersCmd(), layoutCmd(), describeCmd())
 	return root
 }

@@ -2,6 +2,7 @@ package campaign
 
 import (
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -15,6 +16,7 @@ import (
 	"github.com/racklab/racklab/coordinator/policy"
 	"github.com/racklab/racklab/coordinator/workload"
 	"github.com/racklab/racklab/datagen/coflow"
+	"github.com/racklab/racklab/datagen/fbtiers"
 	"github.com/racklab/racklab/datagen/mix"
 	"github.com/racklab/racklab/internal/units"
 	"github.com/racklab/racklab/internal/yamlfile"
@@ -113,7 +115,8 @@ type WorkloadSpec struct {
 	Generator *GeneratorSpec
 }
 
-// GeneratorSpec runs a datagen generator: tpch, ml, recurring or mix.
+// GeneratorSpec runs a datagen generator: tpch, ml, recurring, mix or
+// fbtiers.
 type GeneratorSpec struct {
 	Name string
 	// Common: seed, byte scale, arrivals (trace, poisson, once) and their
@@ -156,6 +159,14 @@ type GeneratorSpec struct {
 	// every stage's CPU cost per byte (0: 1; see datagen/mix Options).
 	Preset       string
 	ComputeScale float64
+	// fbtiers (Trident's Facebook-derived workload): Jobs jobs (0: 1000)
+	// over Duration seconds (0: 6 h), reading TotalInput distinct bytes
+	// (0: 92 GiB) with Zipf popularity (nil: exponent 1), shuffle and
+	// output from the SWIM trace Trace (Load defaults it to
+	// fbtiers.CampaignTrace, relative to the campaign file).
+	TotalInput int64
+	Zipf       *float64
+	Trace      string
 }
 
 // SwimSpec imports a SWIM trace.
@@ -304,6 +315,14 @@ func Load(path string) (*Campaign, error) {
 		if w.Coflow != nil {
 			w.Coflow.Trace = abs(w.Coflow.Trace)
 			w.Coflow.InputFrom = abs(w.Coflow.InputFrom)
+		}
+		if g := w.Generator; g != nil && g.Name == "fbtiers" {
+			if g.Trace == "" {
+				// the repository's FB-2010 trace, from its campaigns
+				// directory
+				g.Trace = fbtiers.CampaignTrace
+			}
+			g.Trace = abs(g.Trace)
 		}
 	}
 	absWorkload(&c.Workload)
@@ -743,13 +762,15 @@ func parseGenerator(d *yamlfile.Decoder, n *yaml.Node, where string) *GeneratorS
 	m := d.Map(n, where)
 	m.Known("name", "seed", "scale", "arrivals", "rate", "block_size", "replication",
 		"scale_factor", "multistage", "workloads", "set", "size_error", "arrival_error", "arrival_shift", "preset",
-		"duration", "labels", "rounds", "window", "queries", "jobs", "task_scale", "adhoc", "compute_scale")
+		"duration", "labels", "rounds", "window", "queries", "jobs", "task_scale", "adhoc", "compute_scale",
+		"total_input", "zipf", "trace")
 	m.Require("name")
 	g := &GeneratorSpec{Name: m.Str("name"), Seed: 1, Scale: 1, Arrivals: "trace", BlockSize: 128 << 20, Replication: 3,
 		ScaleFactor: m.Float("scale_factor"), MultiStage: m.Bool("multistage"), Workloads: int(m.Int("workloads")),
 		Set: m.Str("set"), Preset: m.Str("preset"), Rate: m.Float("rate"),
 		Duration: m.Float("duration"), Window: m.Float("window"), Rounds: int(m.Int("rounds")), Labels: m.Strs("labels"),
-		Jobs: int(m.Int("jobs")), TaskScale: m.Float("task_scale"), AdHoc: int(m.Int("adhoc")), ComputeScale: m.Float("compute_scale")}
+		Jobs: int(m.Int("jobs")), TaskScale: m.Float("task_scale"), AdHoc: int(m.Int("adhoc")), ComputeScale: m.Float("compute_scale"),
+		Trace: m.Str("trace")}
 	if m.Has("seed") {
 		g.Seed = uint64(m.Int("seed"))
 	}
@@ -773,17 +794,18 @@ func parseGenerator(d *yamlfile.Decoder, n *yaml.Node, where string) *GeneratorS
 		g.BlockSize = bs
 	}
 	switch g.Name {
-	case "tpch", "ml", "recurring", "mix":
+	case "tpch", "ml", "recurring", "mix", "fbtiers":
 	default:
-		m.Fail("name", "unknown generator %q: tpch, ml, recurring or mix", g.Name)
+		m.Fail("name", "unknown generator %q: tpch, ml, recurring, mix or fbtiers", g.Name)
 	}
 	// options of one generator only: given to another, they would be
 	// silently ignored
 	for _, f := range []struct{ key, gen string }{
 		{"scale_factor", "tpch"}, {"multistage", "tpch"}, {"rounds", "tpch"}, {"window", "tpch recurring"}, {"queries", "tpch"},
-		{"workloads", "ml"}, {"duration", "ml"}, {"labels", "ml"},
+		{"workloads", "ml"}, {"duration", "ml fbtiers"}, {"labels", "ml"},
 		{"size_error", "recurring"}, {"arrival_error", "recurring"}, {"arrival_shift", "recurring"},
-		{"jobs", "recurring"}, {"task_scale", "recurring"}, {"adhoc", "recurring"}, {"compute_scale", "mix"},
+		{"jobs", "recurring fbtiers"}, {"task_scale", "recurring"}, {"adhoc", "recurring"}, {"compute_scale", "mix"},
+		{"total_input", "fbtiers"}, {"zipf", "fbtiers"}, {"trace", "fbtiers"},
 	} {
 		if m.Has(f.key) && !slices.Contains(strings.Fields(f.gen), g.Name) && g.Name != "" {
 			m.Fail(f.key, "%s is an option of the %s generator, not of %s", f.key, strings.ReplaceAll(f.gen, " ", " and "), g.Name)
@@ -807,6 +829,26 @@ func parseGenerator(d *yamlfile.Decoder, n *yaml.Node, where string) *GeneratorS
 		}
 	}
 	g.SizeError, g.ArrivalError, g.ArrivalShift = predictionErrors(m)
+	if m.Has("total_input") {
+		v, err := units.ParseBytes(m.Str("total_input"))
+		switch {
+		case err != nil:
+			m.Fail("total_input", "%v", err)
+		case v <= 0:
+			m.Fail("total_input", "total_input is the distinct input's size and must be positive (got %s)", m.Str("total_input"))
+		}
+		g.TotalInput = v
+	}
+	if m.Has("zipf") {
+		v := m.Float("zipf")
+		if !(v >= 0) || math.IsInf(v, 0) {
+			m.Fail("zipf", "zipf is the exponent of the input files' popularity and must be 0 or more (got %g)", v)
+		}
+		g.Zipf = &v
+	}
+	if m.Has("trace") && g.Trace == "" {
+		m.Fail("trace", "trace is empty: give a SWIM trace, or leave trace out for the FB-2010 trace")
+	}
 	if m.Has("rounds") && g.Rounds < 1 {
 		m.Fail("rounds", "rounds must be at least 1 (got %d)", g.Rounds)
 	}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/racklab/racklab/coordinator/workload"
+	"github.com/racklab/racklab/datagen/fbtiers"
 	"github.com/racklab/racklab/datagen/gen"
 	"github.com/racklab/racklab/datagen/mix"
 	"github.com/racklab/racklab/datagen/ml"
@@ -88,6 +89,25 @@ func generate(g *GeneratorSpec) (*workload.Workload, *workload.Datasets, *worklo
 			o.ComputeScale = g.ComputeScale
 		}
 		return noPredictions(mix.Generate(m, o))
+	case "fbtiers":
+		o := fbtiers.DefaultOptions()
+		o.Options = common
+		if g.Jobs > 0 {
+			o.Jobs = g.Jobs
+		}
+		if g.Duration > 0 {
+			o.Duration = g.Duration
+		}
+		if g.TotalInput > 0 {
+			o.TotalInput = g.TotalInput
+		}
+		if g.Zipf != nil {
+			o.Zipf = *g.Zipf
+		}
+		if g.Trace != "" {
+			o.Trace = g.Trace
+		}
+		return noPredictions(fbtiers.Generate(o))
 	}
 	return nil, nil, nil, fmt.Errorf("unknown generator %q", g.Name)
 }

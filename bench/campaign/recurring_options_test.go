@@ -63,7 +63,7 @@ func TestRecurringShapeOptionsRejected(t *testing.T) {
 		}
 	}
 	_, err := Load(writeCampaign(t, "name: p\ncluster: {racks: 2, hosts_per_rack: 3}\nworkload:\n  generator: {name: ml, jobs: 5}\nruns: [{mode: sim, policies: [fifo]}]\n"))
-	if want := "c.yaml:4: workload generator: jobs is an option of the recurring generator, not of ml"; err == nil || !strings.Contains(err.Error(), want) {
+	if want := "c.yaml:4: workload generator: jobs is an option of the recurring and fbtiers generator, not of ml"; err == nil || !strings.Contains(err.Error(), want) {
 		t.Errorf("jobs on ml: error %v, want %q", err, want)
 	}
 	_, err = Load(writeCampaign(t, "name: p\ncluster: {racks: 2, hosts_per_rack: 3}\nworkload:\n  generator: {name: ml, window: 5}\nruns: [{mode: sim, policies: [fifo]}]\n"))

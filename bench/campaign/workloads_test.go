@@ -76,7 +76,7 @@ func TestNamedWorkloadErrorsNameTheirLine(t *testing.T) {
 		"run set workloads of one workload": {head + "workload:\n" + gen + "runs:\n  - mode: sim\n    policies: [fifo]\n    workloads: [a]\n",
 			"c.yaml:8: runs[0]: the campaign has one workload"},
 		"option of another generator": {head + "workload:\n  generator: {name: tpch, duration: 60}\n" + runs,
-			"c.yaml:4: workload generator: duration is an option of the ml generator, not of tpch"},
+			"c.yaml:4: workload generator: duration is an option of the ml and fbtiers generator, not of tpch"},
 		"negative window": {head + "workload:\n  generator: {name: tpch, window: -1}\n" + runs, "c.yaml:4: workload generator: window is a span in seconds and must be positive"},
 		"zero rounds":     {head + "workload:\n  generator: {name: tpch, rounds: 0}\n" + runs, "c.yaml:4: workload generator: rounds must be at least 1"},
 		"bad query":       {head + "workload:\n  generator: {name: tpch, queries: [1, x]}\n" + runs, `c.yaml:4: workload generator: queries lists TPC-H query numbers: "x"`},
