@@ -42,7 +42,7 @@ func TestDeclaredArgs(t *testing.T) {
 	want := map[string][]string{
 		"fifo":     {"classes", "network_priorities"},
 		"fair":     {"node_threshold", "rack_threshold", "slow_start"},
-		"capacity": {"node_locality_delay"},
+		"capacity": {"node_locality_delay", "off_switch_locations"},
 	}
 	for name, args := range want {
 		f, err := policy.Lookup(name)
