@@ -96,12 +96,15 @@ func (p *Policy) StageReleased(ctx *engine.Context, job engine.JobID, stage int)
 	}
 }
 
-// AttemptEnded implements engine.AttemptEndedHook: a task pending again
-// (its attempt failed or was lost) goes back on top of its lists, as
-// Spark's handleFailedTask re-adds it.
+// AttemptEnded implements engine.AttemptEndedHook: the task of an attempt
+// that failed or was killed goes back on top of its lists, as Spark's
+// handleFailedTask re-adds it. The engine calls the hook before it
+// re-queues the task, so the task is pushed whatever its state; if it
+// does not run again (another attempt runs, the job failed), its entries
+// are dropped when met like any other.
 func (p *Policy) AttemptEnded(ctx *engine.Context, a *engine.Attempt) {
 	ts, ok := p.sets[stageKey{a.Task.Job, int(a.Task.Stage)}]
-	if ok && ctx.Task(a.Task).State == engine.TaskPending {
+	if ok && a.Outcome != engine.AttemptSucceeded {
 		ts.add(ctx, a.Task.Index)
 	}
 }
