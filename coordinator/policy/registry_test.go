@@ -40,9 +40,10 @@ func TestEveryPolicyBuildsWithDefaults(t *testing.T) {
 
 func TestDeclaredArgs(t *testing.T) {
 	want := map[string][]string{
-		"fifo":     {"classes", "network_priorities"},
-		"fair":     {"node_threshold", "rack_threshold", "slow_start"},
-		"capacity": {"node_locality_delay", "off_switch_locations"},
+		"fifo":         {"classes", "network_priorities"},
+		"fair":         {"node_threshold", "rack_threshold", "slow_start"},
+		"capacity":     {"node_locality_delay", "off_switch_locations"},
+		"sparkdefault": {"locality_wait", "order"},
 	}
 	for name, args := range want {
 		f, err := policy.Lookup(name)
