@@ -106,12 +106,16 @@ func anyKey[K comparable, V any](m map[K]V, ok func(K) bool) bool {
 }
 
 // add pushes task i onto its lists (addPendingTask): a map onto the lists
-// of its live replicas' hosts and racks, a task without replicas onto the
-// no-preference list, every task onto the all list.
+// of its live replicas' hosts and racks, a task without input (a reducer)
+// onto the no-preference list, every task onto the all list.
 func (ts *taskSet) add(ctx *engine.Context, i int32) {
 	var reps []workload.Replica
 	if ts.isMap {
-		reps = ctx.Replicas(engine.TaskRef{Job: ts.job, Stage: int16(ts.stage), Index: i})
+		ref := engine.TaskRef{Job: ts.job, Stage: int16(ts.stage), Index: i}
+		reps = ctx.Replicas(ref)
+		if len(reps) == 0 && ctx.Task(ref).Block >= 0 {
+			return // its input died: it cannot run anywhere (the engine fails the job)
+		}
 	}
 	if len(reps) == 0 {
 		ts.noPref = append(ts.noPref, i)
