@@ -14,6 +14,7 @@ import (
 	"github.com/racklab/racklab/coordinator/policy/neat"
 	"github.com/racklab/racklab/coordinator/policy/pushbox"
 	"github.com/racklab/racklab/coordinator/policy/shufflewatcher"
+	"github.com/racklab/racklab/coordinator/policy/sparkdefault"
 	"github.com/racklab/racklab/coordinator/policy/trident"
 	"gopkg.in/yaml.v3"
 )
@@ -30,6 +31,7 @@ var factories = index(
 	Define("pushbox", pushbox.DefaultConfig(), pushbox.New),
 	Define("neat", neat.DefaultConfig(), neat.New),
 	Define("trident", trident.DefaultConfig(), trident.New),
+	Define("sparkdefault", sparkdefault.DefaultConfig(), sparkdefault.New),
 )
 
 func index(fs ...Factory) map[string]Factory {

@@ -17,7 +17,7 @@ import (
 // defaults, by Build and by New alike.
 func TestEveryPolicyBuildsWithDefaults(t *testing.T) {
 	names := policy.Names()
-	if want := []string{"capacity", "corral", "dawn", "fair", "fifo", "neat", "pushbox", "shufflewatcher", "trident"}; !reflect.DeepEqual(names, want) {
+	if want := []string{"capacity", "corral", "dawn", "fair", "fifo", "neat", "pushbox", "shufflewatcher", "sparkdefault", "trident"}; !reflect.DeepEqual(names, want) {
 		t.Fatalf("Names() = %v, want %v", names, want)
 	}
 	for _, name := range names {
@@ -40,9 +40,10 @@ func TestEveryPolicyBuildsWithDefaults(t *testing.T) {
 
 func TestDeclaredArgs(t *testing.T) {
 	want := map[string][]string{
-		"fifo":     {"classes", "network_priorities"},
-		"fair":     {"node_threshold", "rack_threshold", "slow_start"},
-		"capacity": {"node_locality_delay"},
+		"fifo":         {"classes", "network_priorities"},
+		"fair":         {"node_threshold", "rack_threshold", "slow_start"},
+		"capacity":     {"node_locality_delay", "off_switch_locations"},
+		"sparkdefault": {"locality_wait", "order"},
 	}
 	for name, args := range want {
 		f, err := policy.Lookup(name)
@@ -106,7 +107,7 @@ func TestBadArgsNameThePolicyAndTheArg(t *testing.T) {
 			`policy fifo: unknown arg "x" (known: classes, network_priorities)`},
 		{policy.Spec{Name: "fifo", Args: map[string]any{"network_priorities": "fair"}},
 			`policy fifo: fifo: network_priorities "fair": want none or job_fifo`},
-		{policy.Spec{Name: "fare"}, `unknown policy "fare" (known: capacity, corral, dawn, fair, fifo, neat, pushbox, shufflewatcher, trident)`},
+		{policy.Spec{Name: "fare"}, `unknown policy "fare" (known: capacity, corral, dawn, fair, fifo, neat, pushbox, shufflewatcher, sparkdefault, trident)`},
 	}
 	for _, c := range cases {
 		_, err := policy.Build(c.spec)

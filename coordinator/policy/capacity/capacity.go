@@ -7,23 +7,40 @@ import (
 
 	"github.com/racklab/racklab/coordinator/cluster"
 	"github.com/racklab/racklab/coordinator/engine"
+	"github.com/racklab/racklab/coordinator/workload"
 )
 
 // Config holds the Capacity Scheduler's knobs; the yaml tags name them
 // as a campaign's policy args.
 type Config struct {
 	// NodeLocalityDelay is yarn.scheduler.capacity.node-locality-delay;
-	// 0 means hosts per rack, as the Corral spec sets it.
+	// 0 means hosts per rack, as the Corral spec sets it. Hadoop 2.7
+	// ships 40 (trident.md §4.2); the rule takes min(#nodes, delay).
 	NodeLocalityDelay int `yaml:"node_locality_delay"`
+	// OffSwitchLocations is how the off-switch rule counts a job's
+	// #uniqueRequestedLocations (Hadoop's locality wait factor,
+	// min(locations / #nodes, 1)): "estimate" (the default, also when
+	// empty) takes three per pending map, as if every block had three
+	// replicas on distinct nodes; "requested" counts the distinct hosts
+	// and racks the live replicas of the pending maps name, the resource
+	// requests an MR AM sends (Hadoop 2.7's getLocalityWaitFactor: every
+	// request but the "*" one).
+	OffSwitchLocations string `yaml:"off_switch_locations"`
 }
 
 // DefaultConfig is the Corral spec's configuration.
-func DefaultConfig() Config { return Config{} }
+func DefaultConfig() Config { return Config{OffSwitchLocations: "estimate"} }
 
-// Validate rejects a negative delay, which YARN does not define.
+// Validate rejects a negative delay, which YARN does not define, and an
+// unknown way of counting locations.
 func (c Config) Validate() error {
 	if c.NodeLocalityDelay < 0 {
 		return fmt.Errorf("node_locality_delay is %d: want 0 (hosts per rack) or more", c.NodeLocalityDelay)
+	}
+	switch c.OffSwitchLocations {
+	case "", "estimate", "requested":
+	default:
+		return fmt.Errorf("off_switch_locations is %q: want estimate or requested", c.OffSwitchLocations)
 	}
 	return nil
 }
@@ -38,6 +55,13 @@ type Policy struct {
 	missed []int // per job
 	queues []int
 	jobs   []*engine.Job
+
+	// requested locations: marks of the hosts and racks seen by the
+	// current count (a mark equal to gen), and a task buffer
+	gen       uint32
+	hostMark  []uint32
+	rackMark  []uint32
+	pendingTs []engine.TaskRef
 }
 
 // New returns a Capacity Scheduler.
@@ -123,18 +147,23 @@ func (p *Policy) assign(ctx *engine.Context, h cluster.HostID) bool {
 			allowed := engine.NodeLocal
 			pending := ctx.PendingMaps(j.ID)
 			// Hadoop 2.7: off-switch once missed > requests × min(locations/nodes, 1)
-			locations := math.Min(float64(pending*3), float64(nodes))
+			locations := p.locations(ctx, j.ID, pending, nodes)
+			rackAllowed := missed > min(nodes, delay)
 			switch {
-			case float64(missed) > float64(pending)*math.Min(locations/float64(nodes), 1):
+			case float64(missed) > float64(pending)*math.Min(float64(locations)/float64(nodes), 1):
 				allowed = engine.Remote
-			case missed > min(nodes, delay):
+			case rackAllowed:
 				allowed = engine.RackLocal
 			}
 			if t, level, ok := ctx.PickMap(j.ID, h, allowed); ok {
 				if _, err := ctx.Launch(t, h, engine.LaunchOptions{}); err != nil {
 					return false
 				}
-				if level != engine.Remote {
+				// missed resets after a node- or rack-local container, as
+				// the RM types it: a rack-local map the AM puts in a
+				// container granted off-switch (the rack's delay not yet
+				// over) leaves it as it is
+				if level == engine.NodeLocal || (level == engine.RackLocal && rackAllowed) {
 					p.missed[j.ID] = 0
 				}
 				return true
@@ -142,4 +171,43 @@ func (p *Policy) assign(ctx *engine.Context, h cluster.HostID) bool {
 		}
 	}
 	return false
+}
+
+// locations is the job's #uniqueRequestedLocations for the off-switch
+// rule, counted at most up to nodes (the factor caps at 1 there).
+func (p *Policy) locations(ctx *engine.Context, job engine.JobID, pending, nodes int) int {
+	if p.cfg.OffSwitchLocations != "requested" {
+		return min(pending*3, nodes)
+	}
+	topo := ctx.Topology()
+	if len(p.hostMark) != len(topo.Hosts) || len(p.rackMark) != len(topo.Racks) {
+		p.hostMark, p.rackMark, p.gen = make([]uint32, len(topo.Hosts)), make([]uint32, len(topo.Racks)), 0
+	}
+	p.gen++
+	if p.gen == 0 { // wrapped: old marks could match again
+		clear(p.hostMark)
+		clear(p.rackMark)
+		p.gen = 1
+	}
+	n := 0
+	p.pendingTs = ctx.Pending(job, p.pendingTs[:0])
+	for _, t := range p.pendingTs {
+		if ctx.Job(job).Stages[t.Stage].Spec.Kind != workload.Map {
+			continue
+		}
+		for _, r := range ctx.Replicas(t) {
+			if p.hostMark[r.Host] != p.gen {
+				p.hostMark[r.Host] = p.gen
+				n++
+			}
+			if k := topo.RackOf(r.Host); p.rackMark[k] != p.gen {
+				p.rackMark[k] = p.gen
+				n++
+			}
+		}
+		if n >= nodes {
+			return nodes
+		}
+	}
+	return n
 }
