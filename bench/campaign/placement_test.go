@@ -43,7 +43,7 @@ func TestStorageKeys(t *testing.T) {
 		{"  - {mode: sim, policies: [fifo], placement: ceph}\n", `c.yaml:6: runs[0]: unknown placement "ceph": hdfs or octopus`},
 		{"  - {mode: sim, policies: [fifo], placement: octopus, tier_mix: {memory: 1}}\n", `runs[0]: tier_mix is a setting of the hdfs placement: octopus puts one replica on each tier`},
 		{"  - {mode: sim, policies: [fifo], tier_mix: {memory: -1}}\n", `runs[0] tier_mix: the share of memory is a weight, 0 or more: got -1`},
-		{"  - {mode: sim, policies: [fifo], tier_mix: {flash: 1}}\n", `unknown tier "flash" (want memory, ssd or hdd)`},
+		{"  - {mode: sim, policies: [fifo], tier_mix: {flash: 1}}\n", `unknown tier kind "flash" (want memory, ssd or hdd)`},
 		{"  - {mode: sim, policies: [fifo], tier_mix: {mem: 1, memory: 2}}\n", `mem and memory are one tier`},
 		{"  - {mode: sim, policies: [fifo], tier_mix: {hdd: 0}}\n", `the shares add up to 0`},
 		{"  - {mode: sim, policies: [fifo], tier_mix: {hdd: x}}\n", `c.yaml:6`},

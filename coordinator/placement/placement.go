@@ -65,7 +65,7 @@ func ParseTier(s string) (cluster.TierKind, error) {
 	}
 	k, err := cluster.ParseTierKind(s)
 	if err != nil {
-		return 0, fmt.Errorf("unknown tier %q (want memory, ssd or hdd)", s)
+		return 0, fmt.Errorf("unknown tier kind %q (want memory, ssd or hdd)", s)
 	}
 	return k, nil
 }

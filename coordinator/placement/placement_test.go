@@ -53,7 +53,7 @@ func TestParseTierMix(t *testing.T) {
 		t.Errorf("empty: %v %v", mix, err)
 	}
 	for _, tc := range []struct{ s, want string }{
-		{"mem=0.1,flash=0.9", `tier mix "mem=0.1,flash=0.9": unknown tier "flash" (want memory, ssd or hdd)`},
+		{"mem=0.1,flash=0.9", `tier mix "mem=0.1,flash=0.9": unknown tier kind "flash" (want memory, ssd or hdd)`},
 		{"mem", `"mem" is not tier=share`},
 		{"mem=x", `share "x" of mem must be a number, 0 or more`},
 		{"mem=-1", `share "-1" of mem`},
