@@ -23,6 +23,7 @@ import (
 
 type localFlags struct {
 	clusterFlags
+	storageFlags
 	mode       string
 	prefix     string
 	workload   string
@@ -113,6 +114,7 @@ func localRunCmd() *cobra.Command {
 	fl.Uint64Var(&f.seed, "seed", 1, "seed")
 	fl.StringVar(&f.out, "out", "results/local", "result directory (one subdirectory per policy)")
 	fl.DurationVar(&f.maxRunTime, "max-run-time", 10*time.Minute, "give up on a run after this long")
+	f.storageFlags.add(fl)
 	_ = c.MarkFlagRequired("workload")
 	return c
 }
@@ -130,6 +132,9 @@ func (f *localFlags) check() error {
 	}
 	if f.maxRunTime <= 0 {
 		return fmt.Errorf("--max-run-time must be positive (got %v)", f.maxRunTime)
+	}
+	if _, err := f.placer(); err != nil {
+		return err
 	}
 	return nil
 }
@@ -185,8 +190,12 @@ func runLocal(cmd *cobra.Command, f *localFlags) error {
 		if err != nil {
 			return err
 		}
+		placer, err := f.placer()
+		if err != nil {
+			return err
+		}
 		res, err := local.Run(ctx, opt, live.Config{Workload: w, Datasets: ds, Policy: p.String(), PolicyImpl: impl, Seed: f.seed, OutDir: dir,
-			MaxRunTime: f.maxRunTime, Logf: logf, Sink: sink})
+			Placer: placer, MemoryLRU: f.memoryLRU, MaxRunTime: f.maxRunTime, Logf: logf, Sink: sink})
 		if err != nil {
 			return fmt.Errorf("%s: %w", p, err)
 		}

@@ -42,6 +42,7 @@ func rootCmd() *cobra.Command {
 
 type simFlags struct {
 	clusterFlags
+	storageFlags
 	workload    string
 	datasets    string
 	swim        string
@@ -88,6 +89,7 @@ and either a topology file (--topology) or a uniform cluster (--racks,
 	}
 	fl := c.Flags()
 	f.clusterFlags.add(fl, 20, 30)
+	f.storageFlags.add(fl)
 	fl.StringVar(&f.workload, "workload", "", "workload YAML file")
 	fl.StringVar(&f.datasets, "datasets", "", "datasets YAML file")
 	fl.StringVar(&f.swim, "swim", "", "SWIM trace to import instead of --workload")
@@ -210,6 +212,9 @@ func (f *simFlags) check() error {
 			return fmt.Errorf("%s: %w", o.flag, err)
 		}
 	}
+	if _, err := f.placer(); err != nil {
+		return err
+	}
 	if f.resolution == 0 {
 		return fmt.Errorf("--resolution must be positive (got 0)")
 	}
@@ -298,9 +303,12 @@ func runSim(cmd *cobra.Command, f *simFlags) error {
 					}
 				}
 			}
+			// checked by f.check; a placer of each run's own
+			placer, _ := f.placer()
 			sum, tm, err := sim.RunOne(sim.Spec{
 				Topology: topo, Workload: w, Datasets: ds, Policy: jb.policy, Seed: jb.seed,
-				SlowStart: f.slowStart, Dir: sim.RunDir(f.out, jb.policy.String(), jb.seed), Options: opt,
+				SlowStart: f.slowStart, Placer: placer, MemoryLRU: f.memoryLRU,
+				Dir: sim.RunDir(f.out, jb.policy.String(), jb.seed), Options: opt,
 			})
 			mu.Lock()
 			defer mu.Unlock()

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/racklab/racklab/coordinator/cluster"
+	"github.com/racklab/racklab/coordinator/placement"
 	"github.com/racklab/racklab/coordinator/workload"
 	"github.com/racklab/racklab/datagen/layout"
 	"github.com/racklab/racklab/internal/units"
@@ -22,13 +23,16 @@ type layoutFlags struct {
 func layoutCmd() *cobra.Command {
 	var fl layoutFlags
 	cmd := &cobra.Command{
-		Use:   "layout --topology T.yaml --datasets D.yaml --out PLACED.yaml [--tier-mix mem=0.1,ssd=0.3,hdd=0.6]",
-		Short: "Place unplaced datasets on a topology (HDFS rack-aware, with a tier mix)",
+		Use:   "layout --topology T.yaml --datasets D.yaml --out PLACED.yaml [--placement hdfs|octopus] [--tier-mix mem=0.1,ssd=0.3,hdd=0.6]",
+		Short: "Place unplaced datasets on a topology (HDFS rack-aware with a tier mix, or OctopusFS-like)",
 		Long: `Place the unplaced datasets of a datasets file on a topology, as HDFS's default
 policy does (first replica on a random host, second and third on two hosts of
-another rack), each replica on a tier drawn from --tier-mix (weights; default
-all HDD, or a host's slowest tier when it lacks the one drawn), and write the
-placed datasets. Placed datasets are kept; empty ones stay unplaced.
+another rack), and write the placed datasets. With --placement hdfs (the
+default) each replica goes on a tier drawn from --tier-mix (weights; default
+all HDD); with --placement octopus (OctopusFS in Trident's evaluation) a
+block's first three replicas go one on each tier, memory, SSD and HDD, in a
+random order, and further ones on HDD. A host lacking the tier drawn gets its
+slowest. Placed datasets are kept; empty ones stay unplaced.
 --block-size and --replication, when given, replace the datasets' own.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -39,7 +43,8 @@ placed datasets. Placed datasets are kept; empty ones stay unplaced.
 	f.StringVar(&fl.topology, "topology", "", "topology file")
 	f.StringVar(&fl.datasets, "datasets", "", "datasets file to place")
 	f.StringVar(&fl.out, "out", "", "placed datasets file to write")
-	f.StringVar(&fl.tierMix, "tier-mix", "", "replica tier weights, e.g. mem=0.1,ssd=0.3,hdd=0.6 (default: all hdd)")
+	f.StringVar(&fl.opts.Placement, "placement", placement.HDFS, "block placement: "+strings.Join(placement.Names(), " or "))
+	f.StringVar(&fl.tierMix, "tier-mix", "", "replica tier weights of the hdfs placement, e.g. memory=0.1,ssd=0.3,hdd=0.6 (default: all hdd)")
 	f.Var(&fl.block, "block-size", "block size of the datasets placed (default: their own)")
 	f.IntVar(&fl.opts.Replication, "replication", 0, "replication of the datasets placed (default: their own, or 3)")
 	f.Uint64Var(&fl.opts.Seed, "seed", 1, "random seed")
@@ -52,6 +57,10 @@ placed datasets. Placed datasets are kept; empty ones stay unplaced.
 func runLayout(stderr io.Writer, fl *layoutFlags) error {
 	var err error
 	if fl.opts.TierMix, err = layout.ParseTierMix(fl.tierMix); err != nil {
+		return err
+	}
+	// checked before any file is read: the error is the flags', not a file's
+	if _, err := placement.New(fl.opts.Placement, fl.opts.TierMix); err != nil {
 		return err
 	}
 	fl.opts.BlockSize = int64(fl.block)

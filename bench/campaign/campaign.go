@@ -13,6 +13,7 @@ import (
 	"github.com/racklab/racklab/bench/sim"
 	"github.com/racklab/racklab/coordinator/cluster"
 	"github.com/racklab/racklab/coordinator/engine"
+	"github.com/racklab/racklab/coordinator/placement"
 	"github.com/racklab/racklab/coordinator/policy"
 	"github.com/racklab/racklab/coordinator/workload"
 	"github.com/racklab/racklab/datagen/coflow"
@@ -253,10 +254,19 @@ type RunSet struct {
 	// rates are recomputed exactly (sim.Options.FullRecompute): 0 for its
 	// default, negative for exact max-min at every change.
 	FullRecompute float64
-	NATS          string
-	Credentials   string
-	Listen        string
-	MemberAddr    string
+	// Placement names the placer of the unplaced datasets (placement.New:
+	// hdfs, the default, or octopus); TierMix is the hdfs placer's share
+	// of replicas per tier (all zero: HDD). A policy that places its own
+	// data (corral) overrides both.
+	Placement string
+	TierMix   placement.TierMix
+	// MemoryLRU turns on the engine's LRU memory tier (engine.Config):
+	// each host's memory tier is held to its capacity.
+	MemoryLRU   bool
+	NATS        string
+	Credentials string
+	Listen      string
+	MemberAddr  string
 }
 
 // Dir is the name of the run set's results under the result directory:
@@ -637,7 +647,7 @@ func parseRunSet(d *yamlfile.Decoder, n *yaml.Node, i int, workloads []string) R
 	where := fmt.Sprintf("runs[%d]", i)
 	m := d.Map(n, where)
 	m.Known("mode", "name", "policies", "repetitions", "network", "nats", "credentials", "listen", "member_addr", "workloads", "cluster",
-		"priorities", "shape_nics", "compute", "full_recompute")
+		"priorities", "shape_nics", "compute", "full_recompute", "placement", "tier_mix", "memory_lru")
 	m.Require("mode", "policies")
 	rs := RunSet{Mode: m.Str("mode"), Name: m.Str("name"), Repetitions: 1,
 		NATS: m.Str("nats"), Credentials: m.Str("credentials"), Listen: m.Str("listen"), MemberAddr: m.Str("member_addr")}
@@ -675,6 +685,7 @@ func parseRunSet(d *yamlfile.Decoder, n *yaml.Node, i int, workloads []string) R
 			m.Fail("full_recompute", "full_recompute 0 is the default (10 s): leave it out, give seconds, or a negative value for exact max-min at every change")
 		}
 	}
+	parseStorage(d, m, &rs, where)
 	for _, k := range []string{"priorities", "shape_nics", "compute"} {
 		if m.Has(k) && rs.Mode != ModeLocal {
 			m.Fail(k, "%s is an option of an emulated cluster (mode local); the simulator always serves priorities and host NICs, and its compute takes no CPU", k)
@@ -708,6 +719,67 @@ func parseRunSet(d *yamlfile.Decoder, n *yaml.Node, i int, workloads []string) R
 	}
 	rs.Policies = parsePolicies(d, m, i)
 	return rs
+}
+
+// parseStorage reads a run set's storage keys: placement (hdfs or
+// octopus), tier_mix (the hdfs placer's shares, a mapping of tier to
+// weight) and memory_lru.
+func parseStorage(d *yamlfile.Decoder, m *yamlfile.Map, rs *RunSet, where string) {
+	rs.Placement = placement.HDFS
+	if m.Has("placement") {
+		rs.Placement = m.Str("placement")
+		if !slices.Contains(placement.Names(), rs.Placement) {
+			m.Fail("placement", "unknown placement %q: %s", rs.Placement, strings.Join(placement.Names(), " or "))
+			return
+		}
+	}
+	if n := m.Node("tier_mix"); n != nil {
+		if rs.Placement != placement.HDFS {
+			m.Fail("tier_mix", "tier_mix is a setting of the hdfs placement: %s puts one replica on each tier", rs.Placement)
+			return
+		}
+		rs.TierMix = parseTierMix(d, n, where+" tier_mix")
+	}
+	rs.MemoryLRU = m.Bool("memory_lru")
+	if d.Err() == nil {
+		// the checks placement.New makes when the runs start, made now
+		if _, err := placement.New(rs.Placement, rs.TierMix); err != nil {
+			m.Fail("placement", "%v", err)
+		}
+	}
+}
+
+// parseTierMix reads a tier mix: a mapping of tier (memory or mem, ssd,
+// hdd) to its share of the replicas, a weight of 0 or more.
+func parseTierMix(d *yamlfile.Decoder, n *yaml.Node, where string) placement.TierMix {
+	var mix placement.TierMix
+	m := d.Map(n, where)
+	seen := map[cluster.TierKind]string{}
+	for _, key := range m.Keys() {
+		tier, err := placement.ParseTier(key)
+		if err != nil {
+			m.Fail(key, "%v", err)
+			return mix
+		}
+		if other, dup := seen[tier]; dup {
+			m.Fail(key, "%s and %s are one tier: give its share once", other, key)
+			return mix
+		}
+		seen[tier] = key
+		v := m.Float(key)
+		if d.Err() != nil {
+			return mix
+		}
+		if !(v >= 0) {
+			m.Fail(key, "the share of %s is a weight, 0 or more: got %g", key, v)
+			return mix
+		}
+		mix[tier] = v
+	}
+	if mix == (placement.TierMix{}) {
+		m.Fail("", "the shares add up to 0: give a positive share to at least one tier, or leave tier_mix out for all HDD")
+	}
+	return mix
 }
 
 // checkRunSetName checks a run set's name: it is part of a directory

@@ -21,6 +21,7 @@ import (
 	"github.com/racklab/racklab/bench/sim"
 	"github.com/racklab/racklab/coordinator/cluster"
 	"github.com/racklab/racklab/coordinator/live"
+	"github.com/racklab/racklab/coordinator/placement"
 	"github.com/racklab/racklab/coordinator/policy"
 	"github.com/racklab/racklab/coordinator/wire"
 	"github.com/racklab/racklab/coordinator/workload"
@@ -436,8 +437,13 @@ func (ex *executor) sim(ctx context.Context, r Run, jobsDone func(int)) (metrics
 	in := ex.inputs[inputKeyOf(ex.c, r)]
 	opt := sim.Options{MaxSimTime: ex.c.Limits.MaxSimTime, Window: in.window, Network: r.Set.Network, FullRecompute: r.Set.FullRecompute, Cancel: ctx.Done(), Background: ex.c.Background,
 		Progress: func(_ float64, done, _ int) { jobsDone(done) }}
+	placer, err := placement.New(r.Set.Placement, r.Set.TierMix)
+	if err != nil {
+		return metrics.Summary{}, err
+	}
 	sum, _, err := sim.RunOne(sim.Spec{Topology: ex.topos[r.SetIndex], Workload: in.w, Datasets: in.ds,
-		Policy: r.Policy, Seed: r.Seed, SlowStart: ex.c.SlowStart, Queues: ex.c.Queues, Predicted: in.pred, Dir: r.Dir, Options: opt})
+		Policy: r.Policy, Seed: r.Seed, SlowStart: ex.c.SlowStart, Queues: ex.c.Queues, Predicted: in.pred,
+		Placer: placer, MemoryLRU: r.Set.MemoryLRU, Dir: r.Dir, Options: opt})
 	return sum, err
 }
 
@@ -448,6 +454,10 @@ func (ex *executor) live(ctx context.Context, r Run, jobsDone func(int)) (metric
 	if err != nil {
 		return metrics.Summary{}, err
 	}
+	placer, err := placement.New(r.Set.Placement, r.Set.TierMix)
+	if err != nil {
+		return metrics.Summary{}, err
+	}
 	done := 0
 	in := ex.inputs[inputKeyOf(ex.c, r)]
 	sink, err := metrics.NewRunSink(r.Dir, in.w, r.Policy.String(), r.Seed)
@@ -455,7 +465,7 @@ func (ex *executor) live(ctx context.Context, r Run, jobsDone func(int)) (metric
 		return metrics.Summary{}, err
 	}
 	cfg := live.Config{Sink: sink, Background: ex.c.Background, Topology: ex.topos[r.SetIndex], Workload: in.w, Datasets: in.ds,
-		Policy: r.Policy.String(), PolicyImpl: p, Seed: r.Seed, Queues: ex.c.Queues, Predicted: in.pred,
+		Policy: r.Policy.String(), PolicyImpl: p, Seed: r.Seed, Queues: ex.c.Queues, Predicted: in.pred, Placer: placer, MemoryLRU: r.Set.MemoryLRU,
 		SlowStart: ex.c.SlowStart, OutDir: r.Dir, MaxRunTime: ex.c.Limits.MaxRunTime, Window: time.Duration(in.window * float64(time.Second)), StallTimeout: ex.c.Limits.StallTimeout, Logf: func(string, ...any) {}, // events.jsonl has them
 		OnEvent: func(ev live.Event) {
 			if strings.HasPrefix(ev.Kind, "job-") {

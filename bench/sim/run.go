@@ -27,6 +27,11 @@ type Spec struct {
 	// planner is told ahead of time (engine.Config).
 	Queues    []engine.Queue
 	Predicted *workload.Predicted
+	// Placer places the unplaced datasets (nil: the engine's default,
+	// HDFS's); MemoryLRU turns on the engine's LRU memory tier
+	// (engine.Config).
+	Placer    engine.DatasetPlacer
+	MemoryLRU bool
 	Dir       string
 	Options   Options
 }
@@ -68,6 +73,8 @@ func RunOne(spec Spec) (metrics.Summary, Timing, error) {
 		SlowStart: spec.SlowStart,
 		Queues:    spec.Queues,
 		Predicted: spec.Predicted,
+		Placer:    spec.Placer,
+		MemoryLRU: spec.MemoryLRU,
 		Stopwatch: func() int64 { return int64(time.Since(start)) },
 	}, spec.Topology, spec.Workload, spec.Datasets, p)
 	if err != nil {

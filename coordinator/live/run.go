@@ -30,6 +30,11 @@ type Config struct {
 	SlowStart float64
 	Queues    []engine.Queue
 	Predicted *workload.Predicted
+	// Placer places the unplaced datasets (nil: the engine's default,
+	// HDFS's); MemoryLRU turns on the engine's LRU memory tier
+	// (engine.Config).
+	Placer    engine.DatasetPlacer
+	MemoryLRU bool
 	// Cluster names the run's subjects.
 	Cluster string
 	// NATSURL connects to an external server as the coordinator user;

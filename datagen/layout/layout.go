@@ -2,20 +2,20 @@ package layout
 
 import (
 	"fmt"
-	"math"
 	"math/rand/v2"
-	"strconv"
-	"strings"
 
 	"github.com/racklab/racklab/coordinator/cluster"
-	"github.com/racklab/racklab/coordinator/placement/hdfs"
+	"github.com/racklab/racklab/coordinator/placement"
 	"github.com/racklab/racklab/coordinator/workload"
 )
 
 // Options shape the layout.
 type Options struct {
-	// TierMix is the share of replicas per tier kind (all zero: HDD);
-	// see hdfs.Placer.
+	// Placement names the placer (placement.New): hdfs ("" too) or
+	// octopus.
+	Placement string
+	// TierMix is the hdfs placer's share of replicas per tier kind (all
+	// zero: HDD); see hdfs.Placer. The octopus placer takes none.
 	TierMix [cluster.NumTierKinds]float64
 	// BlockSize and Replication, when positive, replace those of the
 	// datasets placed.
@@ -24,37 +24,11 @@ type Options struct {
 	Seed        uint64
 }
 
-// ParseTierMix reads a tier mix such as "mem=0.1,ssd=0.3,hdd=0.6". Shares
-// need not add up to 1: they are weights. An empty string is all HDD.
+// ParseTierMix reads a tier mix such as "mem=0.1,ssd=0.3,hdd=0.6" (memory
+// for mem too); see placement.ParseTierMix. Shares need not add up to 1:
+// they are weights. An empty string is all HDD.
 func ParseTierMix(s string) ([cluster.NumTierKinds]float64, error) {
-	var mix [cluster.NumTierKinds]float64
-	if strings.TrimSpace(s) == "" {
-		return mix, nil
-	}
-	seen := map[cluster.TierKind]bool{}
-	for _, part := range strings.Split(s, ",") {
-		k, v, ok := strings.Cut(strings.TrimSpace(part), "=")
-		if !ok {
-			return mix, fmt.Errorf("tier mix %q: %q is not tier=share", s, part)
-		}
-		tier, err := cluster.ParseTierKind(strings.TrimSpace(k))
-		if err != nil {
-			return mix, fmt.Errorf("tier mix %q: %v", s, err)
-		}
-		x, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
-		if err != nil || !(x >= 0) || math.IsInf(x, 0) {
-			return mix, fmt.Errorf("tier mix %q: share %q of %s must be a number, 0 or more", s, v, tier)
-		}
-		if seen[tier] {
-			return mix, fmt.Errorf("tier mix %q: %s is given twice", s, tier)
-		}
-		seen[tier] = true
-		mix[tier] = x
-	}
-	if mix[cluster.Mem]+mix[cluster.SSD]+mix[cluster.HDD] == 0 {
-		return mix, fmt.Errorf("tier mix %q: the shares add up to 0", s)
-	}
-	return mix, nil
+	return placement.ParseTierMix(s)
 }
 
 // Stats totals a layout.
@@ -80,16 +54,14 @@ func Place(t *cluster.Topology, ds *workload.Datasets, o Options) (*workload.Dat
 	case o.Replication < 0:
 		return nil, st, fmt.Errorf("replication must not be negative (got %d)", o.Replication)
 	}
-	for _, x := range o.TierMix {
-		if !(x >= 0) || math.IsInf(x, 0) {
-			return nil, st, fmt.Errorf("tier mix shares must be numbers, 0 or more (got %v)", o.TierMix)
-		}
+	p, err := placement.New(o.Placement, o.TierMix)
+	if err != nil {
+		return nil, st, err
 	}
 	if err := ds.Validate(t); err != nil {
 		return nil, st, err
 	}
 	rng := rand.New(rand.NewPCG(o.Seed, 0x2545f4914f6cdd1d))
-	p := &hdfs.Placer{TierMix: o.TierMix}
 	out := &workload.Datasets{Datasets: make([]workload.Dataset, len(ds.Datasets))}
 	used := map[[2]int]int64{} // (host, tier) → bytes
 	for i, d := range ds.Datasets {

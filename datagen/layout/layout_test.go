@@ -134,3 +134,48 @@ func TestBadInput(t *testing.T) {
 		t.Errorf("replica on a missing host: %v", err)
 	}
 }
+
+// The octopus placement puts one replica on each tier, on the hosts
+// HDFS's rule chooses; a tier mix with it, or an unknown placement, is
+// refused.
+func TestOctopusPlacement(t *testing.T) {
+	tp := topo(t)
+	ds := &workload.Datasets{Datasets: []workload.Dataset{{Name: "a", Size: 3000, BlockSize: 10, Replication: 3}}}
+	out, st, err := Place(tp, ds, Options{Placement: "octopus", Seed: 7})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for b, blk := range out.Datasets[0].Blocks {
+		r := blk.Replicas
+		if len(r) != 3 || r[0].Tier == r[1].Tier || r[1].Tier == r[2].Tier || r[0].Tier == r[2].Tier {
+			t.Fatalf("block %d: %+v, want one replica per tier", b, r)
+		}
+		if tp.RackOf(r[0].Host) == tp.RackOf(r[1].Host) || tp.RackOf(r[1].Host) != tp.RackOf(r[2].Host) {
+			t.Fatalf("block %d: not rack-aware: %+v", b, r)
+		}
+	}
+	for k, n := range st.ReplicaBytes {
+		if n != 3000 {
+			t.Errorf("%s holds %d bytes of replicas, want 3000 (one replica of each block)", cluster.TierKind(k), n)
+		}
+	}
+	again, _, _ := Place(tp, ds, Options{Placement: "octopus", Seed: 7})
+	if !reflect.DeepEqual(again, out) {
+		t.Error("same seed, different layout")
+	}
+	hdfs, _, _ := Place(tp, ds, Options{Seed: 7})
+	if reflect.DeepEqual(hdfs, out) {
+		t.Error("octopus and hdfs give the same layout")
+	}
+	for _, tc := range []struct {
+		o    Options
+		want string
+	}{
+		{Options{Placement: "octopus", TierMix: [3]float64{1}}, "a tier mix is a setting of the hdfs placer"},
+		{Options{Placement: "gfs"}, `unknown placement "gfs": hdfs or octopus`},
+	} {
+		if _, _, err := Place(tp, ds, tc.o); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%+v: error %v, want %q", tc.o, err, tc.want)
+		}
+	}
+}

@@ -33,7 +33,7 @@ func (p *Placer) PlaceDataset(t *cluster.Topology, rng *rand.Rand, d *workload.D
 	n = min(n, len(t.Hosts))
 	out := make([][]workload.Replica, len(sizes))
 	for b := range sizes {
-		hosts := placeBlock(t, rng, n)
+		hosts := Hosts(t, rng, n, nil)
 		reps := make([]workload.Replica, len(hosts))
 		for i, h := range hosts {
 			reps[i] = workload.Replica{Host: h, Tier: p.tier(t, rng, h)}
@@ -43,8 +43,32 @@ func (p *Placer) PlaceDataset(t *cluster.Topology, rng *rand.Rand, d *workload.D
 	return out, nil
 }
 
-func placeBlock(t *cluster.Topology, rng *rand.Rand, n int) []cluster.HostID {
-	return placeFrom(t, rng, cluster.HostID(rng.IntN(len(t.Hosts))), n, nil)
+// Hosts chooses the hosts of a new block's n replicas by HDFS's rule:
+// the first on a random host (the writer), the second on a host of
+// another rack, the third on another host of the second's rack, further
+// ones on random hosts, never two on one host. Only hosts usable accepts
+// are chosen (nil: every host); fewer come back if too few are usable.
+// Other placers (coordinator/placement/octopus) reuse it for their node
+// choice, so that their layouts differ from HDFS's in tiers only.
+func Hosts(t *cluster.Topology, rng *rand.Rand, n int, usable func(cluster.HostID) bool) []cluster.HostID {
+	n = min(n, len(t.Hosts))
+	if n <= 0 {
+		return nil
+	}
+	var first cluster.HostID
+	if usable == nil {
+		first = cluster.HostID(rng.IntN(len(t.Hosts)))
+	} else {
+		all := make([]cluster.HostID, len(t.Hosts))
+		for i := range all {
+			all[i] = cluster.HostID(i)
+		}
+		first = pickOther(all, rng, func(h cluster.HostID) bool { return !usable(h) })
+		if first < 0 {
+			return nil
+		}
+	}
+	return placeFrom(t, rng, first, n, usable)
 }
 
 // placeFrom places n replicas, the first on the writer, the others by
@@ -76,11 +100,13 @@ func placeFrom(t *cluster.Topology, rng *rand.Rand, first cluster.HostID, n int,
 			} else if h := pickOther(rack.Hosts, rng, used); h >= 0 {
 				hosts = append(hosts, h)
 			}
-		} else {
-			hosts = append(hosts, pickOther(t.Racks[firstRack].Hosts, rng, used))
+		} else if h := pickOther(t.Racks[firstRack].Hosts, rng, used); h >= 0 {
+			hosts = append(hosts, h)
 		}
 	}
-	if n >= 3 {
+	// without a second replica (no usable host on another rack) the rest
+	// go anywhere, below
+	if n >= 3 && len(hosts) >= 2 {
 		rack := t.Racks[t.RackOf(hosts[1])]
 		if h := pickOther(rack.Hosts, rng, used); h >= 0 {
 			hosts = append(hosts, h)
@@ -155,7 +181,15 @@ func (p *Placer) tier(t *cluster.Topology, rng *rand.Rand, h cluster.HostID) clu
 			x -= s
 		}
 	}
-	if _, ok := host.Tier(want); ok {
+	return TierOrSlowest(host, want)
+}
+
+// TierOrSlowest is the tier a replica drawn for tier kind want gets on a
+// host: want if the host has it, else the host's slowest tier (the one a
+// file system falls back to, as it is the most plentiful). A host
+// without tiers keeps want.
+func TierOrSlowest(host *cluster.Host, want cluster.TierKind) cluster.TierKind {
+	if _, ok := host.Tier(want); ok || len(host.Tiers) == 0 {
 		return want
 	}
 	slowest := host.Tiers[0].Kind

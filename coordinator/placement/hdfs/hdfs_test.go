@@ -80,3 +80,43 @@ func TestSmallClustersAndTierMix(t *testing.T) {
 		t.Fatalf("%d of 800 replicas in memory with a 50%% mix", mem)
 	}
 }
+
+// Hosts with a usable filter never picks an unusable host, the first
+// replica included, and comes back short when too few are usable.
+func TestHostsUsable(t *testing.T) {
+	tp := topo(t, 3, 4)
+	even := func(h cluster.HostID) bool { return h%2 == 0 }
+	rng := rand.New(rand.NewPCG(5, 6))
+	for i := 0; i < 200; i++ {
+		hs := Hosts(tp, rng, 3, even)
+		if len(hs) != 3 {
+			t.Fatalf("%d hosts, want 3: %v", len(hs), hs)
+		}
+		for _, h := range hs {
+			if !even(h) {
+				t.Fatalf("unusable host %d chosen: %v", h, hs)
+			}
+		}
+	}
+	only := func(h cluster.HostID) bool { return h == 7 }
+	if hs := Hosts(tp, rng, 3, only); !reflect.DeepEqual(hs, []cluster.HostID{7}) {
+		t.Fatalf("one usable host: got %v", hs)
+	}
+	if hs := Hosts(tp, rng, 3, func(cluster.HostID) bool { return false }); hs != nil {
+		t.Fatalf("no usable host: got %v", hs)
+	}
+	if hs := Hosts(tp, rng, 0, nil); hs != nil {
+		t.Fatalf("no replica asked: got %v", hs)
+	}
+}
+
+func TestTierOrSlowest(t *testing.T) {
+	h := &cluster.Host{Tiers: []cluster.Tier{{Kind: cluster.Mem}, {Kind: cluster.SSD}}}
+	for _, tc := range []struct{ want, got cluster.TierKind }{
+		{cluster.Mem, cluster.Mem}, {cluster.SSD, cluster.SSD}, {cluster.HDD, cluster.SSD},
+	} {
+		if got := TierOrSlowest(h, tc.want); got != tc.got {
+			t.Errorf("%s on a mem+ssd host: got %s, want %s", tc.want, got, tc.got)
+		}
+	}
+}

@@ -1,0 +1,98 @@
+package campaign
+
+import (
+	"context"
+	"encoding/csv"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/racklab/racklab/coordinator/cluster"
+	"github.com/racklab/racklab/coordinator/placement"
+)
+
+const storageHead = "name: p\ncluster: {racks: 2, hosts_per_rack: 3}\nworkload:\n  generator: {name: recurring, set: w1, scale: 0.01}\nruns:\n"
+
+// A run set's placement, tier_mix and memory_lru are read, with their
+// defaults (hdfs, no mix, no LRU), in every mode.
+func TestStorageKeys(t *testing.T) {
+	c, err := Load(writeCampaign(t, storageHead+
+		"  - {mode: sim, policies: [fifo]}\n"+
+		"  - {mode: sim, name: oct, policies: [fifo], placement: octopus, memory_lru: true}\n"+
+		"  - {mode: sim, name: mix, policies: [fifo], placement: hdfs, tier_mix: {memory: 1, ssd: 2, hdd: 0.5}}\n"+
+		"  - {mode: local, policies: [fifo], tier_mix: {mem: 1}, memory_lru: false}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, want := range []RunSet{
+		{Placement: "hdfs"},
+		{Placement: "octopus", MemoryLRU: true},
+		{Placement: "hdfs", TierMix: placement.TierMix{1, 2, 0.5}},
+		{Placement: "hdfs", TierMix: placement.TierMix{1, 0, 0}},
+	} {
+		got := c.Runs[i]
+		if got.Placement != want.Placement || got.TierMix != want.TierMix || got.MemoryLRU != want.MemoryLRU {
+			t.Errorf("run set %d: placement %q, tier mix %v, memory LRU %v; want %q, %v, %v", i, got.Placement, got.TierMix, got.MemoryLRU,
+				want.Placement, want.TierMix, want.MemoryLRU)
+		}
+	}
+	for _, tc := range []struct{ run, want string }{
+		{"  - {mode: sim, policies: [fifo], placement: ceph}\n", `c.yaml:6: runs[0]: unknown placement "ceph": hdfs or octopus`},
+		{"  - {mode: sim, policies: [fifo], placement: octopus, tier_mix: {memory: 1}}\n", `runs[0]: tier_mix is a setting of the hdfs placement: octopus puts one replica on each tier`},
+		{"  - {mode: sim, policies: [fifo], tier_mix: {memory: -1}}\n", `runs[0] tier_mix: the share of memory is a weight, 0 or more: got -1`},
+		{"  - {mode: sim, policies: [fifo], tier_mix: {flash: 1}}\n", `unknown tier kind "flash" (want memory, ssd or hdd)`},
+		{"  - {mode: sim, policies: [fifo], tier_mix: {mem: 1, memory: 2}}\n", `mem and memory are one tier`},
+		{"  - {mode: sim, policies: [fifo], tier_mix: {hdd: 0}}\n", `the shares add up to 0`},
+		{"  - {mode: sim, policies: [fifo], tier_mix: {hdd: x}}\n", `c.yaml:6`},
+		{"  - {mode: sim, policies: [fifo], tier_mix: 3}\n", `c.yaml:6`},
+		{"  - {mode: sim, policies: [fifo], memory_lru: maybe}\n", `runs[0]: memory_lru: want true or false, got "maybe"`},
+	} {
+		if _, err := Load(writeCampaign(t, storageHead+tc.run)); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%q: err %v, want %q", tc.run, err, tc.want)
+		}
+	}
+}
+
+// The simulator honours the placement: with HDFS's default every map
+// reads HDD; with octopus, or a memory tier mix, maps read memory.
+func TestStorageKeysReachTheSimulator(t *testing.T) {
+	c, err := Load(writeCampaign(t, storageHead+
+		"  - {mode: sim, policies: [fifo]}\n"+
+		"  - {mode: sim, name: oct, policies: [fifo], placement: octopus}\n"+
+		"  - {mode: sim, name: mem, policies: [fifo], tier_mix: {memory: 1}}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := t.TempDir()
+	if err := Execute(context.Background(), c, Options{Out: out, Parallel: 1}); err != nil {
+		t.Fatal(err)
+	}
+	memFrac := func(set string) float64 {
+		t.Helper()
+		f, err := os.Open(filepath.Join(SetDir(out, set, ""), "summary.csv"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		rows, err := csv.NewReader(f).ReadAll()
+		if err != nil || len(rows) != 2 {
+			t.Fatalf("%s summary: %d rows, %v", set, len(rows), err)
+		}
+		col := slices.Index(rows[0], "tier_"+cluster.Mem.String()+"_frac")
+		if col < 0 {
+			t.Fatalf("%s summary has no memory tier column: %v", set, rows[0])
+		}
+		x, err := strconv.ParseFloat(rows[1][col], 64)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return x
+	}
+	def, oct, mem := memFrac("sim"), memFrac("sim-oct"), memFrac("sim-mem")
+	if def != 0 || oct <= 0 || oct >= 1 || mem <= oct {
+		t.Fatalf("share of maps reading memory: hdfs %g, octopus %g, hdfs with a memory mix %g; want 0, in (0,1), above octopus", def, oct, mem)
+	}
+}
