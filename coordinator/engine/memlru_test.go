@@ -317,3 +317,39 @@ func TestMemoryLRUMapsReadWhereTheCacheSays(t *testing.T) {
 		t.Fatalf("maps read %v, want %v", tiers, want)
 	}
 }
+
+// A dataset whose memory host is lost before its upload stays where it
+// was held there: the cache moves nothing on a dead host, and none of its
+// moves is rejected.
+func TestMemoryLRUSkipsDeadHosts(t *testing.T) {
+	topo := lruTopo(t, 100)
+	ds := &workload.Datasets{Datasets: []workload.Dataset{tiered("a", 100), tiered("b", 100)}}
+	w := &workload.Workload{Jobs: []workload.Job{lruJob("ja", "a", 1), lruJob("jb", "b", 2)}}
+	e := newEngine(t, Config{MemoryLRU: true}, topo, w, ds, &scripted{offer: greedy})
+	if err := e.Advance(1); err != nil {
+		t.Fatal(err)
+	}
+	e.Schedule()
+	finishAll(t, e, e.Ready())
+	if err := e.HostLost(0); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.Advance(2); err != nil {
+		t.Fatal(err)
+	}
+	e.Schedule()
+	rd := e.Ready()
+	if len(rd.TierMoves) > 0 {
+		t.Fatalf("moves %+v on a dead host", rd.TierMoves)
+	}
+	finishAll(t, e, rd)
+	if mem, _ := memOn(e.Datasets(), 0); !slices.Equal(mem, []string{"a/0"}) {
+		t.Fatalf("dead host 0's memory holds %v, want a/0 as it was", mem)
+	}
+	if e.Stats.MemoryUploads != 1 || e.Stats.MemoryDemotions != 0 || e.Stats.Rejected != 0 {
+		t.Fatalf("uploads %d, demotions %d, rejected %v", e.Stats.MemoryUploads, e.Stats.MemoryDemotions, e.Stats.RejectedByReason)
+	}
+	if j := e.Job(1); j.State != JobSucceeded {
+		t.Fatalf("jb is %s: its HDD and SSD replicas are alive", j.State)
+	}
+}
