@@ -53,11 +53,11 @@ type Config struct {
 	// MemoryLRU makes each host's memory tier a cache of capacity
 	// cluster.Tier.CapacityBytes (0: unbounded) with LRU eviction, as
 	// OctopusFS runs for Trident's FB-like workload (spec §5.2, §7.3):
-	// the memory replicas a placer chose are held on HDD until the first
-	// job that reads their dataset is submitted, then moved into memory,
-	// demoting the least recently used blocks to HDD (never dropping
-	// them) to make room (memlru.go). Off, memory replicas stay where
-	// the placer put them, unbounded.
+	// the memory replicas a placer chose are held on HDD (SSD on a host
+	// without one) until the first job that reads their dataset is
+	// submitted, then moved into memory, demoting the least recently used
+	// blocks back (never dropping them) to make room (memlru.go). Off,
+	// memory replicas stay where the placer put them, unbounded.
 	MemoryLRU bool
 }
 

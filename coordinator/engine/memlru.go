@@ -198,7 +198,7 @@ func (e *Engine) evictOldest(h cluster.HostID) {
 	victim := res[oldest]
 	l.resident[h] = slices.Delete(res, oldest, oldest+1)
 	l.used[h] -= victim.size
-	if e.replicaTier(victim.memBlock, h) != cluster.Mem {
+	if tier, ok := e.replicaTier(victim.memBlock, h); !ok || tier != cluster.Mem {
 		return // a policy moved it out of memory already
 	}
 	to, _ := e.lowerTier(h) // it was held there, so the host has one
@@ -207,15 +207,16 @@ func (e *Engine) evictOldest(h cluster.HostID) {
 	}
 }
 
-// replicaTier is the tier of a block's replica on host h now.
-func (e *Engine) replicaTier(k memBlock, h cluster.HostID) cluster.TierKind {
+// replicaTier is the tier of a block's replica on host h now; false if
+// the host holds none.
+func (e *Engine) replicaTier(k memBlock, h cluster.HostID) (cluster.TierKind, bool) {
 	di := slices.IndexFunc(e.datasets.Datasets, func(d workload.Dataset) bool { return d.Name == k.dataset })
 	for _, r := range e.datasets.Datasets[di].Blocks[k.block].Replicas {
 		if r.Host == h {
-			return r.Tier
+			return r.Tier, true
 		}
 	}
-	return cluster.HDD
+	return 0, false
 }
 
 // touchBlock records a use of a dataset's block by a map attempt that
