@@ -62,11 +62,7 @@ func (r *run) inputDone(ev *wire.InputDone) {
 func (r *run) moveReplicas(moves []engine.TierMove) {
 	var hosts []cluster.HostID
 	for _, m := range moves {
-		loc := replicaAt{host: m.Host, key: DatasetBlockKey(m.Dataset, m.Block)}
-		if _, ok := r.onDisk[loc]; !ok {
-			r.onDisk[loc] = m.From // a second move before the first is done: still there
-		}
-		if len(r.heldMoves[m.Host]) == 0 && !slices.Contains(hosts, m.Host) {
+		if !slices.Contains(hosts, m.Host) {
 			hosts = append(hosts, m.Host)
 		}
 		r.heldMoves[m.Host] = append(r.heldMoves[m.Host], m)
@@ -88,22 +84,20 @@ func (r *run) sendMoves(h cluster.HostID) {
 	q := r.heldMoves[h]
 	kept := q[:0]
 	for _, m := range q {
+		loc := replicaAt{host: h, key: DatasetBlockKey(m.Dataset, m.Block)}
+		if _, ok := r.onDisk[loc]; !ok {
+			// reads go where the bytes are until the move is done; a
+			// move after one not yet done keeps the first one's tier
+			r.onDisk[loc] = m.From
+		}
 		if r.mustWait(m, kept) {
 			kept = append(kept, m)
 			continue
 		}
-		loc := replicaAt{host: h, key: DatasetBlockKey(m.Dataset, m.Block)}
 		r.moveSeq++
 		r.moving[loc] = m.From
 		r.leaving[hostTier{h, m.From}]++
 		r.send(r.topo.Hosts[h].Name, wire.TypeMoveReplica, &wire.MoveReplica{Request: r.moveSeq, Key: loc.key, From: m.From.String(), To: m.To.String()})
-	}
-	for _, m := range kept {
-		// an earlier move of it done: its bytes wait on the tier it leaves
-		loc := replicaAt{host: h, key: DatasetBlockKey(m.Dataset, m.Block)}
-		if _, ok := r.onDisk[loc]; !ok {
-			r.onDisk[loc] = m.From
-		}
 	}
 	if len(kept) == 0 {
 		delete(r.heldMoves, h)
