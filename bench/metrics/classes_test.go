@@ -92,7 +92,7 @@ func TestTaskClassification(t *testing.T) {
 
 	rows := readCSV(t, filepath.Join(dir, "attempts.csv"))
 	head := rows[0]
-	if !slices.Equal(head[len(head)-3:], []string{"data_class", "net_saturated", "reason"}) {
+	if !slices.Equal(head[len(head)-4:], []string{"data_class", "net_saturated", "reason", "source_host"}) {
 		t.Fatalf("attempts.csv header %v: the new columns are not last", head)
 	}
 	want := [][3]string{
@@ -101,7 +101,7 @@ func TestTaskClassification(t *testing.T) {
 	}
 	for i, w := range want {
 		row := rows[i+1]
-		if got := [3]string(row[len(row)-3:]); got != w {
+		if got := [3]string(row[len(row)-4 : len(row)-1]); got != w {
 			t.Errorf("attempt %d: %v, want %v", i, got, w)
 		}
 	}

@@ -135,6 +135,11 @@ type Summary struct {
 	// bottleneck while the lower one queued, and the share of those seconds whose
 	// higher band waited less per byte there (bench/local measures it).
 	PrioritySharedS, PriorityInOrderFrac float64
+	// MemoryUploads and MemoryDemotions are the block replicas the
+	// memory tier's LRU cache moved into memory when their dataset was
+	// uploaded and out of it to make room (engine.Config.MemoryLRU; 0
+	// without it).
+	MemoryUploads, MemoryDemotions int64
 }
 
 // PriorityOrder is what a run measured of the network's priority order
@@ -161,6 +166,7 @@ var SummaryHeader = []string{
 	"plan_objective_s", "plan_lower_bound_s", "plan_gap", "plan_wall_s",
 	"jct_p90_s", "prio_shared_s", "prio_in_order_frac",
 	"mem_local_frac", "ssd_local_frac", "hdd_local_frac", "decision_max_s",
+	"memory_uploads", "memory_demotions",
 }
 
 // PolicyFigureColumns are the summary.csv columns a policy fills with its
@@ -194,6 +200,7 @@ var SummaryAdded = map[string]float64{
 	"plan_objective_s": math.NaN(), "plan_lower_bound_s": math.NaN(), "plan_gap": math.NaN(), "plan_wall_s": math.NaN(),
 	"jct_p90_s": math.NaN(), "prio_shared_s": math.NaN(), "prio_in_order_frac": math.NaN(),
 	"mem_local_frac": math.NaN(), "ssd_local_frac": math.NaN(), "hdd_local_frac": math.NaN(), "decision_max_s": math.NaN(),
+	"memory_uploads": 0, "memory_demotions": 0,
 }
 
 // SummaryRequired is the columns every summary.csv has: SummaryHeader
@@ -261,6 +268,7 @@ func (s *Summary) Row() []string {
 		s.figure("plan_objective_s"), s.figure("plan_lower_bound_s"), s.figure("plan_gap"), share(s.PlanWallS),
 		ff(s.JCTP90S), share(s.PrioritySharedS), share(s.PriorityInOrderFrac),
 		ff(s.LocalTierFrac[cluster.Mem]), ff(s.LocalTierFrac[cluster.SSD]), ff(s.LocalTierFrac[cluster.HDD]), share(s.DecisionMaxS),
+		i(s.MemoryUploads), i(s.MemoryDemotions),
 	}
 }
 
@@ -446,7 +454,7 @@ var attemptHeader = []string{
 	"job", "stage", "task", "attempt", "kind", "host", "rack", "start_s", "end_s", "outcome", "duplicate",
 	"locality", "tier", "input_bytes", "output_bytes",
 	"local_bytes", "rack_bytes", "cross_bytes", "cross_input", "cross_shuffle", "cross_dependent", "cross_duplicate", "cross_output",
-	"data_class", "net_saturated", "reason",
+	"data_class", "net_saturated", "reason", "source_host",
 }
 
 var jobHeader = []string{"job", "queue", "state", "arrival_s", "submitted_s", "started_s", "finished_s", "jct_s", "tasks", "attempts", "reason", "input_bytes"}
@@ -459,9 +467,10 @@ func (r *Recorder) Attempt(a *engine.AttemptRecord) error {
 			lv[l] += a.Bytes[c][l]
 		}
 	}
-	tier := ""
+	// the replica a map read: its host and tier (empty for other attempts)
+	tier, source := "", ""
 	if a.Source.Host >= 0 {
-		tier = a.Tier.String()
+		tier, source = a.Tier.String(), strconv.Itoa(int(a.Source.Host))
 	}
 	i := func(x int64) string { return strconv.FormatInt(x, 10) }
 	err := r.attempts.Write([]string{
@@ -472,7 +481,7 @@ func (r *Recorder) Attempt(a *engine.AttemptRecord) error {
 		i(a.Bytes[engine.ClassInput][engine.LevelCross]), i(a.Bytes[engine.ClassShuffle][engine.LevelCross]),
 		i(a.Bytes[engine.ClassDependent][engine.LevelCross]), i(a.Bytes[engine.ClassDuplicate][engine.LevelCross]),
 		i(a.Bytes[engine.ClassOutput][engine.LevelCross]),
-		DataClass(a.InputClass), netSaturated(a.Note.Saturation), a.Note.Reason,
+		DataClass(a.InputClass), netSaturated(a.Note.Saturation), a.Note.Reason, source,
 	})
 	r.sum.Attempts++
 	if d := a.End - a.Start; d > 0 {
@@ -712,6 +721,7 @@ func (r *Recorder) Finish(policy string, seed uint64, st *engine.Stats, up, down
 		s.Duplicates, s.DuplicatesUsed, s.Rejected, s.Decisions = st.Duplicates, st.DuplicatesUsed, st.Rejected, st.Decisions
 		s.InputRackCoV, s.InputRackCoVFirst = stats.CoV(st.InputRackBytes), stats.CoV(st.InputRackFirstBytes)
 		s.PolicyFigures = st.PolicyFigures
+		s.MemoryUploads, s.MemoryDemotions = st.MemoryUploads, st.MemoryDemotions
 		if st.PlanNanos > 0 {
 			s.PlanWallS = float64(st.PlanNanos) / 1e9
 		}

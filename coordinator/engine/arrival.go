@@ -35,6 +35,7 @@ func (e *Engine) submit(j *Job) {
 	j.State = JobRunning
 	j.Submitted = e.now
 	e.running = append(e.running, j)
+	e.uploadInputs(j) // before the release: the policy sees the input uploaded
 	for _, st := range j.Stages {
 		if st.Spec.Kind == workload.Map && st.InputClass == ClassDependent {
 			e.buildDependentInput(j, st)

@@ -55,6 +55,15 @@ type Config struct {
 	// Stopwatch, when set, returns a monotonic time in nanoseconds; the
 	// engine uses it only to measure how long policy decisions take.
 	Stopwatch func() int64
+	// MemoryLRU makes each host's memory tier a cache of capacity
+	// cluster.Tier.CapacityBytes (0: unbounded) with LRU eviction, as
+	// OctopusFS runs for Trident's FB-like workload (spec §5.2, §7.3):
+	// the memory replicas a placer chose are held on HDD (SSD on a host
+	// without one) until the first job that reads their dataset is
+	// submitted, then moved into memory, demoting the least recently used
+	// blocks back (never dropping them) to make room (memlru.go). Off,
+	// memory replicas stay where the placer put them, unbounded.
+	MemoryLRU bool
 }
 
 // Queue is a scheduling queue.
@@ -220,6 +229,9 @@ func New(cfg Config, topo *cluster.Topology, w *workload.Workload, ds *workload.
 		return nil, err
 	}
 	e.countInputByRack()
+	if cfg.MemoryLRU {
+		e.holdMemoryReplicas()
+	}
 	if err := e.buildJobs(w, e.datasets); err != nil {
 		return nil, err
 	}

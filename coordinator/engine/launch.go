@@ -85,6 +85,9 @@ func (e *Engine) launch(ref TaskRef, h cluster.HostID, opt LaunchOptions, dup bo
 		e.dropFree(h)
 	}
 	e.attempts[a.ID] = a
+	if st.InputClass == ClassInput && a.Source.Host >= 0 {
+		e.touchBlock(st.Spec.Input, t.Block) // the block is used, whichever replica is read
+	}
 	e.Stats.Launches++
 	e.ready.Launches = append(e.ready.Launches, a)
 	return a.ID, nil

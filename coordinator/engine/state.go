@@ -104,8 +104,9 @@ type Ready struct {
 	// outputs changed: more are done, or some were lost. The driver
 	// tells the attempt where to fetch from (ShuffleSources).
 	Shuffles []ShuffleUpdate
-	// TierMoves are replicas the policy moved between tiers of a host:
-	// the driver moves the bytes.
+	// TierMoves are replicas the policy or the memory tier's cache
+	// (Config.MemoryLRU) moved between tiers of a host, in the order
+	// made: the driver moves the bytes.
 	TierMoves []TierMove
 }
 
@@ -163,6 +164,7 @@ type Engine struct {
 
 	ready       Ready
 	dirtyStages []*Stage // stages whose upstream outputs changed
+	lru         *memLRU  // the memory tier's cache; nil without Config.MemoryLRU
 
 	// Stats counts what happened, for the run's records.
 	Stats Stats
@@ -191,4 +193,9 @@ type Stats struct {
 	// Engine.RecordPolicyFigures read them; nil before, or when the
 	// policy reports none.
 	PolicyFigures map[string]float64
+	// MemoryUploads counts the block replicas moved into memory when
+	// their dataset was uploaded, MemoryDemotions those the memory
+	// tier's LRU eviction moved down to make room (Config.MemoryLRU;
+	// both 0 without it).
+	MemoryUploads, MemoryDemotions int64
 }

@@ -86,11 +86,13 @@ func (r *run) launch(a *engine.Attempt) {
 		// the priority the policy launched it with, through the same
 		// table as a later re-mark: its first bytes are already ranked
 		DSCP: traffic.PriorityDSCP(a.Priority)}
+	d := dispatched{host: a.Host, at: time.Now()}
 	if st.Spec.Kind == workload.Map {
 		l.Kind = wire.KindMap
 		if ref, ok := r.eng.InputObject(a); ok && a.Source.Host >= 0 {
 			key := objectKey(ref)
 			tier := r.readTier(a.Source.Host, key, a.Source.Tier)
+			d.tier, d.hasTier = tier, true
 			l.Input = &wire.Range{Object: r.object(a.Source.Host, tier, key), Task: "input", Length: a.InputBytes}
 		}
 	} else {
@@ -111,7 +113,7 @@ func (r *run) launch(a *engine.Attempt) {
 	for _, rep := range a.OutputReplicas {
 		l.Replicas = append(l.Replicas, r.object(rep.Host, rep.Tier, l.OutputKey))
 	}
-	r.running[a.ID] = dispatched{host: a.Host, at: time.Now()}
+	r.running[a.ID] = d
 	r.sendLaunch(r.topo.Hosts[a.Host].Name, &l)
 }
 
@@ -119,6 +121,11 @@ func (r *run) launch(a *engine.Attempt) {
 type dispatched struct {
 	host cluster.HostID
 	at   time.Time
+	// tier is the tier a map read its input replica from (hasTier): the
+	// engine's, or the one the replica's bytes were still on while a
+	// worker moved them (readTier). The attempt's record says it.
+	tier    cluster.TierKind
+	hasTier bool
 }
 
 // maxRanges bounds the ranges of one message, so that a shuffle over
@@ -158,6 +165,9 @@ func (r *run) sendSources(host string, s *wire.Sources) {
 // recordAttempt forgets an ended attempt and records it: in the sink, the
 // metrics and attempts.jsonl (with the phases its worker reported).
 func (r *run) recordAttempt(rec *engine.AttemptRecord) {
+	if d, ok := r.running[rec.ID]; ok && d.hasTier {
+		rec.Tier = d.tier // the tier actually read
+	}
 	delete(r.shuffles, rec.ID)
 	delete(r.running, rec.ID)
 	r.prom.ended.WithLabelValues(rec.Outcome.String()).Inc()

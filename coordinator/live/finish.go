@@ -43,6 +43,11 @@ func (r *run) finish() {
 	for _, loc := range sortedReplicas(r.moving) {
 		r.event("replica-move-unfinished", r.topo.Hosts[loc.host].Name, "%s: no answer by the end of the run; its bytes may still be on %s", loc.key, r.onDisk[loc])
 	}
+	for h := range r.topo.Hosts {
+		for _, m := range r.heldMoves[cluster.HostID(h)] {
+			r.event("replica-move-unsent", r.topo.Hosts[h].Name, "%s from %s to %s: held behind moves unanswered by the end of the run", DatasetBlockKey(m.Dataset, m.Block), m.From, m.To)
+		}
+	}
 	var up, down []float64
 	if r.cfg.Counters != nil {
 		u, d, err := r.windowUp, r.windowDown, error(nil)

@@ -52,6 +52,7 @@ func (r *run) lose(name, why string) {
 	}
 	hi.lost = true
 	r.res.HostsLost = append(r.res.HostsLost, name)
+	delete(r.heldMoves, hi.id) // its moves wait for answers that may never come
 	if err := r.eng.Advance(r.now()); err != nil {
 		r.logf("advance: %v", err)
 	}

@@ -1,6 +1,7 @@
 package live
 
 import (
+	"slices"
 	"sort"
 
 	"github.com/racklab/racklab/coordinator/cluster"
@@ -45,42 +46,110 @@ func (r *run) inputDone(ev *wire.InputDone) {
 	}
 }
 
-// moveReplicas asks the workers to move the replicas the policy moved
-// between tiers. Until a worker says the move is done, reads of the
+// moveReplicas asks the workers to move the replicas the engine moved
+// between tiers. Until a worker says a move is done, reads of the
 // replica go to the tier it is leaving (the engine already counts it on
 // the new one).
+//
+// A worker runs the moves it is sent at once, each taking its room in
+// the destination tier before it copies, and frees the source only when
+// done. So a move into a tier with a capacity is held here until the
+// moves leaving that tier on its host, sent or held before it, are
+// done: the memory cache's demotions (engine.Config.MemoryLRU) make the
+// room its promotions then take, and sending both at once would
+// overfill the tier. A move of a replica also waits for that replica's
+// earlier move.
 func (r *run) moveReplicas(moves []engine.TierMove) {
+	var hosts []cluster.HostID
 	for _, m := range moves {
-		key := DatasetBlockKey(m.Dataset, m.Block)
-		r.moveSeq++
-		loc := replicaAt{host: m.Host, key: key}
-		if _, ok := r.onDisk[loc]; !ok {
-			r.onDisk[loc] = m.From // a second move before the first is done: still there
+		if !slices.Contains(hosts, m.Host) {
+			hosts = append(hosts, m.Host)
 		}
-		r.moving[loc] = true
-		host := r.topo.Hosts[m.Host].Name
-		r.send(host, wire.TypeMoveReplica, &wire.MoveReplica{Request: r.moveSeq, Key: key, From: m.From.String(), To: m.To.String()})
+		r.heldMoves[m.Host] = append(r.heldMoves[m.Host], m)
+	}
+	for _, h := range hosts {
+		r.sendMoves(h)
 	}
 }
 
+// hostTier names a tier of a host.
+type hostTier struct {
+	host cluster.HostID
+	tier cluster.TierKind
+}
+
+// sendMoves sends, in order, the held moves of a host that need not
+// wait any more (moveReplicas).
+func (r *run) sendMoves(h cluster.HostID) {
+	q := r.heldMoves[h]
+	kept := q[:0]
+	for _, m := range q {
+		loc := replicaAt{host: h, key: DatasetBlockKey(m.Dataset, m.Block)}
+		if _, ok := r.onDisk[loc]; !ok {
+			// reads go where the bytes are until the move is done; a
+			// move after one not yet done keeps the first one's tier
+			r.onDisk[loc] = m.From
+		}
+		if r.mustWait(m, kept) {
+			kept = append(kept, m)
+			continue
+		}
+		r.moveSeq++
+		r.moving[loc] = m.From
+		r.leaving[hostTier{h, m.From}]++
+		r.send(r.topo.Hosts[h].Name, wire.TypeMoveReplica, &wire.MoveReplica{Request: r.moveSeq, Key: loc.key, From: m.From.String(), To: m.To.String()})
+	}
+	if len(kept) == 0 {
+		delete(r.heldMoves, h)
+		return
+	}
+	r.heldMoves[h] = kept
+}
+
+// mustWait says a held move must stay held: its replica is being moved,
+// or an earlier held move is of it; or its destination tier has a
+// capacity and a move leaving that tier is under way or held before it.
+func (r *run) mustWait(m engine.TierMove, earlier []engine.TierMove) bool {
+	if _, busy := r.moving[replicaAt{host: m.Host, key: DatasetBlockKey(m.Dataset, m.Block)}]; busy {
+		return true
+	}
+	to, _ := r.topo.Hosts[m.Host].Tier(m.To)
+	bounded := to.CapacityBytes > 0
+	if bounded && r.leaving[hostTier{m.Host, m.To}] > 0 {
+		return true
+	}
+	for _, e := range earlier {
+		if (e.Dataset == m.Dataset && e.Block == m.Block) || (bounded && e.From == m.To) {
+			return true
+		}
+	}
+	return false
+}
+
 // replicaMoved records a worker's answer to a move. A failed move leaves
-// the bytes where they were, and reads keep going there.
+// the bytes where they were, and reads keep going there. Either way the
+// moves the host held behind it may go.
 func (r *run) replicaMoved(ev *wire.ReplicaMoved) {
 	h, ok := r.byName[ev.Host]
 	if !ok {
 		return
 	}
 	loc := replicaAt{host: h, key: ev.Key}
-	if !r.moving[loc] {
+	from, ok := r.moving[loc]
+	if !ok {
 		return
 	}
 	delete(r.moving, loc)
+	if r.leaving[hostTier{h, from}]--; r.leaving[hostTier{h, from}] == 0 {
+		delete(r.leaving, hostTier{h, from})
+	}
 	if ev.OK {
 		delete(r.onDisk, loc)
 		r.event("replica-moved", ev.Host, "%s from %s to %s, %d B in %.2f s", ev.Key, ev.From, ev.To, ev.Bytes, ev.Seconds)
-		return
+	} else {
+		r.event("replica-move-failed", ev.Host, "%s from %s to %s: %s; reads stay on %s", ev.Key, ev.From, ev.To, ev.Error, ev.From)
 	}
-	r.event("replica-move-failed", ev.Host, "%s from %s to %s: %s; reads stay on %s", ev.Key, ev.From, ev.To, ev.Error, ev.From)
+	r.sendMoves(h)
 }
 
 // replicaAt names a stored object on a host.
@@ -90,7 +159,7 @@ type replicaAt struct {
 }
 
 // sortedReplicas lists a set's replicas in a fixed order, for records.
-func sortedReplicas(set map[replicaAt]bool) []replicaAt {
+func sortedReplicas[V any](set map[replicaAt]V) []replicaAt {
 	out := make([]replicaAt, 0, len(set))
 	for loc := range set {
 		out = append(out, loc)

@@ -184,8 +184,13 @@ type run struct {
 	running map[engine.AttemptID]dispatched
 	// onDisk is where a replica's bytes are while a worker moves them to
 	// the tier the engine already counts them on
-	onDisk        map[replicaAt]cluster.TierKind
-	moving        map[replicaAt]bool // moves not yet answered
+	onDisk map[replicaAt]cluster.TierKind
+	// moving is the moves sent and not yet answered, with the tier each
+	// leaves; leaving counts them by host and tier; heldMoves is each
+	// host's moves not yet sent, in the engine's order (moveReplicas)
+	moving        map[replicaAt]cluster.TierKind
+	leaving       map[hostTier]int
+	heldMoves     map[cluster.HostID][]engine.TierMove
 	moveSeq       uint64
 	prom          *promMetrics
 	seenDecisions int
@@ -272,9 +277,9 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		return nil, err
 	}
 	r := &run{cfg: cfg, subj: subj, topo: cfg.Topology, byName: map[string]cluster.HostID{}, phases: map[engine.AttemptID]phases{},
-		running:  map[engine.AttemptID]dispatched{},
-		onDisk:   map[replicaAt]cluster.TierKind{},
-		moving:   map[replicaAt]bool{},
+		running: map[engine.AttemptID]dispatched{},
+		onDisk:  map[replicaAt]cluster.TierKind{},
+		moving:  map[replicaAt]cluster.TierKind{}, leaving: map[hostTier]int{}, heldMoves: map[cluster.HostID][]engine.TierMove{},
 		rackName: map[string]cluster.RackID{}, shuffles: map[engine.AttemptID]*shuffle{}}
 	r.res.Dir = cfg.OutDir
 	r.rejected.since = time.Now()

@@ -136,3 +136,204 @@ func countFiles(t *testing.T, dir string) int {
 	}
 	return n
 }
+
+// lruCache is FIFO that keeps one block in each host's memory: once a
+// map has read a replica from HDD, it demotes the block it put in that
+// host's memory before, then promotes the one read (the engine's memory
+// cache, engine.Config.MemoryLRU, makes the same pairs of moves).
+type lruCache struct {
+	fifo.Policy
+	inMem map[cluster.HostID]int // the block of "in" each host holds in memory
+	moves int
+}
+
+func (*lruCache) Name() string { return "lru-cache" }
+
+func (p *lruCache) InputDone(ctx *engine.Context, a *engine.Attempt) {
+	h := a.Source.Host
+	if h < 0 || a.Source.Tier != cluster.HDD {
+		return
+	}
+	block := int(ctx.Task(a.Task).Block)
+	if old, ok := p.inMem[h]; ok {
+		if old == block {
+			return
+		}
+		if err := ctx.SetReplicaTier("in", old, h, cluster.HDD); err == nil {
+			p.moves++
+		}
+		delete(p.inMem, h)
+	}
+	if err := ctx.SetReplicaTier("in", block, h, cluster.Mem); err == nil {
+		p.moves++
+		p.inMem[h] = block
+	}
+}
+
+// Memory that holds one block takes a promotion only once the demotion
+// that makes room for it is done: the coordinator holds the promotion
+// until the worker has answered the demotion (a worker runs the moves
+// it gets at once, and the promotion would find the tier full), and a
+// replica's second move until its first is done.
+func TestPromotionWaitsForTheDemotionThatMakesRoom(t *testing.T) {
+	const block = 1 << 20
+	topo, err := cluster.Uniform(cluster.UniformSpec{Racks: 2, HostsPerRack: 1, Slots: 2, NICBps: 125e6, Oversubscription: 1,
+		Tiers: []cluster.Tier{
+			{Kind: cluster.Mem, ReadBps: 2e9, WriteBps: 2e9, CapacityBytes: block},
+			{Kind: cluster.HDD, ReadBps: 2e9, WriteBps: 8 * block}, // unbounded; a move down takes ~0.1 s
+		}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, ds := parseInputs(t, topo, `jobs:
+  - id: first
+    stages:
+      - {name: map, kind: map, input: in, selectivity: 0}
+  - id: again
+    parents: [first]
+    stages:
+      - {name: map, kind: map, input: in, selectivity: 0}
+`)
+	creds, err := wire.NewCredentials(hostNames(topo))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := t.TempDir()
+	p := &lruCache{inMem: map[cluster.HostID]int{}}
+	cfg := Config{Topology: topo, Workload: w, Datasets: ds, Policy: "lru-cache", PolicyImpl: p, Seed: 1, Cluster: "lru",
+		Listen: "127.0.0.1:0", Creds: creds, OutDir: out, StopWorkers: true, Logf: t.Logf}
+	memDirs := map[string]string{}
+	cfg.OnListening = func(url string) {
+		ctx, cancel := context.WithCancel(context.Background())
+		var wg sync.WaitGroup
+		t.Cleanup(func() { cancel(); wg.Wait() })
+		for _, h := range topo.Hosts {
+			mem, hdd := filepath.Join(t.TempDir(), "mem"), filepath.Join(t.TempDir(), "hdd")
+			memDirs[h.Name] = mem
+			ac := agent.Config{Host: h.Name, Rack: topo.Racks[h.Rack].Name, Slots: h.Slots, NATSURL: url,
+				Password: creds.Workers[h.Name], Cluster: "lru", DataAddr: "127.0.0.1:0", MemberAddr: "127.0.0.1",
+				Tiers: []store.TierConfig{{Kind: cluster.Mem, Dir: mem, Capacity: block}, {Kind: cluster.HDD, Dir: hdd, WriteBps: 8 * block}}}
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				if err := agent.Run(ctx, ac); err != nil && !errors.Is(err, context.Canceled) {
+					t.Errorf("worker %s: %v", ac.Host, err)
+				}
+			}()
+		}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	res, err := Run(ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Jobs != 2 || res.FailedJobs != 0 {
+		t.Fatalf("jobs %d, failed %d", res.Jobs, res.FailedJobs)
+	}
+	if p.moves < 2*len(topo.Hosts) {
+		t.Fatalf("the policy made %d moves: no host both demoted and promoted", p.moves)
+	}
+	events, err := os.ReadFile(filepath.Join(out, "events.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(events), "replica-move-failed") || strings.Contains(string(events), "replica-move-un") {
+		t.Errorf("a move failed or was left undone:\n%s", events)
+	}
+	if n := strings.Count(string(events), `"kind":"replica-moved"`); n != p.moves {
+		t.Errorf("%d replica-moved events for %d moves", n, p.moves)
+	}
+	for host, dir := range memDirs {
+		if n := countFiles(t, filepath.Join(dir, wire.DatasetObjects)); n != 1 {
+			t.Errorf("host %s holds %d blocks in memory, want the one its cache kept", host, n)
+		}
+	}
+}
+
+// promoting is FIFO that moves every HDD replica of a job's input into
+// memory as the job is submitted, before its maps launch.
+type promoting struct {
+	fifo.Policy
+	moves int
+}
+
+func (*promoting) Name() string { return "promoting" }
+
+func (p *promoting) JobSubmitted(ctx *engine.Context, j engine.JobID) {
+	for _, st := range ctx.Job(j).Stages {
+		if st.InputClass != engine.ClassInput {
+			continue
+		}
+		for i := range st.Tasks {
+			ref := engine.TaskRef{Job: j, Stage: int16(st.Index), Index: int32(i)}
+			for _, rep := range ctx.Replicas(ref) {
+				if rep.Tier == cluster.HDD && ctx.SetReplicaTier(st.Spec.Input, int(ctx.Task(ref).Block), rep.Host, cluster.Mem) == nil {
+					p.moves++
+				}
+			}
+		}
+	}
+}
+
+// A map launched while its replica is being moved reads the tier the
+// bytes are leaving, and its record (attempts.csv's tier) says that
+// tier, not the one the engine already counts the replica on.
+func TestAttemptRecordsTheTierActuallyRead(t *testing.T) {
+	topo, err := cluster.Uniform(cluster.UniformSpec{Racks: 2, HostsPerRack: 1, Slots: 2, NICBps: 125e6, Oversubscription: 1,
+		Tiers: []cluster.Tier{{Kind: cluster.Mem, ReadBps: 2e9, WriteBps: 1 << 20}, {Kind: cluster.HDD, ReadBps: 2e9, WriteBps: 2e9}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, ds := parseInputs(t, topo, `jobs:
+  - id: first
+    stages:
+      - {name: map, kind: map, input: in, selectivity: 0}
+`)
+	creds, err := wire.NewCredentials(hostNames(topo))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := t.TempDir()
+	p := &promoting{}
+	sink := &recordingSink{} // bench's metrics.RunSink writes a.Tier as attempts.csv's tier
+	cfg := Config{Topology: topo, Workload: w, Datasets: ds, Policy: "promoting", PolicyImpl: p, Seed: 1, Cluster: "promote",
+		Listen: "127.0.0.1:0", Creds: creds, OutDir: out, StopWorkers: true, Sink: sink, Logf: t.Logf}
+	cfg.OnListening = func(url string) {
+		ctx, cancel := context.WithCancel(context.Background())
+		var wg sync.WaitGroup
+		t.Cleanup(func() { cancel(); wg.Wait() })
+		for _, h := range topo.Hosts {
+			// memory writes at 1 MiB/s: a 1 MiB block's move outlasts the
+			// maps' launch, which the same engine call made
+			ac := agent.Config{Host: h.Name, Rack: topo.Racks[h.Rack].Name, Slots: h.Slots, NATSURL: url,
+				Password: creds.Workers[h.Name], Cluster: "promote", DataAddr: "127.0.0.1:0", MemberAddr: "127.0.0.1",
+				Tiers: []store.TierConfig{{Kind: cluster.Mem, Dir: filepath.Join(t.TempDir(), "mem"), WriteBps: 1 << 20},
+					{Kind: cluster.HDD, Dir: filepath.Join(t.TempDir(), "hdd")}}}
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				if err := agent.Run(ctx, ac); err != nil && !errors.Is(err, context.Canceled) {
+					t.Errorf("worker %s: %v", ac.Host, err)
+				}
+			}()
+		}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	res, err := Run(ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Jobs != 1 || res.FailedJobs != 0 || p.moves == 0 {
+		t.Fatalf("jobs %d, failed %d, moves %d", res.Jobs, res.FailedJobs, p.moves)
+	}
+	if len(sink.attempts) == 0 {
+		t.Fatal("no attempt recorded")
+	}
+	for _, a := range sink.attempts {
+		if a.Tier != cluster.HDD || a.Source.Tier != cluster.Mem {
+			t.Errorf("attempt %d: read from %s (the engine's replica on %s) while the replica moved into memory, want hdd (mem)", a.ID, a.Tier, a.Source.Tier)
+		}
+	}
+}

@@ -1,0 +1,61 @@
+package metrics
+
+import (
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"github.com/racklab/racklab/coordinator/cluster"
+	"github.com/racklab/racklab/coordinator/engine"
+	"github.com/racklab/racklab/coordinator/workload"
+)
+
+// attempts.csv records the replica a map read, its host (source_host, the
+// last column) and its tier, and nothing for an attempt that read no
+// replica; summary.csv counts the memory cache's uploads and demotions
+// (engine.Config.MemoryLRU).
+func TestSourceHostAndMemoryCounts(t *testing.T) {
+	dir := t.TempDir()
+	r, err := NewRecorder(dir, &workload.Workload{Jobs: []workload.Job{{ID: "j"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	read := attemptOf(0, engine.ClassInput, 0, 0, engine.AttemptSucceeded, engine.DecisionNote{})
+	read.Host, read.Source = 1, workload.Replica{Host: 2, Tier: cluster.Mem}
+	read.Tier = cluster.Mem
+	reduce := attemptOf(1, engine.ClassShuffle, 0, 0, engine.AttemptSucceeded, engine.DecisionNote{})
+	for _, a := range []*engine.AttemptRecord{read, reduce} {
+		if err := r.Attempt(a); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := r.Close(); err != nil {
+		t.Fatal(err)
+	}
+	rows := readCSV(t, filepath.Join(dir, "attempts.csv"))
+	head := rows[0]
+	if head[len(head)-1] != "source_host" {
+		t.Fatalf("attempts.csv header %v: source_host is not last", head)
+	}
+	tier := slices.Index(head, "tier")
+	for i, want := range [][2]string{{"mem", "2"}, {"", ""}} {
+		row := rows[i+1]
+		if got := [2]string{row[tier], row[len(row)-1]}; got != want {
+			t.Errorf("attempt %d: tier, source_host %q, want %q", i, got, want)
+		}
+	}
+
+	s := r.Finish("trident", 1, &engine.Stats{MemoryUploads: 7, MemoryDemotions: 3}, nil, nil)
+	row := s.Row()
+	if len(row) != len(SummaryHeader) {
+		t.Fatalf("summary row of %d cells, header of %d", len(row), len(SummaryHeader))
+	}
+	for col, want := range map[string]string{"memory_uploads": "7", "memory_demotions": "3"} {
+		if got := row[slices.Index(SummaryHeader, col)]; got != want {
+			t.Errorf("summary %s = %q, want %q", col, got, want)
+		}
+	}
+	if !slices.Equal(SummaryHeader[len(SummaryHeader)-2:], []string{"memory_uploads", "memory_demotions"}) {
+		t.Errorf("summary header %v: the memory columns are not last", SummaryHeader)
+	}
+}
