@@ -34,11 +34,6 @@ type Config struct {
 	// Placer places unplaced datasets; a policy that is a DatasetPlacer
 	// takes precedence. Default: HDFS's rack-aware placement.
 	Placer DatasetPlacer
-	// MemoryLRU enables LRU caching in the memory tier: each host's
-	// memory tier is held to its capacity, the least recently used
-	// memory replicas giving way to new ones (Trident's OctopusFS setup,
-	// spec trident.md §7.3); off, every tier is unbounded (see memlru.go).
-	MemoryLRU bool
 	// OutputPlacer places the replicas of job outputs, as a file system
 	// would (hdfs.Placer places them HDFS-style); a policy that is an
 	// OutputPlacer takes precedence. Default: the writer, then other
