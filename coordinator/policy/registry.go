@@ -11,8 +11,10 @@ import (
 	"github.com/racklab/racklab/coordinator/policy/dawn"
 	"github.com/racklab/racklab/coordinator/policy/fair"
 	"github.com/racklab/racklab/coordinator/policy/fifo"
+	"github.com/racklab/racklab/coordinator/policy/hscheduler"
 	"github.com/racklab/racklab/coordinator/policy/neat"
 	"github.com/racklab/racklab/coordinator/policy/pushbox"
+	"github.com/racklab/racklab/coordinator/policy/quartet"
 	"github.com/racklab/racklab/coordinator/policy/shufflewatcher"
 	"github.com/racklab/racklab/coordinator/policy/trident"
 	"gopkg.in/yaml.v3"
@@ -30,6 +32,8 @@ var factories = index(
 	Define("pushbox", pushbox.DefaultConfig(), pushbox.New),
 	Define("neat", neat.DefaultConfig(), neat.New),
 	Define("trident", trident.DefaultConfig(), trident.New),
+	Define("hscheduler", hscheduler.DefaultConfig(), hscheduler.New),
+	Define("quartet", quartet.DefaultConfig(), quartet.New),
 )
 
 func index(fs ...Factory) map[string]Factory {
