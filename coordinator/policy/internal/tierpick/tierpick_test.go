@@ -21,7 +21,9 @@ func TestRead(t *testing.T) {
 			topo.Hosts = append(topo.Hosts, cluster.Host{Rack: cluster.RackID(r)})
 		}
 	}
-	rep := func(h int, k cluster.TierKind) workload.Replica { return workload.Replica{Host: cluster.HostID(h), Tier: k} }
+	rep := func(h int, k cluster.TierKind) workload.Replica {
+		return workload.Replica{Host: cluster.HostID(h), Tier: k}
+	}
 	cases := []struct {
 		name   string
 		reps   []workload.Replica
