@@ -51,24 +51,12 @@ const (
 	numClasses
 )
 
-// classOf ranks a map whose live replicas are reps for a slot on h.
-func classOf(reps []workload.Replica, h cluster.HostID) class {
-	if r, ok := tierpick.OnHost(reps, h); ok {
-		return localMemory + class(min(r.Tier, cluster.HDD))
-	}
-	best, ok := tierpick.BestTier(reps)
-	if !ok {
-		return noPref
-	}
-	return remoteMemory - class(min(best, cluster.HDD))
-}
-
 // Policy is H-Scheduler.
 type Policy struct {
 	cfg     Config
 	wait    *tierpick.Wait
 	order   []*engine.Job
-	pending []engine.TaskRef
+	index   tierpick.Indexes
 	// launches per reason code, and slots declined by the locality wait,
 	// for Inspect
 	reasons  map[string]int
@@ -91,7 +79,17 @@ func (p *Policy) Config() Config { return p.cfg }
 func (p *Policy) JobSubmitted(ctx *engine.Context, j engine.JobID) { p.wait.Restart(j, ctx.Now()) }
 
 // JobFinished implements engine.JobFinishedHook.
-func (p *Policy) JobFinished(_ *engine.Context, j engine.JobID) { p.wait.Forget(j) }
+func (p *Policy) JobFinished(_ *engine.Context, j engine.JobID) {
+	p.wait.Forget(j)
+	p.index.Drop(j)
+}
+
+// AttemptEnded implements engine.AttemptEndedHook: a map to run again
+// makes its job's index stale.
+func (p *Policy) AttemptEnded(ctx *engine.Context, a *engine.Attempt) { p.index.AttemptEnded(ctx, a) }
+
+// HostLost implements engine.HostLostHook: replicas died, maps rerun.
+func (p *Policy) HostLost(*engine.Context, cluster.HostID) { p.index.DropAll() }
 
 // OfferHost implements engine.HostScheduler: the host's free slots are
 // filled one at a time, each by the first job in order that takes it.
@@ -148,24 +146,31 @@ func (p *Policy) assign(ctx *engine.Context, h cluster.HostID) bool {
 	return false
 }
 
-// best returns the job's runnable map in the best class for a slot on h,
-// the lowest task index within the class.
+// best returns the job's pending map in the best class for a slot on h,
+// the lowest task index within the class. The remote classes need no
+// check that a map has no replica on h: one that has is a local class,
+// and a pending map of a local class wins.
 func (p *Policy) best(ctx *engine.Context, j engine.JobID, h cluster.HostID) (engine.TaskRef, class, bool) {
-	job := ctx.Job(j)
+	x := p.index.Get(ctx, j)
 	bestT, bestC, found := engine.TaskRef{}, numClasses, false
-	p.pending = ctx.Pending(j, p.pending[:0])
-	for _, t := range p.pending {
-		if job.Stages[t.Stage].Spec.Kind != workload.Map || !ctx.CanRun(t) {
-			continue
+	x.Local(ctx, h, func(e tierpick.Entry) bool {
+		if c := localMemory + class(min(e.Tier, cluster.HDD)); c < bestC {
+			bestT, bestC, found = e.Task, c, true
 		}
-		if c := classOf(ctx.Replicas(t), h); c < bestC {
-			bestT, bestC, found = t, c, true
-			if c == localMemory {
-				break
-			}
+		return bestC != localMemory
+	})
+	if found {
+		return bestT, bestC, true
+	}
+	if e, ok := x.FirstNoPref(ctx); ok {
+		return e.Task, noPref, true
+	}
+	for _, k := range []cluster.TierKind{cluster.HDD, cluster.SSD, cluster.Mem} {
+		if e, ok := x.FirstByBest(ctx, k); ok {
+			return e.Task, remoteMemory - class(k), true
 		}
 	}
-	return bestT, bestC, found
+	return engine.TaskRef{}, 0, false
 }
 
 func (p *Policy) launch(ctx *engine.Context, t engine.TaskRef, h cluster.HostID, src *workload.Replica, reason string) bool {

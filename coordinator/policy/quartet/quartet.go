@@ -42,7 +42,7 @@ type Policy struct {
 	cfg     Config
 	wait    *tierpick.Wait
 	order   []*engine.Job
-	pending []engine.TaskRef
+	index   tierpick.Indexes
 	// launches per reason code, and slots a job left to the next job
 	// or idle because its timer ran (rule 4), for Inspect
 	reasons map[string]int
@@ -65,7 +65,17 @@ func (p *Policy) Config() Config { return p.cfg }
 func (p *Policy) JobSubmitted(ctx *engine.Context, j engine.JobID) { p.wait.Restart(j, ctx.Now()) }
 
 // JobFinished implements engine.JobFinishedHook.
-func (p *Policy) JobFinished(_ *engine.Context, j engine.JobID) { p.wait.Forget(j) }
+func (p *Policy) JobFinished(_ *engine.Context, j engine.JobID) {
+	p.wait.Forget(j)
+	p.index.Drop(j)
+}
+
+// AttemptEnded implements engine.AttemptEndedHook: a map to run again
+// makes its job's index stale.
+func (p *Policy) AttemptEnded(ctx *engine.Context, a *engine.Attempt) { p.index.AttemptEnded(ctx, a) }
+
+// HostLost implements engine.HostLostHook: replicas died, maps rerun.
+func (p *Policy) HostLost(*engine.Context, cluster.HostID) { p.index.DropAll() }
 
 // OfferHost implements engine.HostScheduler: the host's free slots are
 // filled one at a time, each by the first job in order that takes it.
@@ -155,44 +165,35 @@ func (c *candidates) offer(k rule, t engine.TaskRef) {
 	}
 }
 
-// candidates scans the job's runnable maps once, in (stage, index)
-// order, for the first each rule admits on a slot of h.
+// candidates collects, from the job's index, the first pending map
+// (lowest stage, then index) each rule admits on a slot of h.
 func (p *Policy) candidates(ctx *engine.Context, j engine.JobID, h cluster.HostID) candidates {
 	var c candidates
-	job := ctx.Job(j)
-	topo := ctx.Topology()
-	rack := topo.RackOf(h)
-	p.pending = ctx.Pending(j, p.pending[:0])
-	for _, t := range p.pending {
-		if job.Stages[t.Stage].Spec.Kind != workload.Map || !ctx.CanRun(t) {
-			continue
-		}
-		reps := ctx.Replicas(t)
-		if len(reps) == 0 {
-			c.offer(noPref, t)
-			continue
-		}
-		c.offer(anywhere, t)
-		if tierpick.InRack(topo, reps, rack) {
-			c.offer(rackLocal, t)
-		}
-		local, ok := tierpick.OnHost(reps, h)
-		if !ok {
-			continue
-		}
-		c.offer(nodeLocal, t)
+	x := p.index.Get(ctx, j)
+	x.Local(ctx, h, func(e tierpick.Entry) bool {
+		c.offer(nodeLocal, e.Task)
 		switch {
-		case local.Tier == cluster.Mem:
-			c.offer(memoryLocal, t)
-			return c // rule 1 wins; nothing else is needed
-		case tierpick.HasTier(reps, cluster.Mem):
+		case e.Tier == cluster.Mem:
+			c.offer(memoryLocal, e.Task)
+			return false // rule 1 wins; nothing else is needed
+		case e.InMemory:
 			// in memory elsewhere: kept for its memory node (rule 2's
 			// "not memory-local anywhere else"); only rule 5 takes it
-		case local.Tier == cluster.SSD:
-			c.offer(ssdLocal, t)
+		case e.Tier == cluster.SSD:
+			c.offer(ssdLocal, e.Task)
 		default:
-			c.offer(hddLocal, t)
+			c.offer(hddLocal, e.Task)
 		}
+		return true
+	})
+	if e, ok := x.FirstNoPref(ctx); ok {
+		c.offer(noPref, e.Task)
+	}
+	if e, ok := x.FirstInRack(ctx, ctx.Topology().RackOf(h)); ok {
+		c.offer(rackLocal, e.Task)
+	}
+	if e, ok := x.FirstAny(ctx); ok {
+		c.offer(anywhere, e.Task)
 	}
 	return c
 }
