@@ -53,10 +53,10 @@ const (
 
 // Policy is H-Scheduler.
 type Policy struct {
-	cfg     Config
-	wait    *tierpick.Wait
-	order   []*engine.Job
-	index   tierpick.Indexes
+	cfg   Config
+	wait  *tierpick.Wait
+	order []*engine.Job
+	index tierpick.Indexes
 	// launches per reason code, and slots declined by the locality wait,
 	// for Inspect
 	reasons  map[string]int

@@ -39,10 +39,10 @@ func (c Config) Validate() error {
 
 // Policy is the extended Quartet.
 type Policy struct {
-	cfg     Config
-	wait    *tierpick.Wait
-	order   []*engine.Job
-	index   tierpick.Indexes
+	cfg   Config
+	wait  *tierpick.Wait
+	order []*engine.Job
+	index tierpick.Indexes
 	// launches per reason code, and slots a job left to the next job
 	// or idle because its timer ran (rule 4), for Inspect
 	reasons map[string]int
