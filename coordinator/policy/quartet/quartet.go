@@ -18,7 +18,7 @@ type Config struct {
 	// Order is the inter-job order: "fifo" (the default) or "fair".
 	Order string `yaml:"order"`
 	// Delay is the delay timer of rule 4 (spark.locality.wait, 3s).
-	// 0 never waits: a slot rules 1-3 cannot serve falls back at once.
+	// 0s never waits: a slot rules 1-3 cannot serve falls back at once.
 	Delay time.Duration `yaml:"delay"`
 }
 
