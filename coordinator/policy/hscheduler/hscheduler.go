@@ -8,7 +8,6 @@ import (
 
 	"github.com/racklab/racklab/coordinator/cluster"
 	"github.com/racklab/racklab/coordinator/engine"
-	"github.com/racklab/racklab/coordinator/policy/fair"
 	"github.com/racklab/racklab/coordinator/policy/internal/tierpick"
 	"github.com/racklab/racklab/coordinator/workload"
 )
@@ -102,16 +101,7 @@ func (p *Policy) OfferHost(ctx *engine.Context, h cluster.HostID) {
 }
 
 func (p *Policy) jobOrder(ctx *engine.Context) []*engine.Job {
-	if p.cfg.Order == "fair" {
-		p.order = fair.Order(ctx, p.order)
-		return p.order
-	}
-	p.order = p.order[:0]
-	for _, j := range ctx.Running() {
-		if j.Pending > 0 {
-			p.order = append(p.order, j)
-		}
-	}
+	p.order = tierpick.JobOrder(ctx, p.cfg.Order, p.order)
 	return p.order
 }
 
