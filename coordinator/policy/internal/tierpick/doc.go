@@ -6,7 +6,8 @@
 // a job's locality wait (the platform's delay scheduling, one timer per
 // job restarted at each node-local launch), and an index of each job's
 // pending maps by host, rack and fastest tier (Index, Indexes), so that
-// a slot's choice does not scan a large job's every map.
+// a slot's choice does not scan a large job's every map; and the
+// inter-job order of their arg order (JobOrder: fifo or fair).
 //
 // The metrics (mem_local_frac and the others) are computed from the
 // replica an attempt read, so a policy must pass the replica its class
