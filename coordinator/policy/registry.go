@@ -11,8 +11,10 @@ import (
 	"github.com/racklab/racklab/coordinator/policy/dawn"
 	"github.com/racklab/racklab/coordinator/policy/fair"
 	"github.com/racklab/racklab/coordinator/policy/fifo"
+	"github.com/racklab/racklab/coordinator/policy/hscheduler"
 	"github.com/racklab/racklab/coordinator/policy/neat"
 	"github.com/racklab/racklab/coordinator/policy/pushbox"
+	"github.com/racklab/racklab/coordinator/policy/quartet"
 	"github.com/racklab/racklab/coordinator/policy/shufflewatcher"
 	"github.com/racklab/racklab/coordinator/policy/sparkdefault"
 	"github.com/racklab/racklab/coordinator/policy/trident"
@@ -32,6 +34,8 @@ var factories = index(
 	Define("neat", neat.DefaultConfig(), neat.New),
 	Define("trident", trident.DefaultConfig(), trident.New),
 	Define("sparkdefault", sparkdefault.DefaultConfig(), sparkdefault.New),
+	Define("hscheduler", hscheduler.DefaultConfig(), hscheduler.New),
+	Define("quartet", quartet.DefaultConfig(), quartet.New),
 )
 
 func index(fs ...Factory) map[string]Factory {

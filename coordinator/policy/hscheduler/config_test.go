@@ -1,0 +1,27 @@
+package hscheduler_test
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/racklab/racklab/coordinator/policy"
+	"github.com/racklab/racklab/coordinator/policy/hscheduler"
+)
+
+// The args decode over the defaults, and bad ones are refused by name.
+func TestArgs(t *testing.T) {
+	p, err := policy.Build(policy.Spec{Name: "hscheduler", Args: map[string]any{"locality_wait": "3s"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := p.(*hscheduler.Policy).Config(), (hscheduler.Config{Order: "fifo", LocalityWait: 3 * time.Second}); got != want {
+		t.Errorf("config %+v, want %+v", got, want)
+	}
+	for arg, val := range map[string]any{"order": "lifo", "locality_wait": "-1s"} {
+		_, err := policy.Build(policy.Spec{Name: "hscheduler", Args: map[string]any{arg: val}})
+		if err == nil || !strings.Contains(err.Error(), arg) {
+			t.Errorf("%s=%v: error %v, want one naming %s", arg, val, err, arg)
+		}
+	}
+}

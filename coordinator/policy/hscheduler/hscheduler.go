@@ -1,0 +1,186 @@
+package hscheduler
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/racklab/racklab/coordinator/cluster"
+	"github.com/racklab/racklab/coordinator/engine"
+	"github.com/racklab/racklab/coordinator/policy/internal/tierpick"
+	"github.com/racklab/racklab/coordinator/workload"
+)
+
+// Config is the policy's args.
+type Config struct {
+	// Order is the inter-job order: "fifo" (the default) or "fair".
+	Order string `yaml:"order"`
+	// LocalityWait is the platform's delay scheduling: 0 (the default,
+	// the MR AM) or Spark's 3s.
+	LocalityWait time.Duration `yaml:"locality_wait"`
+}
+
+// DefaultConfig is H-Scheduler in the MR AM: FIFO jobs, no extra delay.
+func DefaultConfig() Config { return Config{Order: "fifo"} }
+
+// Validate checks the args, naming each bad one.
+func (c Config) Validate() error {
+	var errs []error
+	if c.Order != "fifo" && c.Order != "fair" {
+		errs = append(errs, fmt.Errorf("hscheduler: order %q: want fifo or fair", c.Order))
+	}
+	if c.LocalityWait < 0 {
+		errs = append(errs, fmt.Errorf("hscheduler: locality_wait %v is negative", c.LocalityWait))
+	}
+	return errors.Join(errs...)
+}
+
+// class is a pending map's rank for a slot's node, best first (§4.3).
+type class uint8
+
+const (
+	localMemory class = iota
+	localSSD
+	localHDD
+	noPref // a map without a live replica: after the local classes, before the remote ones
+	remoteHDD
+	remoteSSD
+	remoteMemory
+	numClasses
+)
+
+// Policy is H-Scheduler.
+type Policy struct {
+	cfg   Config
+	wait  *tierpick.Wait
+	order []*engine.Job
+	index tierpick.Indexes
+	// launches per reason code, and slots declined by the locality wait,
+	// for Inspect
+	reasons  map[string]int
+	declined int
+}
+
+// New returns an H-Scheduler; the factory has validated cfg.
+func New(cfg Config) *Policy {
+	return &Policy{cfg: cfg, wait: tierpick.NewWait(cfg.LocalityWait), reasons: make(map[string]int)}
+}
+
+// Name implements engine.Policy.
+func (*Policy) Name() string { return "hscheduler" }
+
+// Config is the configuration the policy runs with.
+func (p *Policy) Config() Config { return p.cfg }
+
+// JobSubmitted implements engine.JobSubmittedHook: the job's locality
+// wait starts.
+func (p *Policy) JobSubmitted(ctx *engine.Context, j engine.JobID) { p.wait.Restart(j, ctx.Now()) }
+
+// JobFinished implements engine.JobFinishedHook.
+func (p *Policy) JobFinished(_ *engine.Context, j engine.JobID) {
+	p.wait.Forget(j)
+	p.index.Drop(j)
+}
+
+// AttemptEnded implements engine.AttemptEndedHook: a map to run again
+// makes its job's index stale.
+func (p *Policy) AttemptEnded(ctx *engine.Context, a *engine.Attempt) { p.index.AttemptEnded(ctx, a) }
+
+// HostLost implements engine.HostLostHook: replicas died, maps rerun.
+func (p *Policy) HostLost(*engine.Context, cluster.HostID) { p.index.DropAll() }
+
+// OfferHost implements engine.HostScheduler: the host's free slots are
+// filled one at a time, each by the first job in order that takes it.
+func (p *Policy) OfferHost(ctx *engine.Context, h cluster.HostID) {
+	for ctx.FreeSlots(h) > 0 && ctx.PendingTasks() > 0 {
+		if !p.assign(ctx, h) {
+			return
+		}
+	}
+}
+
+func (p *Policy) jobOrder(ctx *engine.Context) []*engine.Job {
+	p.order = tierpick.JobOrder(ctx, p.cfg.Order, p.order)
+	return p.order
+}
+
+// assign gives one slot of h to the first job that takes it, and reports
+// whether one did.
+func (p *Policy) assign(ctx *engine.Context, h cluster.HostID) bool {
+	for _, j := range p.jobOrder(ctx) {
+		if t, ok := ctx.NextPendingShuffle(j.ID); ok {
+			return p.launch(ctx, t, h, nil, tierpick.NoPref)
+		}
+		t, c, ok := p.best(ctx, j.ID, h)
+		if !ok {
+			continue
+		}
+		if c > noPref && !p.wait.Expired(j.ID, ctx.Now()) {
+			p.declined++
+			continue // the job waits for a local slot; the next job may take this one
+		}
+		src, level, reason, ok := tierpick.Read(ctx.Topology(), ctx.Replicas(t), h)
+		var srcp *workload.Replica
+		if ok {
+			srcp = &src
+		}
+		if !p.launch(ctx, t, h, srcp, reason) {
+			return false
+		}
+		if level == engine.NodeLocal {
+			p.wait.Restart(j.ID, ctx.Now())
+		}
+		return true
+	}
+	return false
+}
+
+// best returns the job's pending map in the best class for a slot on h,
+// the lowest task index within the class. The remote classes need no
+// check that a map has no replica on h: one that has is a local class,
+// and a pending map of a local class wins.
+func (p *Policy) best(ctx *engine.Context, j engine.JobID, h cluster.HostID) (engine.TaskRef, class, bool) {
+	x := p.index.Get(ctx, j)
+	bestT, bestC, found := engine.TaskRef{}, numClasses, false
+	x.Local(ctx, h, func(e tierpick.Entry) bool {
+		if c := localMemory + class(min(e.Tier, cluster.HDD)); c < bestC {
+			bestT, bestC, found = e.Task, c, true
+		}
+		return bestC != localMemory
+	})
+	if found {
+		return bestT, bestC, true
+	}
+	if e, ok := x.FirstNoPref(ctx); ok {
+		return e.Task, noPref, true
+	}
+	for _, k := range []cluster.TierKind{cluster.HDD, cluster.SSD, cluster.Mem} {
+		if e, ok := x.FirstByBest(ctx, k); ok {
+			return e.Task, remoteMemory - class(k), true
+		}
+	}
+	return engine.TaskRef{}, 0, false
+}
+
+func (p *Policy) launch(ctx *engine.Context, t engine.TaskRef, h cluster.HostID, src *workload.Replica, reason string) bool {
+	if _, err := ctx.Launch(t, h, engine.LaunchOptions{Source: src, Note: engine.DecisionNote{Reason: reason}}); err != nil {
+		return false // the engine counted the refusal
+	}
+	p.reasons[reason]++
+	return true
+}
+
+// Inspect prints the launches per reason code so far and the slots the
+// locality wait declined, for scenario tests.
+func (p *Policy) Inspect([]*engine.Job) string {
+	var b strings.Builder
+	b.WriteString("launched:")
+	for _, r := range []string{tierpick.MemoryLocal, tierpick.SSDLocal, tierpick.HDDLocal, tierpick.NoPref, tierpick.RackLocal, tierpick.OffRack} {
+		if n := p.reasons[r]; n > 0 {
+			fmt.Fprintf(&b, " %s=%d", r, n)
+		}
+	}
+	fmt.Fprintf(&b, "\ndeclined by the locality wait: %d\n", p.declined)
+	return b.String()
+}

@@ -1,0 +1,223 @@
+package quartet
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/racklab/racklab/coordinator/cluster"
+	"github.com/racklab/racklab/coordinator/engine"
+	"github.com/racklab/racklab/coordinator/policy/internal/tierpick"
+	"github.com/racklab/racklab/coordinator/workload"
+)
+
+// Config is the policy's args.
+type Config struct {
+	// Order is the inter-job order: "fifo" (the default) or "fair".
+	Order string `yaml:"order"`
+	// Delay is the delay timer of rule 4 (spark.locality.wait, 3s).
+	// 0s never waits: a slot rules 1-3 cannot serve falls back at once.
+	Delay time.Duration `yaml:"delay"`
+}
+
+// DefaultConfig is the spec's Quartet: FIFO jobs, a 3 s delay.
+func DefaultConfig() Config { return Config{Order: "fifo", Delay: 3 * time.Second} }
+
+// Validate checks the args, naming each bad one.
+func (c Config) Validate() error {
+	var errs []error
+	if c.Order != "fifo" && c.Order != "fair" {
+		errs = append(errs, fmt.Errorf("quartet: order %q: want fifo or fair", c.Order))
+	}
+	if c.Delay < 0 {
+		errs = append(errs, fmt.Errorf("quartet: delay %v is negative", c.Delay))
+	}
+	return errors.Join(errs...)
+}
+
+// Policy is the extended Quartet.
+type Policy struct {
+	cfg   Config
+	wait  *tierpick.Wait
+	order []*engine.Job
+	index tierpick.Indexes
+	// launches per reason code, and slots a job left to the next job
+	// or idle because its timer ran (rule 4), for Inspect
+	reasons map[string]int
+	waited  int
+}
+
+// New returns a Quartet policy; the factory has validated cfg.
+func New(cfg Config) *Policy {
+	return &Policy{cfg: cfg, wait: tierpick.NewWait(cfg.Delay), reasons: make(map[string]int)}
+}
+
+// Name implements engine.Policy.
+func (*Policy) Name() string { return "quartet" }
+
+// Config is the configuration the policy runs with.
+func (p *Policy) Config() Config { return p.cfg }
+
+// JobSubmitted implements engine.JobSubmittedHook: the job's delay timer
+// starts.
+func (p *Policy) JobSubmitted(ctx *engine.Context, j engine.JobID) { p.wait.Restart(j, ctx.Now()) }
+
+// JobFinished implements engine.JobFinishedHook.
+func (p *Policy) JobFinished(_ *engine.Context, j engine.JobID) {
+	p.wait.Forget(j)
+	p.index.Drop(j)
+}
+
+// AttemptEnded implements engine.AttemptEndedHook: a map to run again
+// makes its job's index stale.
+func (p *Policy) AttemptEnded(ctx *engine.Context, a *engine.Attempt) { p.index.AttemptEnded(ctx, a) }
+
+// HostLost implements engine.HostLostHook: replicas died, maps rerun.
+func (p *Policy) HostLost(*engine.Context, cluster.HostID) { p.index.DropAll() }
+
+// OfferHost implements engine.HostScheduler: the host's free slots are
+// filled one at a time, each by the first job in order that takes it.
+func (p *Policy) OfferHost(ctx *engine.Context, h cluster.HostID) {
+	for ctx.FreeSlots(h) > 0 && ctx.PendingTasks() > 0 {
+		if !p.assign(ctx, h) {
+			return
+		}
+	}
+}
+
+func (p *Policy) jobOrder(ctx *engine.Context) []*engine.Job {
+	p.order = tierpick.JobOrder(ctx, p.cfg.Order, p.order)
+	return p.order
+}
+
+// assign gives one slot of h to the first job that takes it, and reports
+// whether one did.
+func (p *Policy) assign(ctx *engine.Context, h cluster.HostID) bool {
+	for _, j := range p.jobOrder(ctx) {
+		if t, ok := ctx.NextPendingShuffle(j.ID); ok {
+			return p.launch(ctx, j.ID, t, h)
+		}
+		c := p.candidates(ctx, j.ID, h)
+		for _, k := range []rule{memoryLocal, ssdLocal, hddLocal, noPref} {
+			if c.found[k] {
+				return p.launch(ctx, j.ID, c.task[k], h)
+			}
+		}
+		if !c.any() {
+			continue // no runnable map
+		}
+		if !p.wait.Expired(j.ID, ctx.Now()) {
+			p.waited++
+			continue // rule 4: the job waits; the next job may take the slot
+		}
+		for _, k := range []rule{nodeLocal, rackLocal, anywhere} {
+			if c.found[k] {
+				return p.launch(ctx, j.ID, c.task[k], h)
+			}
+		}
+	}
+	return false
+}
+
+// rule names the candidates a scan of a job's maps collects for a slot.
+type rule uint8
+
+const (
+	memoryLocal rule = iota // rule 1
+	ssdLocal                // rule 2
+	hddLocal                // rule 3
+	noPref                  // a map without a live replica
+	nodeLocal               // rule 5, in this order
+	rackLocal
+	anywhere
+	numRules
+)
+
+// candidates holds, per rule, the job's lowest-index map it admits.
+type candidates struct {
+	task  [numRules]engine.TaskRef
+	found [numRules]bool
+}
+
+func (c *candidates) any() bool {
+	for _, f := range c.found {
+		if f {
+			return true
+		}
+	}
+	return false
+}
+
+func (c *candidates) offer(k rule, t engine.TaskRef) {
+	if !c.found[k] {
+		c.task[k], c.found[k] = t, true
+	}
+}
+
+// candidates collects, from the job's index, the first pending map
+// (lowest stage, then index) each rule admits on a slot of h.
+func (p *Policy) candidates(ctx *engine.Context, j engine.JobID, h cluster.HostID) candidates {
+	var c candidates
+	x := p.index.Get(ctx, j)
+	x.Local(ctx, h, func(e tierpick.Entry) bool {
+		c.offer(nodeLocal, e.Task)
+		switch {
+		case e.Tier == cluster.Mem:
+			c.offer(memoryLocal, e.Task)
+			return false // rule 1 wins; nothing else is needed
+		case e.InMemory:
+			// in memory elsewhere: kept for its memory node (rule 2's
+			// "not memory-local anywhere else"); only rule 5 takes it
+		case e.Tier == cluster.SSD:
+			c.offer(ssdLocal, e.Task)
+		default:
+			c.offer(hddLocal, e.Task)
+		}
+		return true
+	})
+	if e, ok := x.FirstNoPref(ctx); ok {
+		c.offer(noPref, e.Task)
+	}
+	if e, ok := x.FirstInRack(ctx, ctx.Topology().RackOf(h)); ok {
+		c.offer(rackLocal, e.Task)
+	}
+	if e, ok := x.FirstAny(ctx); ok {
+		c.offer(anywhere, e.Task)
+	}
+	return c
+}
+
+// launch starts t on h reading the replica its class names, and restarts
+// the job's timer at a node-local launch.
+func (p *Policy) launch(ctx *engine.Context, j engine.JobID, t engine.TaskRef, h cluster.HostID) bool {
+	opt := engine.LaunchOptions{Note: engine.DecisionNote{Reason: tierpick.NoPref}}
+	level := engine.NoLocality
+	if ctx.Job(j).Stages[t.Stage].Spec.Kind == workload.Map {
+		if src, l, reason, ok := tierpick.Read(ctx.Topology(), ctx.Replicas(t), h); ok {
+			opt.Source, opt.Note.Reason, level = &src, reason, l
+		}
+	}
+	if _, err := ctx.Launch(t, h, opt); err != nil {
+		return false // the engine counted the refusal
+	}
+	p.reasons[opt.Note.Reason]++
+	if level == engine.NodeLocal {
+		p.wait.Restart(j, ctx.Now())
+	}
+	return true
+}
+
+// Inspect prints the launches per reason code so far and the slots jobs
+// declined while their delay timer ran, for scenario tests.
+func (p *Policy) Inspect([]*engine.Job) string {
+	var b strings.Builder
+	b.WriteString("launched:")
+	for _, r := range []string{tierpick.MemoryLocal, tierpick.SSDLocal, tierpick.HDDLocal, tierpick.NoPref, tierpick.RackLocal, tierpick.OffRack} {
+		if n := p.reasons[r]; n > 0 {
+			fmt.Fprintf(&b, " %s=%d", r, n)
+		}
+	}
+	fmt.Fprintf(&b, "\ndeclined by the delay timer: %d\n", p.waited)
+	return b.String()
+}
