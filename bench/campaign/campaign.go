@@ -257,9 +257,16 @@ type RunSet struct {
 	// Placement names the placer of the unplaced datasets (placement.New:
 	// hdfs, the default, or octopus); TierMix is the hdfs placer's share
 	// of replicas per tier (all zero: HDD). A policy that places its own
-	// data (corral) overrides both.
-	Placement string
-	TierMix   placement.TierMix
+	// data (corral) overrides both. OutputPlacement says the placement
+	// was given explicitly: then its placer also writes the job outputs
+	// (engine.Config.OutputPlacer; both hdfs and octopus do), where
+	// without the key they go where the engine's default puts them (the
+	// writer, then hosts of its rack), so that campaigns written before
+	// the key wrote outputs keep their results. A policy that places
+	// outputs itself overrides it.
+	Placement       string
+	OutputPlacement bool
+	TierMix         placement.TierMix
 	// MemoryLRU turns on the engine's LRU memory tier (engine.Config):
 	// each host's memory tier is held to its capacity.
 	MemoryLRU   bool
@@ -722,12 +729,13 @@ func parseRunSet(d *yamlfile.Decoder, n *yaml.Node, i int, workloads []string) R
 }
 
 // parseStorage reads a run set's storage keys: placement (hdfs or
-// octopus), tier_mix (the hdfs placer's shares, a mapping of tier to
+// octopus; given, it places job outputs too), tier_mix (the hdfs placer's shares, a mapping of tier to
 // weight) and memory_lru.
 func parseStorage(d *yamlfile.Decoder, m *yamlfile.Map, rs *RunSet, where string) {
 	rs.Placement = placement.HDFS
 	if m.Has("placement") {
 		rs.Placement = m.Str("placement")
+		rs.OutputPlacement = true
 		if !slices.Contains(placement.Names(), rs.Placement) {
 			m.Fail("placement", "unknown placement %q: %s", rs.Placement, strings.Join(placement.Names(), " or "))
 			return

@@ -32,9 +32,11 @@ type Config struct {
 	Predicted *workload.Predicted
 	// Placer places the unplaced datasets (nil: the engine's default,
 	// HDFS's); MemoryLRU turns on the engine's LRU memory tier
-	// (engine.Config).
-	Placer    engine.DatasetPlacer
-	MemoryLRU bool
+	// (engine.Config). OutputPlacer places job outputs (nil: the
+	// engine's default, the writer then hosts of its rack).
+	Placer       engine.DatasetPlacer
+	OutputPlacer engine.ReplicaPlacer
+	MemoryLRU    bool
 	// Cluster names the run's subjects.
 	Cluster string
 	// NATSURL connects to an external server as the coordinator user;
