@@ -203,3 +203,50 @@ func TestMemoryLRUOffLeavesOutputs(t *testing.T) {
 		t.Fatalf("%d outputs admitted, %d demotions without MemoryLRU", e.Stats.MemoryOutputs, e.Stats.MemoryDemotions)
 	}
 }
+
+// An output whose final size is above what was admitted (a reduce's
+// output is an expectation until its input is) takes its final size
+// when written, and the host evicts again: the older blocks first, the
+// output itself if they are not enough.
+func TestMemoryLRUOutputGrowsWhenWritten(t *testing.T) {
+	for _, tc := range []struct {
+		memCap int64
+		moves  []string
+		used   int64
+	}{
+		{300, []string{"a/0:mem>hdd"}, 250},
+		{200, []string{"a/0:mem>hdd", "out:mem>hdd"}, 0},
+	} {
+		topo := lruTopo(t, tc.memCap)
+		topo.Hosts[0].Slots = 1
+		ds := &workload.Datasets{Datasets: []workload.Dataset{tiered("a", 100)}}
+		w := &workload.Workload{Jobs: []workload.Job{copyJob("ja", "a", 1)}}
+		e := newEngine(t, Config{MemoryLRU: true, OutputPlacer: memWriter{}}, topo, w, ds, &scripted{offer: greedy})
+		if err := e.Advance(1); err != nil {
+			t.Fatal(err)
+		}
+		e.Offer(0)
+		rd := e.Ready()
+		if len(rd.Launches) != 1 || e.lru.used[0] != 200 {
+			t.Fatalf("cap %d: %d launches, %d B in memory; want 1 and a/0 with the output", tc.memCap, len(rd.Launches), e.lru.used[0])
+		}
+		rd.Launches[0].OutputBytes = 250 // as fixShuffle would, for a reduce
+		if err := e.AttemptSucceeded(rd.Launches[0].ID, nil); err != nil {
+			t.Fatal(err)
+		}
+		var moves []string
+		for _, m := range e.Ready().TierMoves {
+			name := fmt.Sprintf("%s/%d", m.Dataset, m.Block)
+			if m.Dataset == "" {
+				name = "out"
+			}
+			moves = append(moves, fmt.Sprintf("%s:%s>%s", name, m.From, m.To))
+		}
+		if !slices.Equal(moves, tc.moves) || e.lru.used[0] != tc.used {
+			t.Errorf("cap %d: moves %v, %d B in memory; want %v, %d", tc.memCap, moves, e.lru.used[0], tc.moves, tc.used)
+		}
+		if _, used := memAll(e, 0); used != tc.used {
+			t.Errorf("cap %d: host 0 holds %d B in memory, the cache counts %d", tc.memCap, used, tc.used)
+		}
+	}
+}
