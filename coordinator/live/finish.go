@@ -48,6 +48,11 @@ func (r *run) finish() {
 			r.event("replica-move-unsent", r.topo.Hosts[h].Name, "%s from %s to %s: held behind moves unanswered by the end of the run", objectKey(m.Object()), m.From, m.To)
 		}
 	}
+	for _, id := range r.heldLaunches {
+		if a := r.eng.Attempt(id); a != nil {
+			r.event("launch-unsent", r.topo.Hosts[a.Host].Name, "attempt %d: its output waited for room in memory until the end of the run", id)
+		}
+	}
 	var up, down []float64
 	if r.cfg.Counters != nil {
 		u, d, err := r.windowUp, r.windowDown, error(nil)

@@ -150,6 +150,7 @@ func (r *run) replicaMoved(ev *wire.ReplicaMoved) {
 		r.event("replica-move-failed", ev.Host, "%s from %s to %s: %s; reads stay on %s", ev.Key, ev.From, ev.To, ev.Error, ev.From)
 	}
 	r.sendMoves(h)
+	r.releaseLaunches()
 }
 
 // replicaAt names a stored object on a host.

@@ -190,9 +190,12 @@ type run struct {
 	// moving is the moves sent and not yet answered, with the tier each
 	// leaves; leaving counts them by host and tier; heldMoves is each
 	// host's moves not yet sent, in the engine's order (moveReplicas)
-	moving        map[replicaAt]cluster.TierKind
-	leaving       map[hostTier]int
-	heldMoves     map[cluster.HostID][]engine.TierMove
+	moving    map[replicaAt]cluster.TierKind
+	leaving   map[hostTier]int
+	heldMoves map[cluster.HostID][]engine.TierMove
+	// heldLaunches are attempts whose output waits for room in a memory
+	// tier (awaitsRoom), in launch order
+	heldLaunches  []engine.AttemptID
 	moveSeq       uint64
 	prom          *promMetrics
 	seenDecisions int
