@@ -346,8 +346,8 @@ func (e *Engine) outputWritten(a *Attempt) {
 	l.lastUse[k] = l.clock
 	for h := range l.resident {
 		i := slices.IndexFunc(l.resident[h], func(b residentBlock) bool { return b.ObjectRef == k })
-		if i < 0 || l.resident[h][i].size == a.OutputBytes {
-			continue
+		if i < 0 || l.resident[h][i].size == a.OutputBytes || !e.hosts[h].alive {
+			continue // a dead host's replica is gone: its room does not matter
 		}
 		l.used[h] += a.OutputBytes - l.resident[h][i].size
 		l.resident[h][i].size = a.OutputBytes
