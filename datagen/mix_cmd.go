@@ -62,6 +62,7 @@ at time 0. A preset's block size (1 GiB for PushBox) applies unless
 	f.Var(&reduce, "reduce-bytes", "shuffle bytes per reduce task")
 	f.IntVar(&o.MaxReducers, "max-reducers", o.MaxReducers, "most reduce tasks a job gets (0: no cap)")
 	f.Float64Var(&o.Ratio, "ratio", o.Ratio, "iterative applications: dependent plus intermediate bytes per input byte")
+	f.IntVar(&o.OutputReplicas, "output-replicas", o.OutputReplicas, "replicas of every job's output, as HDFS's dfs.replication (0: none set, one replica)")
 	f.Float64Var(&o.ComputeScale, "compute-scale", o.ComputeScale, "multiply every stage's CPU cost per byte (1/n keeps compute and transfer in proportion on NICs n× the source's)")
 	cmd.MarkFlagsMutuallyExclusive("preset", "mix")
 	cmd.MarkFlagsOneRequired("preset", "mix")

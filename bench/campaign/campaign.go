@@ -157,9 +157,12 @@ type GeneratorSpec struct {
 	TaskScale float64
 	AdHoc     int
 	// mix: Preset is the mix (default puma); ComputeScale multiplies
-	// every stage's CPU cost per byte (0: 1; see datagen/mix Options).
-	Preset       string
-	ComputeScale float64
+	// every stage's CPU cost per byte (0: 1; see datagen/mix Options);
+	// OutputReplicas is every job output's replication (0: none set, one
+	// replica; 3 is HDFS's dfs.replication).
+	Preset         string
+	ComputeScale   float64
+	OutputReplicas int
 	// fbtiers (Trident's Facebook-derived workload): Jobs jobs (0: 1000)
 	// over Duration seconds (0: 6 h), reading TotalInput distinct bytes
 	// (0: 92 GiB) with Zipf popularity (nil: exponent 1), shuffle and
@@ -257,9 +260,16 @@ type RunSet struct {
 	// Placement names the placer of the unplaced datasets (placement.New:
 	// hdfs, the default, or octopus); TierMix is the hdfs placer's share
 	// of replicas per tier (all zero: HDD). A policy that places its own
-	// data (corral) overrides both.
-	Placement string
-	TierMix   placement.TierMix
+	// data (corral) overrides both. OutputPlacement says the placement
+	// was given explicitly: then its placer also writes the job outputs
+	// (engine.Config.OutputPlacer; both hdfs and octopus do), where
+	// without the key they go where the engine's default puts them (the
+	// writer, then hosts of its rack), so that campaigns written before
+	// the key wrote outputs keep their results. A policy that places
+	// outputs itself overrides it.
+	Placement       string
+	OutputPlacement bool
+	TierMix         placement.TierMix
 	// MemoryLRU turns on the engine's LRU memory tier (engine.Config):
 	// each host's memory tier is held to its capacity.
 	MemoryLRU   bool
@@ -722,12 +732,13 @@ func parseRunSet(d *yamlfile.Decoder, n *yaml.Node, i int, workloads []string) R
 }
 
 // parseStorage reads a run set's storage keys: placement (hdfs or
-// octopus), tier_mix (the hdfs placer's shares, a mapping of tier to
+// octopus; given, it places job outputs too), tier_mix (the hdfs placer's shares, a mapping of tier to
 // weight) and memory_lru.
 func parseStorage(d *yamlfile.Decoder, m *yamlfile.Map, rs *RunSet, where string) {
 	rs.Placement = placement.HDFS
 	if m.Has("placement") {
 		rs.Placement = m.Str("placement")
+		rs.OutputPlacement = true
 		if !slices.Contains(placement.Names(), rs.Placement) {
 			m.Fail("placement", "unknown placement %q: %s", rs.Placement, strings.Join(placement.Names(), " or "))
 			return
@@ -835,14 +846,14 @@ func parseGenerator(d *yamlfile.Decoder, n *yaml.Node, where string) *GeneratorS
 	m.Known("name", "seed", "scale", "arrivals", "rate", "block_size", "replication",
 		"scale_factor", "multistage", "workloads", "set", "size_error", "arrival_error", "arrival_shift", "preset",
 		"duration", "labels", "rounds", "window", "queries", "jobs", "task_scale", "adhoc", "compute_scale",
-		"total_input", "zipf", "trace")
+		"output_replicas", "total_input", "zipf", "trace")
 	m.Require("name")
 	g := &GeneratorSpec{Name: m.Str("name"), Seed: 1, Scale: 1, Arrivals: "trace", BlockSize: 128 << 20, Replication: 3,
 		ScaleFactor: m.Float("scale_factor"), MultiStage: m.Bool("multistage"), Workloads: int(m.Int("workloads")),
 		Set: m.Str("set"), Preset: m.Str("preset"), Rate: m.Float("rate"),
 		Duration: m.Float("duration"), Window: m.Float("window"), Rounds: int(m.Int("rounds")), Labels: m.Strs("labels"),
 		Jobs: int(m.Int("jobs")), TaskScale: m.Float("task_scale"), AdHoc: int(m.Int("adhoc")), ComputeScale: m.Float("compute_scale"),
-		Trace: m.Str("trace")}
+		OutputReplicas: int(m.Int("output_replicas")), Trace: m.Str("trace")}
 	if m.Has("seed") {
 		g.Seed = uint64(m.Int("seed"))
 	}
@@ -876,7 +887,7 @@ func parseGenerator(d *yamlfile.Decoder, n *yaml.Node, where string) *GeneratorS
 		{"scale_factor", "tpch"}, {"multistage", "tpch"}, {"rounds", "tpch"}, {"window", "tpch recurring"}, {"queries", "tpch"},
 		{"workloads", "ml"}, {"duration", "ml fbtiers"}, {"labels", "ml"},
 		{"size_error", "recurring"}, {"arrival_error", "recurring"}, {"arrival_shift", "recurring"},
-		{"jobs", "recurring fbtiers"}, {"task_scale", "recurring"}, {"adhoc", "recurring"}, {"compute_scale", "mix"},
+		{"jobs", "recurring fbtiers"}, {"task_scale", "recurring"}, {"adhoc", "recurring"}, {"compute_scale", "mix"}, {"output_replicas", "mix"},
 		{"total_input", "fbtiers"}, {"zipf", "fbtiers"}, {"trace", "fbtiers"},
 	} {
 		if m.Has(f.key) && !slices.Contains(strings.Fields(f.gen), g.Name) && g.Name != "" {
@@ -891,6 +902,8 @@ func parseGenerator(d *yamlfile.Decoder, n *yaml.Node, where string) *GeneratorS
 		m.Fail("task_scale", "task_scale multiplies W1's task counts and must be positive (got %g)", g.TaskScale)
 	case m.Has("adhoc") && g.AdHoc < 0:
 		m.Fail("adhoc", "adhoc is a number of jobs and must be at least 0 (got %d)", g.AdHoc)
+	case m.Has("output_replicas") && (g.OutputReplicas < 1 || g.OutputReplicas > workload.MaxReplicas):
+		m.Fail("output_replicas", "output_replicas is a job output's replication and must be between 1 and %d (got %d)", workload.MaxReplicas, g.OutputReplicas)
 	}
 	for _, f := range []struct {
 		key string

@@ -88,6 +88,7 @@ func generate(g *GeneratorSpec) (*workload.Workload, *workload.Datasets, *worklo
 		if g.ComputeScale != 0 {
 			o.ComputeScale = g.ComputeScale
 		}
+		o.OutputReplicas = g.OutputReplicas
 		return noPredictions(mix.Generate(m, o))
 	case "fbtiers":
 		o := fbtiers.DefaultOptions()

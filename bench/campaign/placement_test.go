@@ -3,6 +3,7 @@ package campaign
 import (
 	"context"
 	"encoding/csv"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -29,14 +30,14 @@ func TestStorageKeys(t *testing.T) {
 	}
 	for i, want := range []RunSet{
 		{Placement: "hdfs"},
-		{Placement: "octopus", MemoryLRU: true},
-		{Placement: "hdfs", TierMix: placement.TierMix{1, 2, 0.5}},
+		{Placement: "octopus", OutputPlacement: true, MemoryLRU: true},
+		{Placement: "hdfs", OutputPlacement: true, TierMix: placement.TierMix{1, 2, 0.5}},
 		{Placement: "hdfs", TierMix: placement.TierMix{1, 0, 0}},
 	} {
 		got := c.Runs[i]
-		if got.Placement != want.Placement || got.TierMix != want.TierMix || got.MemoryLRU != want.MemoryLRU {
-			t.Errorf("run set %d: placement %q, tier mix %v, memory LRU %v; want %q, %v, %v", i, got.Placement, got.TierMix, got.MemoryLRU,
-				want.Placement, want.TierMix, want.MemoryLRU)
+		if got.Placement != want.Placement || got.OutputPlacement != want.OutputPlacement || got.TierMix != want.TierMix || got.MemoryLRU != want.MemoryLRU {
+			t.Errorf("run set %d: placement %q (outputs %v), tier mix %v, memory LRU %v; want %q (%v), %v, %v", i, got.Placement, got.OutputPlacement, got.TierMix, got.MemoryLRU,
+				want.Placement, want.OutputPlacement, want.TierMix, want.MemoryLRU)
 		}
 	}
 	for _, tc := range []struct{ run, want string }{
@@ -53,6 +54,38 @@ func TestStorageKeys(t *testing.T) {
 		if _, err := Load(writeCampaign(t, storageHead+tc.run)); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%q: err %v, want %q", tc.run, err, tc.want)
 		}
+	}
+}
+
+// A placement given explicitly also places job outputs, with the same
+// placer; without the key, outputs keep the engine's default.
+func TestPlacementKeyPlacesOutputs(t *testing.T) {
+	for _, tc := range []struct {
+		set  RunSet
+		want string // the output placer's type; "" for none
+	}{
+		{RunSet{Placement: "hdfs"}, ""},
+		{RunSet{Placement: "hdfs", TierMix: placement.TierMix{1, 0, 0}}, ""},
+		{RunSet{Placement: "hdfs", OutputPlacement: true}, "*hdfs.Placer"},
+		{RunSet{Placement: "octopus", OutputPlacement: true}, "*octopus.Placer"},
+	} {
+		placer, outputs, err := placers(tc.set)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := ""
+		if outputs != nil {
+			got = fmt.Sprintf("%T", outputs)
+			if any(outputs) != any(placer) {
+				t.Errorf("%+v: the output placer is not the dataset placer", tc.set)
+			}
+		}
+		if got != tc.want {
+			t.Errorf("%+v: output placer %q, want %q", tc.set, got, tc.want)
+		}
+	}
+	if _, _, err := placers(RunSet{Placement: "ceph", OutputPlacement: true}); err == nil {
+		t.Error("unknown placement: no error")
 	}
 }
 

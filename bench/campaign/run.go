@@ -20,6 +20,7 @@ import (
 	"github.com/racklab/racklab/bench/metrics"
 	"github.com/racklab/racklab/bench/sim"
 	"github.com/racklab/racklab/coordinator/cluster"
+	"github.com/racklab/racklab/coordinator/engine"
 	"github.com/racklab/racklab/coordinator/live"
 	"github.com/racklab/racklab/coordinator/placement"
 	"github.com/racklab/racklab/coordinator/policy"
@@ -437,13 +438,13 @@ func (ex *executor) sim(ctx context.Context, r Run, jobsDone func(int)) (metrics
 	in := ex.inputs[inputKeyOf(ex.c, r)]
 	opt := sim.Options{MaxSimTime: ex.c.Limits.MaxSimTime, Window: in.window, Network: r.Set.Network, FullRecompute: r.Set.FullRecompute, Cancel: ctx.Done(), Background: ex.c.Background,
 		Progress: func(_ float64, done, _ int) { jobsDone(done) }}
-	placer, err := placement.New(r.Set.Placement, r.Set.TierMix)
+	placer, outputs, err := placers(r.Set)
 	if err != nil {
 		return metrics.Summary{}, err
 	}
 	sum, _, err := sim.RunOne(sim.Spec{Topology: ex.topos[r.SetIndex], Workload: in.w, Datasets: in.ds,
 		Policy: r.Policy, Seed: r.Seed, SlowStart: ex.c.SlowStart, Queues: ex.c.Queues, Predicted: in.pred,
-		Placer: placer, MemoryLRU: r.Set.MemoryLRU, Dir: r.Dir, Options: opt})
+		Placer: placer, OutputPlacer: outputs, MemoryLRU: r.Set.MemoryLRU, Dir: r.Dir, Options: opt})
 	return sum, err
 }
 
@@ -454,7 +455,7 @@ func (ex *executor) live(ctx context.Context, r Run, jobsDone func(int)) (metric
 	if err != nil {
 		return metrics.Summary{}, err
 	}
-	placer, err := placement.New(r.Set.Placement, r.Set.TierMix)
+	placer, outputs, err := placers(r.Set)
 	if err != nil {
 		return metrics.Summary{}, err
 	}
@@ -465,7 +466,7 @@ func (ex *executor) live(ctx context.Context, r Run, jobsDone func(int)) (metric
 		return metrics.Summary{}, err
 	}
 	cfg := live.Config{Sink: sink, Background: ex.c.Background, Topology: ex.topos[r.SetIndex], Workload: in.w, Datasets: in.ds,
-		Policy: r.Policy.String(), PolicyImpl: p, Seed: r.Seed, Queues: ex.c.Queues, Predicted: in.pred, Placer: placer, MemoryLRU: r.Set.MemoryLRU,
+		Policy: r.Policy.String(), PolicyImpl: p, Seed: r.Seed, Queues: ex.c.Queues, Predicted: in.pred, Placer: placer, OutputPlacer: outputs, MemoryLRU: r.Set.MemoryLRU,
 		SlowStart: ex.c.SlowStart, OutDir: r.Dir, MaxRunTime: ex.c.Limits.MaxRunTime, Window: time.Duration(in.window * float64(time.Second)), StallTimeout: ex.c.Limits.StallTimeout, Logf: func(string, ...any) {}, // events.jsonl has them
 		OnEvent: func(ev live.Event) {
 			if strings.HasPrefix(ev.Kind, "job-") {
@@ -637,4 +638,19 @@ func (c *Campaign) Summaries(out string) (sets []string, rows map[string][]metri
 		}
 	}
 	return sets, rows
+}
+
+// placers builds a run set's dataset placer and, when its placement was
+// given explicitly (RunSet.OutputPlacement), the same placer as the
+// engine's output placer, if it is one; else nil, the engine's default.
+func placers(rs RunSet) (engine.DatasetPlacer, engine.ReplicaPlacer, error) {
+	placer, err := placement.New(rs.Placement, rs.TierMix)
+	if err != nil {
+		return nil, nil, err
+	}
+	var outputs engine.ReplicaPlacer
+	if rp, ok := placer.(engine.ReplicaPlacer); ok && rs.OutputPlacement {
+		outputs = rp
+	}
+	return placer, outputs, nil
 }

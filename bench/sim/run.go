@@ -29,11 +29,13 @@ type Spec struct {
 	Predicted *workload.Predicted
 	// Placer places the unplaced datasets (nil: the engine's default,
 	// HDFS's); MemoryLRU turns on the engine's LRU memory tier
-	// (engine.Config).
-	Placer    engine.DatasetPlacer
-	MemoryLRU bool
-	Dir       string
-	Options   Options
+	// (engine.Config). OutputPlacer places job outputs (nil: the
+	// engine's default, the writer then hosts of its rack).
+	Placer       engine.DatasetPlacer
+	OutputPlacer engine.ReplicaPlacer
+	MemoryLRU    bool
+	Dir          string
+	Options      Options
 }
 
 // Timing is what a run cost the machine. It varies from run to run, so it
@@ -69,13 +71,14 @@ func RunOne(spec Spec) (metrics.Summary, Timing, error) {
 	}
 	start := time.Now()
 	eng, err := engine.New(engine.Config{
-		Seed:      spec.Seed,
-		SlowStart: spec.SlowStart,
-		Queues:    spec.Queues,
-		Predicted: spec.Predicted,
-		Placer:    spec.Placer,
-		MemoryLRU: spec.MemoryLRU,
-		Stopwatch: func() int64 { return int64(time.Since(start)) },
+		Seed:         spec.Seed,
+		SlowStart:    spec.SlowStart,
+		Queues:       spec.Queues,
+		Predicted:    spec.Predicted,
+		Placer:       spec.Placer,
+		MemoryLRU:    spec.MemoryLRU,
+		OutputPlacer: spec.OutputPlacer,
+		Stopwatch:    func() int64 { return int64(time.Since(start)) },
 	}, spec.Topology, spec.Workload, spec.Datasets, p)
 	if err != nil {
 		return metrics.Summary{}, Timing{}, err

@@ -56,8 +56,10 @@ type Config struct {
 	// the memory replicas a placer chose are held on HDD (SSD on a host
 	// without one) until the first job that reads their dataset is
 	// submitted, then moved into memory, demoting the least recently used
-	// blocks back (never dropping them) to make room (memlru.go). Off,
-	// memory replicas stay where the placer put them, unbounded.
+	// blocks back (never dropping them) to make room (memlru.go). Job
+	// outputs an output placer writes to memory are cached the same way,
+	// admitted when their attempt launches. Off, memory replicas stay
+	// where the placer put them, unbounded.
 	MemoryLRU bool
 }
 

@@ -24,6 +24,7 @@ func (e *Engine) AttemptSucceeded(id AttemptID, reported *ByteCounts) error {
 	if t.State == TaskDone {
 		// lost the race but finished at the same moment
 		e.endAttempt(a, AttemptSucceeded)
+		e.forgetOutput(a)
 		return nil
 	}
 	decision := UseOutput
@@ -31,6 +32,11 @@ func (e *Engine) AttemptSucceeded(id AttemptID, reported *ByteCounts) error {
 		decision = oc.ChooseOutput(&e.ctx, a)
 	}
 	e.endAttempt(a, AttemptSucceeded)
+	if decision == DiscardOutput {
+		e.forgetOutput(a)
+	} else {
+		e.outputWritten(a)
+	}
 	switch decision {
 	case HoldOutput:
 		t.held = append(t.held, a)
@@ -75,6 +81,9 @@ func (e *Engine) finishTask(j *Job, st *Stage, t *Task, a *Attempt) {
 	t.OutputBytes = a.OutputBytes
 	for _, h := range t.held {
 		delete(e.held, h.ID)
+		if h != a {
+			e.forgetOutput(h) // not chosen
+		}
 	}
 	t.held = nil
 	for len(t.running) > 0 {
@@ -144,6 +153,8 @@ func (e *Engine) endAttempt(a *Attempt, outcome AttemptOutcome) {
 	e.queues[j.Queue].Running--
 	if outcome == AttemptSucceeded {
 		e.account(j, st, a)
+	} else {
+		e.forgetOutput(a) // never written
 	}
 	rec := AttemptRecord{Attempt: *a, JobName: j.Spec.ID, Kind: st.Spec.Kind, Rack: e.topo.RackOf(a.Host), InputClass: st.InputClass}
 	if a.Source.Host >= 0 {

@@ -107,6 +107,7 @@ func (e *Engine) pruneHeld(h cluster.HostID) {
 				for _, a := range t.held {
 					if outputOn(st, a.OutputReplicas, h) {
 						delete(e.held, a.ID)
+						e.forgetOutput(a)
 						continue
 					}
 					kept = append(kept, a)

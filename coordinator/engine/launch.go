@@ -58,7 +58,15 @@ func (e *Engine) launch(ref TaskRef, h cluster.HostID, opt LaunchOptions, dup bo
 		e.fixShuffle(a)
 	}
 	a.OutputBytes = t.OutputBytes
+	if a.Source.Host >= 0 {
+		// the block is used, whichever replica is read; before the
+		// output's admission, which may evict to make room
+		e.touchInput(a)
+	}
 	a.OutputReplicas = e.placeOutput(st, a)
+	if e.lru != nil && st.Final {
+		e.admitOutput(a)
+	}
 	e.nextID++
 	if !dup {
 		e.unPend(j, st)
@@ -85,9 +93,6 @@ func (e *Engine) launch(ref TaskRef, h cluster.HostID, opt LaunchOptions, dup bo
 		e.dropFree(h)
 	}
 	e.attempts[a.ID] = a
-	if st.InputClass == ClassInput && a.Source.Host >= 0 {
-		e.touchBlock(st.Spec.Input, t.Block) // the block is used, whichever replica is read
-	}
 	e.Stats.Launches++
 	e.ready.Launches = append(e.ready.Launches, a)
 	return a.ID, nil

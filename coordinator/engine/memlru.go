@@ -31,6 +31,30 @@ import (
 //     next value of a counter, so no two blocks are ever equally recent
 //     and evictions do not depend on map order.
 //
+// Job outputs written to memory are managed too, as OctopusFS's cache
+// holds every file written to its memory tier (spec §7.3: HiBench's
+// iterative applications read earlier jobs' outputs):
+//
+//   - a final-stage attempt whose output is placed with a memory replica
+//     on host h (by any output placer) has it admitted when it launches,
+//     as a file system allocates a block's tiers when its write starts:
+//     h's least recently used blocks are demoted to make room, so that
+//     the write finds it. The admission is a use. Until the attempt
+//     succeeds its replica is being written and is never evicted; if
+//     no room can be made from the others, or it is larger than the
+//     tier, the replica is written to the lower tier instead;
+//   - when the attempt succeeds its size is final (a reduce's output is
+//     an expectation until its input is): the write is a use, and the
+//     host evicts again if the output grew past what was left;
+//   - an output that is never used (its attempt failed or was killed,
+//     its output discarded or not chosen) is forgotten, with no move: the
+//     file system deletes a failed attempt's files;
+//   - a map attempt that reads a parent job's output uses it, as a read
+//     of a dataset block does. A demotion moves the output's replica
+//     down in its task, its attempt and its readers' blocks
+//     (setOutputTier), and reaches the driver as a Ready.TierMove of the
+//     output (TierMove.Attempt).
+//
 // A dataset is uploaded once: a block demoted later stays on the lower
 // tier (OctopusFS does not promote on read). The cache accounts only the
 // replicas it manages; a replica a policy moves itself (SetReplicaTier)
@@ -50,15 +74,20 @@ type memLRU struct {
 	used     []int64
 	resident [][]residentBlock
 	// lastUse is the counter value of each managed block's latest use;
-	// clock the last value given.
-	lastUse map[memBlock]uint64
+	// clock the last value given. A block is a dataset's block or an
+	// attempt's output, named as the driver names it (ObjectRef).
+	lastUse map[ObjectRef]uint64
 	clock   uint64
+	// outputs are the attempts whose output has a managed memory
+	// replica, by attempt.
+	outputs map[AttemptID]*lruOutput
 }
 
-// memBlock names a block of a dataset.
-type memBlock struct {
-	dataset string
-	block   int
+// lruOutput is an attempt's output the cache manages. Writing is true
+// until the attempt succeeds: the replica is not evicted meanwhile.
+type lruOutput struct {
+	a       *Attempt
+	writing bool
 }
 
 type heldReplica struct {
@@ -67,7 +96,7 @@ type heldReplica struct {
 }
 
 type residentBlock struct {
-	memBlock
+	ObjectRef
 	size int64
 }
 
@@ -92,7 +121,8 @@ func (e *Engine) holdMemoryReplicas() {
 		held:     map[string][]heldReplica{},
 		used:     make([]int64, len(e.topo.Hosts)),
 		resident: make([][]residentBlock, len(e.topo.Hosts)),
-		lastUse:  map[memBlock]uint64{},
+		lastUse:  map[ObjectRef]uint64{},
+		outputs:  map[AttemptID]*lruOutput{},
 	}
 	e.lru = l
 	for di := range e.datasets.Datasets {
@@ -150,7 +180,7 @@ func (e *Engine) upload(dataset string) {
 	delete(l.held, dataset)
 	di := slices.IndexFunc(e.datasets.Datasets, func(d workload.Dataset) bool { return d.Name == dataset })
 	for i, r := range held {
-		k := memBlock{dataset, r.block}
+		k := ObjectRef{Dataset: dataset, Block: r.block}
 		if i == 0 || held[i-1].block != r.block {
 			l.clock++
 			l.lastUse[k] = l.clock // the upload is a use
@@ -162,7 +192,7 @@ func (e *Engine) upload(dataset string) {
 
 // promote moves a block's replica on host h into memory, after demoting
 // the host's least recently used blocks until it fits.
-func (e *Engine) promote(k memBlock, h cluster.HostID, size int64) {
+func (e *Engine) promote(k ObjectRef, h cluster.HostID, size int64) {
 	l := e.lru
 	if !e.hosts[h].alive {
 		return // its replica is gone with the host
@@ -173,9 +203,9 @@ func (e *Engine) promote(k memBlock, h cluster.HostID, size int64) {
 		return // would never fit: stays where it is held
 	}
 	for bounded && l.used[h]+size > mem.CapacityBytes {
-		e.evictOldest(h)
+		e.evictOldest(h) // dataset blocks are never being written: one is found
 	}
-	if err := e.setReplicaTier(k.dataset, k.block, h, cluster.Mem); err != nil {
+	if err := e.setReplicaTier(k.Dataset, k.Block, h, cluster.Mem); err != nil {
 		return // cannot happen: the host is alive and has the replica and a memory tier
 	}
 	l.used[h] += size
@@ -184,34 +214,51 @@ func (e *Engine) promote(k memBlock, h cluster.HostID, size int64) {
 }
 
 // evictOldest demotes host h's least recently used memory block to the
-// host's lower tier. The host holds at least one block: promote calls it
-// only while the host's used bytes exceed what is left of its capacity.
-func (e *Engine) evictOldest(h cluster.HostID) {
+// host's lower tier, passing over outputs being written; false if every
+// block is being written (or there is none).
+func (e *Engine) evictOldest(h cluster.HostID) bool {
 	l := e.lru
 	res := l.resident[h]
-	oldest := 0
+	oldest := -1
 	for i := range res {
-		if l.lastUse[res[i].memBlock] < l.lastUse[res[oldest].memBlock] {
+		if o := l.outputs[res[i].Attempt]; res[i].Dataset == "" && o != nil && o.writing {
+			continue
+		}
+		if oldest < 0 || l.lastUse[res[i].ObjectRef] < l.lastUse[res[oldest].ObjectRef] {
 			oldest = i
 		}
+	}
+	if oldest < 0 {
+		return false
 	}
 	victim := res[oldest]
 	l.resident[h] = slices.Delete(res, oldest, oldest+1)
 	l.used[h] -= victim.size
-	if tier, ok := e.replicaTier(victim.memBlock, h); !ok || tier != cluster.Mem {
-		return // a policy moved it out of memory already
+	if tier, ok := e.replicaTier(victim.ObjectRef, h); !ok || tier != cluster.Mem {
+		return true // a policy moved it out of memory already
 	}
-	to, _ := e.lowerTier(h) // it was held there, so the host has one
-	if err := e.setReplicaTier(victim.dataset, victim.block, h, to); err == nil {
+	to, _ := e.lowerTier(h) // it was held there, or admitted, so the host has one
+	var err error
+	if victim.Dataset != "" {
+		err = e.setReplicaTier(victim.Dataset, victim.Block, h, to)
+	} else {
+		err = e.setOutputTier(l.outputs[victim.Attempt].a, h, to)
+	}
+	if err == nil {
 		e.Stats.MemoryDemotions++
 	}
+	return true
 }
 
-// replicaTier is the tier of a block's replica on host h now; false if
-// the host holds none.
-func (e *Engine) replicaTier(k memBlock, h cluster.HostID) (cluster.TierKind, bool) {
-	di := slices.IndexFunc(e.datasets.Datasets, func(d workload.Dataset) bool { return d.Name == k.dataset })
-	for _, r := range e.datasets.Datasets[di].Blocks[k.block].Replicas {
+// replicaTier is the tier of a managed block's replica on host h now;
+// false if the host holds none.
+func (e *Engine) replicaTier(k ObjectRef, h cluster.HostID) (cluster.TierKind, bool) {
+	reps := e.lru.outputReplicas(k)
+	if k.Dataset != "" {
+		di := slices.IndexFunc(e.datasets.Datasets, func(d workload.Dataset) bool { return d.Name == k.Dataset })
+		reps = e.datasets.Datasets[di].Blocks[k.Block].Replicas
+	}
+	for _, r := range reps {
 		if r.Host == h {
 			return r.Tier, true
 		}
@@ -219,13 +266,132 @@ func (e *Engine) replicaTier(k memBlock, h cluster.HostID) (cluster.TierKind, bo
 	return 0, false
 }
 
-// touchBlock records a use of a dataset's block by a map attempt that
-// launched to read it; blocks the cache does not manage are not tracked.
-func (e *Engine) touchBlock(dataset string, block int32) {
-	if e.lru == nil || block < 0 {
+// outputReplicas are a managed output's replicas; nil for a dataset's
+// block or an output no longer managed.
+func (l *memLRU) outputReplicas(k ObjectRef) []workload.Replica {
+	if o := l.outputs[k.Attempt]; k.Dataset == "" && o != nil {
+		return o.a.OutputReplicas
+	}
+	return nil
+}
+
+// admitOutput admits the memory replicas of a final-stage attempt's
+// output as it launches, evicting older blocks to make room; a replica
+// that cannot fit is written to its host's lower tier instead.
+func (e *Engine) admitOutput(a *Attempt) {
+	l := e.lru
+	admitted, cloned := false, false
+	for i, r := range a.OutputReplicas {
+		if r.Tier != cluster.Mem {
+			continue
+		}
+		to, ok := e.lowerTier(r.Host)
+		if !ok {
+			continue // nowhere to demote it: not managed
+		}
+		if !e.makeRoom(r.Host, a.OutputBytes) {
+			if !cloned {
+				// the list may be an output placer's
+				a.OutputReplicas, cloned = slices.Clone(a.OutputReplicas), true
+			}
+			a.OutputReplicas[i].Tier = to
+			continue
+		}
+		if !admitted {
+			admitted = true
+			l.outputs[a.ID] = &lruOutput{a: a, writing: true}
+			l.clock++
+			l.lastUse[ObjectRef{Attempt: a.ID}] = l.clock // the write is a use
+		}
+		l.used[r.Host] += a.OutputBytes
+		l.resident[r.Host] = append(l.resident[r.Host], residentBlock{ObjectRef{Attempt: a.ID}, a.OutputBytes})
+		e.Stats.MemoryOutputs++
+	}
+}
+
+// makeRoom evicts host h's least recently used blocks until size more
+// bytes fit in its memory tier; false if they cannot.
+func (e *Engine) makeRoom(h cluster.HostID, size int64) bool {
+	mem, _ := e.topo.Hosts[h].Tier(cluster.Mem)
+	if mem.CapacityBytes == 0 {
+		return true // unbounded
+	}
+	if size > mem.CapacityBytes {
+		return false
+	}
+	for e.lru.used[h]+size > mem.CapacityBytes {
+		if !e.evictOldest(h) {
+			return false
+		}
+	}
+	return true
+}
+
+// outputWritten is told that an attempt succeeded: its managed output is
+// written, at its final size, and the write is a use. The hosts holding
+// it evict again if it grew past their room (itself last: it is now the
+// most recent).
+func (e *Engine) outputWritten(a *Attempt) {
+	if e.lru == nil {
 		return
 	}
-	k := memBlock{dataset, int(block)}
+	l := e.lru
+	o := l.outputs[a.ID]
+	if o == nil {
+		return
+	}
+	o.writing = false
+	k := ObjectRef{Attempt: a.ID}
+	l.clock++
+	l.lastUse[k] = l.clock
+	for h := range l.resident {
+		i := slices.IndexFunc(l.resident[h], func(b residentBlock) bool { return b.ObjectRef == k })
+		if i < 0 || l.resident[h][i].size == a.OutputBytes || !e.hosts[h].alive {
+			continue // a dead host's replica is gone: its room does not matter
+		}
+		l.used[h] += a.OutputBytes - l.resident[h][i].size
+		l.resident[h][i].size = a.OutputBytes
+		mem, _ := e.topo.Hosts[h].Tier(cluster.Mem)
+		for mem.CapacityBytes > 0 && l.used[h] > mem.CapacityBytes {
+			if !e.evictOldest(cluster.HostID(h)) {
+				break // the rest are being written: they went first
+			}
+		}
+	}
+}
+
+// forgetOutput drops an attempt's output from the cache, with no move:
+// the output will never be read (its attempt failed or was killed, or
+// its output was discarded or not chosen), and the file system deletes
+// it.
+func (e *Engine) forgetOutput(a *Attempt) {
+	if e.lru == nil || e.lru.outputs[a.ID] == nil {
+		return
+	}
+	l := e.lru
+	k := ObjectRef{Attempt: a.ID}
+	for h := range l.resident {
+		if i := slices.IndexFunc(l.resident[h], func(b residentBlock) bool { return b.ObjectRef == k }); i >= 0 {
+			l.used[h] -= l.resident[h][i].size
+			l.resident[h] = slices.Delete(l.resident[h], i, i+1)
+		}
+	}
+	delete(l.outputs, a.ID)
+	delete(l.lastUse, k)
+}
+
+// touchInput records a use of what a map attempt reads, a dataset's
+// block or a parent's output, if the cache manages it.
+func (e *Engine) touchInput(a *Attempt) {
+	if e.lru == nil {
+		return
+	}
+	if k, ok := e.InputObject(a); ok {
+		e.touch(k)
+	}
+}
+
+func (e *Engine) touch(k ObjectRef) {
 	if _, ok := e.lru.lastUse[k]; ok {
 		e.lru.clock++
 		e.lru.lastUse[k] = e.lru.clock

@@ -110,13 +110,25 @@ type Ready struct {
 	TierMoves []TierMove
 }
 
-// TierMove is a replica of a dataset's block moved from one tier of its
-// host to another (Context.SetReplicaTier).
+// TierMove is a replica of a dataset's block (Context.SetReplicaTier),
+// or of a job output (the memory cache's demotions), moved from one tier
+// of its host to another. A job output's move has no Dataset: it is of
+// Attempt's output.
 type TierMove struct {
 	Dataset  string
 	Block    int
+	Attempt  AttemptID
 	Host     cluster.HostID
 	From, To cluster.TierKind
+}
+
+// Object names the object whose replica moves, as InputObject names
+// what a map reads.
+func (m TierMove) Object() ObjectRef {
+	if m.Dataset != "" {
+		return ObjectRef{Dataset: m.Dataset, Block: m.Block}
+	}
+	return ObjectRef{Attempt: m.Attempt}
 }
 
 // ShuffleUpdate says that the upstream outputs a running reduce or generic
@@ -196,6 +208,9 @@ type Stats struct {
 	// MemoryUploads counts the block replicas moved into memory when
 	// their dataset was uploaded, MemoryDemotions those the memory
 	// tier's LRU eviction moved down to make room (Config.MemoryLRU;
-	// both 0 without it).
+	// both 0 without it); demotions include job outputs' replicas.
 	MemoryUploads, MemoryDemotions int64
+	// MemoryOutputs counts the job outputs' replicas written to memory
+	// that the cache admitted (Config.MemoryLRU; 0 without it).
+	MemoryOutputs int64
 }

@@ -49,3 +49,53 @@ func (e *Engine) setReplicaTier(dataset string, block int, h cluster.HostID, to 
 	e.ready.TierMoves = append(e.ready.TierMoves, TierMove{Dataset: dataset, Block: block, Host: h, From: from, To: to})
 	return nil
 }
+
+// setOutputTier moves the replica on host h of an attempt's output to
+// tier to: in the attempt, in its task once the output is the task's,
+// and in the blocks of the stages already reading it (a child job's
+// maps, buildDependentInput), as setReplicaTier does for datasets. The
+// replica lists are replaced, never changed in place: records and
+// policies may hold the old ones.
+func (e *Engine) setOutputTier(a *Attempt, h cluster.HostID, to cluster.TierKind) error {
+	if h < 0 || int(h) >= len(e.hosts) || !e.hosts[h].alive {
+		return e.rejectf("dead host", "host %d", h)
+	}
+	if _, ok := e.topo.Hosts[h].Tier(to); !ok {
+		return e.rejectf("no such tier", "host %s has no %s tier", e.topo.Hosts[h].Name, to)
+	}
+	ri := slices.IndexFunc(a.OutputReplicas, func(r workload.Replica) bool { return r.Host == h })
+	if ri < 0 {
+		return e.rejectf("no replica there", "the output of attempt %d has no replica on host %s", a.ID, e.topo.Hosts[h].Name)
+	}
+	from := a.OutputReplicas[ri].Tier
+	if from == to {
+		return nil
+	}
+	reps := slices.Clone(a.OutputReplicas)
+	reps[ri].Tier = to
+	a.OutputReplicas = reps
+	j, st, t, _ := e.lookup(a.Task)
+	if t.State == TaskDone && t.OutAttempt == a.ID {
+		t.OutReplicas = reps
+		if t.OutHost == h {
+			t.OutTier = to
+		}
+		// the output is block k of its readers: the final stages' tasks
+		// in order (buildDependentInput)
+		k := int(a.Task.Index)
+		for _, ps := range j.Stages[:st.Index] {
+			if ps.Final {
+				k += len(ps.Tasks)
+			}
+		}
+		for _, c := range j.children {
+			for _, cs := range e.jobs[c].Stages {
+				if cs.InputClass == ClassDependent && cs.Spec.Input[1:] == j.Spec.ID && k < len(cs.blocks) {
+					cs.blocks[k].Replicas = reps
+				}
+			}
+		}
+	}
+	e.ready.TierMoves = append(e.ready.TierMoves, TierMove{Attempt: a.ID, Host: h, From: from, To: to})
+	return nil
+}

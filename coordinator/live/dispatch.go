@@ -15,12 +15,13 @@ func (r *run) drainReady() {
 	// before the launches: a map launched now must read a replica that is
 	// being moved from the tier it is leaving
 	r.moveReplicas(rd.TierMoves)
-	// before the launches: a map launched now must read a replica that is
-	// being moved from the tier it is leaving
+	r.releaseLaunches()
 	for _, a := range rd.Launches {
-		r.launch(a)
-		r.prom.launched.WithLabelValues(r.eng.Job(a.Task.Job).Stages[a.Task.Stage].Spec.Kind.String()).Inc()
-		r.prom.running.Inc()
+		if r.awaitsRoom(a) {
+			r.heldLaunches = append(r.heldLaunches, a.ID)
+			continue
+		}
+		r.dispatch(a)
 	}
 	for _, id := range rd.Kills {
 		// the engine has ended the attempt already: its host is ours
@@ -71,6 +72,59 @@ func reasonSuffix(s string) string {
 func (r *run) object(h cluster.HostID, tier cluster.TierKind, key string) wire.Object {
 	host := r.topo.Hosts[h]
 	return wire.Object{Host: host.Name, Rack: r.topo.Racks[host.Rack].Name, Addr: r.hosts[h].reg.DataAddr, Tier: tier.String(), Key: key}
+}
+
+func (r *run) dispatch(a *engine.Attempt) {
+	r.launch(a)
+	r.prom.launched.WithLabelValues(r.eng.Job(a.Task.Job).Stages[a.Task.Stage].Spec.Kind.String()).Inc()
+	r.prom.running.Inc()
+}
+
+// awaitsRoom says an attempt's launch must wait: with the memory cache on
+// (Config.MemoryLRU), the engine admitted its output into a bounded
+// memory tier by demoting older replicas, and a worker frees their room
+// only when their move is done; the output's write would find the tier
+// full before. So the launch waits for the moves leaving that memory
+// tier, sent or held.
+func (r *run) awaitsRoom(a *engine.Attempt) bool {
+	if !r.cfg.MemoryLRU {
+		return false
+	}
+	for _, rep := range a.OutputReplicas {
+		if rep.Tier != cluster.Mem {
+			continue
+		}
+		if tier, _ := r.topo.Hosts[rep.Host].Tier(cluster.Mem); tier.CapacityBytes == 0 {
+			continue
+		}
+		if r.leaving[hostTier{rep.Host, cluster.Mem}] > 0 {
+			return true
+		}
+		for _, m := range r.heldMoves[rep.Host] {
+			if m.From == cluster.Mem {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// releaseLaunches dispatches, in order, the held launches that need not
+// wait any more, and forgets those the engine ended meanwhile (killed
+// with their job, or lost with a host): their worker never knew them.
+func (r *run) releaseLaunches() {
+	kept := r.heldLaunches[:0]
+	for _, id := range r.heldLaunches {
+		a := r.eng.Attempt(id)
+		switch {
+		case a == nil:
+		case r.awaitsRoom(a):
+			kept = append(kept, id)
+		default:
+			r.dispatch(a)
+		}
+	}
+	r.heldLaunches = kept
 }
 
 func (r *run) launch(a *engine.Attempt) {

@@ -45,7 +45,12 @@ func (r *run) finish() {
 	}
 	for h := range r.topo.Hosts {
 		for _, m := range r.heldMoves[cluster.HostID(h)] {
-			r.event("replica-move-unsent", r.topo.Hosts[h].Name, "%s from %s to %s: held behind moves unanswered by the end of the run", DatasetBlockKey(m.Dataset, m.Block), m.From, m.To)
+			r.event("replica-move-unsent", r.topo.Hosts[h].Name, "%s from %s to %s: held behind moves unanswered by the end of the run", objectKey(m.Object()), m.From, m.To)
+		}
+	}
+	for _, id := range r.heldLaunches {
+		if a := r.eng.Attempt(id); a != nil {
+			r.event("launch-unsent", r.topo.Hosts[a.Host].Name, "attempt %d: its output waited for room in memory until the end of the run", id)
 		}
 	}
 	var up, down []float64

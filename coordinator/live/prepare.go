@@ -23,7 +23,7 @@ func (r *run) prepare(ctx context.Context) error {
 	}
 	clock := time.Now()
 	r.eng, err = engine.New(engine.Config{Seed: r.cfg.Seed, SlowStart: r.cfg.SlowStart, Queues: r.cfg.Queues, Predicted: r.cfg.Predicted,
-		Placer: r.cfg.Placer, MemoryLRU: r.cfg.MemoryLRU,
+		Placer: r.cfg.Placer, OutputPlacer: r.cfg.OutputPlacer, MemoryLRU: r.cfg.MemoryLRU,
 		Stopwatch: func() int64 { return int64(time.Since(clock)) }}, r.topo, r.cfg.Workload, r.cfg.Datasets, p)
 	if err != nil {
 		return err

@@ -84,7 +84,7 @@ func (r *run) sendMoves(h cluster.HostID) {
 	q := r.heldMoves[h]
 	kept := q[:0]
 	for _, m := range q {
-		loc := replicaAt{host: h, key: DatasetBlockKey(m.Dataset, m.Block)}
+		loc := replicaAt{host: h, key: objectKey(m.Object())}
 		if _, ok := r.onDisk[loc]; !ok {
 			// reads go where the bytes are until the move is done; a
 			// move after one not yet done keeps the first one's tier
@@ -110,7 +110,7 @@ func (r *run) sendMoves(h cluster.HostID) {
 // or an earlier held move is of it; or its destination tier has a
 // capacity and a move leaving that tier is under way or held before it.
 func (r *run) mustWait(m engine.TierMove, earlier []engine.TierMove) bool {
-	if _, busy := r.moving[replicaAt{host: m.Host, key: DatasetBlockKey(m.Dataset, m.Block)}]; busy {
+	if _, busy := r.moving[replicaAt{host: m.Host, key: objectKey(m.Object())}]; busy {
 		return true
 	}
 	to, _ := r.topo.Hosts[m.Host].Tier(m.To)
@@ -119,7 +119,7 @@ func (r *run) mustWait(m engine.TierMove, earlier []engine.TierMove) bool {
 		return true
 	}
 	for _, e := range earlier {
-		if (e.Dataset == m.Dataset && e.Block == m.Block) || (bounded && e.From == m.To) {
+		if e.Object() == m.Object() || (bounded && e.From == m.To) {
 			return true
 		}
 	}
@@ -150,6 +150,7 @@ func (r *run) replicaMoved(ev *wire.ReplicaMoved) {
 		r.event("replica-move-failed", ev.Host, "%s from %s to %s: %s; reads stay on %s", ev.Key, ev.From, ev.To, ev.Error, ev.From)
 	}
 	r.sendMoves(h)
+	r.releaseLaunches()
 }
 
 // replicaAt names a stored object on a host.

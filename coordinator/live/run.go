@@ -32,9 +32,11 @@ type Config struct {
 	Predicted *workload.Predicted
 	// Placer places the unplaced datasets (nil: the engine's default,
 	// HDFS's); MemoryLRU turns on the engine's LRU memory tier
-	// (engine.Config).
-	Placer    engine.DatasetPlacer
-	MemoryLRU bool
+	// (engine.Config). OutputPlacer places job outputs (nil: the
+	// engine's default, the writer then hosts of its rack).
+	Placer       engine.DatasetPlacer
+	OutputPlacer engine.ReplicaPlacer
+	MemoryLRU    bool
 	// Cluster names the run's subjects.
 	Cluster string
 	// NATSURL connects to an external server as the coordinator user;
@@ -188,9 +190,12 @@ type run struct {
 	// moving is the moves sent and not yet answered, with the tier each
 	// leaves; leaving counts them by host and tier; heldMoves is each
 	// host's moves not yet sent, in the engine's order (moveReplicas)
-	moving        map[replicaAt]cluster.TierKind
-	leaving       map[hostTier]int
-	heldMoves     map[cluster.HostID][]engine.TierMove
+	moving    map[replicaAt]cluster.TierKind
+	leaving   map[hostTier]int
+	heldMoves map[cluster.HostID][]engine.TierMove
+	// heldLaunches are attempts whose output waits for room in a memory
+	// tier (awaitsRoom), in launch order
+	heldLaunches  []engine.AttemptID
 	moveSeq       uint64
 	prom          *promMetrics
 	seenDecisions int

@@ -204,6 +204,10 @@ type Options struct {
 	// transfer time shrinks by Scale/n and compute by Scale only, and
 	// ComputeScale = 1/n keeps the two in their source's proportion.
 	ComputeScale float64
+	// OutputReplicas is the replication of every job's output (its final
+	// stages'), as HDFS's dfs.replication (3) gives a job's output files;
+	// 0 sets none, so that the engine writes one replica.
+	OutputReplicas int
 }
 
 // DefaultOptions: 1 GiB of shuffle per reduce task, no cap, ratio 12,
@@ -226,6 +230,8 @@ func Generate(m *Mix, o Options) (*workload.Workload, *workload.Datasets, error)
 		return nil, nil, fmt.Errorf("ratio must be between 4 and 1000 (got %g)", o.Ratio)
 	case !(o.ComputeScale > 0 && o.ComputeScale <= 1e6):
 		return nil, nil, fmt.Errorf("compute scale must be above 0 and at most 1e6 (got %g)", o.ComputeScale)
+	case o.OutputReplicas < 0 || o.OutputReplicas > workload.MaxReplicas:
+		return nil, nil, fmt.Errorf("output replicas must be between 0 (none set) and %d (got %d)", workload.MaxReplicas, o.OutputReplicas)
 	}
 	rng := o.RNG()
 	n := m.Jobs()
@@ -247,6 +253,9 @@ func Generate(m *Mix, o Options) (*workload.Workload, *workload.Datasets, error)
 				jobs[i].Arrival = times[k]
 				for st := range jobs[i].Stages {
 					jobs[i].Stages[st].ComputeNsPerByte *= o.ComputeScale
+				}
+				if o.OutputReplicas > 0 {
+					setOutputReplicas(&jobs[i], o.OutputReplicas)
 				}
 				if sequential && len(jobs[i].Parents) == 0 {
 					jobs[i].Parents = slices.Clone(prev)
@@ -307,4 +316,20 @@ func sinks(jobs []workload.Job) []string {
 		}
 	}
 	return out
+}
+
+// setOutputReplicas sets the replication of a job's final stages, those
+// no other stage of the job reads.
+func setOutputReplicas(j *workload.Job, n int) {
+	read := map[string]bool{}
+	for _, s := range j.Stages {
+		for _, a := range s.After {
+			read[a] = true
+		}
+	}
+	for st := range j.Stages {
+		if !read[j.Stages[st].Name] {
+			j.Stages[st].OutputReplicas = n
+		}
+	}
 }

@@ -231,3 +231,56 @@ func TestComputeScale(t *testing.T) {
 		t.Errorf("compute scale 0: err %v", err)
 	}
 }
+
+// OutputReplicas sets every job's final stages' replication, nothing
+// else; unset (0), no stage has one; a negative count is refused.
+func TestOutputReplicas(t *testing.T) {
+	m, err := ParseMix(strings.NewReader("1 terasort 1GB\n1 kmeans 1GB\n1 grep 1GB\n"), "t.mix")
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := DefaultOptions()
+	plain, _, err := Generate(m, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o.OutputReplicas = 3
+	three, _, err := Generate(m, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	finals := 0
+	for i, j := range plain.Jobs {
+		read := map[string]bool{}
+		for _, st := range j.Stages {
+			for _, a := range st.After {
+				read[a] = true
+			}
+		}
+		for s, st := range j.Stages {
+			if st.OutputReplicas != 0 {
+				t.Errorf("unset: %s/%s has %d output replicas", j.ID, st.Name, st.OutputReplicas)
+			}
+			got := three.Jobs[i].Stages[s]
+			want := 0
+			if !read[st.Name] {
+				want = 3
+				finals++
+			}
+			if got.OutputReplicas != want {
+				t.Errorf("%s/%s: %d output replicas, want %d", j.ID, st.Name, got.OutputReplicas, want)
+			}
+			got.OutputReplicas = 0
+			if !reflect.DeepEqual(got, st) {
+				t.Errorf("%s/%s: more than the replication changed", j.ID, st.Name)
+			}
+		}
+	}
+	if finals < len(plain.Jobs) || len(plain.Jobs) < 3 {
+		t.Fatalf("%d final stages in %d jobs", finals, len(plain.Jobs))
+	}
+	o.OutputReplicas = -1
+	if _, _, err := Generate(m, o); err == nil || !strings.Contains(err.Error(), "output replicas") {
+		t.Errorf("output replicas -1: err %v", err)
+	}
+}

@@ -133,12 +133,21 @@ func placeFrom(t *cluster.Topology, rng *rand.Rand, first cluster.HostID, n int,
 // if too few are. It is the engine's output placer for baselines that
 // write job outputs HDFS-style.
 func (p *Placer) PlaceReplicas(t *cluster.Topology, rng *rand.Rand, writer cluster.HostID, n int, usable func(cluster.HostID) bool) []workload.Replica {
-	hosts := placeFrom(t, rng, writer, min(n, len(t.Hosts)), usable)
+	hosts := PipelineHosts(t, rng, writer, n, usable)
 	reps := make([]workload.Replica, len(hosts))
 	for i, h := range hosts {
 		reps[i] = workload.Replica{Host: h, Tier: p.tier(t, rng, h)}
 	}
 	return reps
+}
+
+// PipelineHosts chooses the hosts of a file's n replicas written on a
+// host, as HDFS's write pipeline does (PlaceReplicas): the writer first,
+// then HDFS's rule, only on hosts usable accepts (nil: every host), fewer
+// if too few are. Other placers (octopus) reuse it for their output
+// replicas.
+func PipelineHosts(t *cluster.Topology, rng *rand.Rand, writer cluster.HostID, n int, usable func(cluster.HostID) bool) []cluster.HostID {
+	return placeFrom(t, rng, writer, min(n, len(t.Hosts)), usable)
 }
 
 // pickOther draws a host of the list not yet used, or -1.

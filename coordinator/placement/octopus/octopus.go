@@ -33,19 +33,34 @@ func (p *Placer) PlaceDataset(t *cluster.Topology, rng *rand.Rand, d *workload.D
 		// like HDFS, a cluster smaller than the replication keeps the
 		// block under-replicated rather than refusing it (Hosts caps n)
 		hosts := hdfs.Hosts(t, rng, n, nil)
-		// replica i gets tier order[i]: drawn afresh per block, so that no
-		// tier is bound to a position of HDFS's rule (the first replica
-		// alone on its rack, the next two sharing another)
-		order := rng.Perm(cluster.NumTierKinds)
-		reps := make([]workload.Replica, len(hosts))
-		for i, h := range hosts {
-			want := cluster.HDD
-			if i < len(order) {
-				want = cluster.TierKind(order[i])
-			}
-			reps[i] = workload.Replica{Host: h, Tier: hdfs.TierOrSlowest(&t.Hosts[h], want)}
-		}
-		out[b] = reps
+		out[b] = tiers(t, rng, hosts)
 	}
 	return out, nil
+}
+
+// PlaceReplicas implements engine.ReplicaPlacer, for job outputs: a file
+// written through OctopusFS gets its replicas as a dataset's blocks do,
+// one per tier kind in a random order, on the hosts of HDFS's write
+// pipeline (the first on the writer, as the engine requires), only on
+// hosts usable accepts, fewer if too few are.
+func (p *Placer) PlaceReplicas(t *cluster.Topology, rng *rand.Rand, writer cluster.HostID, n int, usable func(cluster.HostID) bool) []workload.Replica {
+	return tiers(t, rng, hdfs.PipelineHosts(t, rng, writer, n, usable))
+}
+
+// tiers gives a block's replicas on hosts their tiers: replica i gets
+// tier order[i] of a random order of the tier kinds, HDD past the third.
+// The order is drawn afresh per block, so that no tier is bound to a
+// position of HDFS's rule (the first replica alone on its rack, the next
+// two sharing another).
+func tiers(t *cluster.Topology, rng *rand.Rand, hosts []cluster.HostID) []workload.Replica {
+	order := rng.Perm(cluster.NumTierKinds)
+	reps := make([]workload.Replica, len(hosts))
+	for i, h := range hosts {
+		want := cluster.HDD
+		if i < len(order) {
+			want = cluster.TierKind(order[i])
+		}
+		reps[i] = workload.Replica{Host: h, Tier: hdfs.TierOrSlowest(&t.Hosts[h], want)}
+	}
+	return reps
 }

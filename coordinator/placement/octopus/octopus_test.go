@@ -147,3 +147,58 @@ func TestErrors(t *testing.T) {
 		t.Fatalf("empty topology: %v", err)
 	}
 }
+
+// An output's replicas: the first on the writer, the rest by HDFS's rule
+// on usable hosts only, one per tier in a random order; the same rng
+// state gives the same replicas.
+func TestPlaceReplicasForOutputs(t *testing.T) {
+	tp := topo(t, 3, 4)
+	rng := rand.New(rand.NewPCG(5, 6))
+	dead := cluster.HostID(5)
+	usable := func(h cluster.HostID) bool { return h != dead }
+	var first [cluster.NumTierKinds]int
+	for i := 0; i < 1500; i++ {
+		writer := cluster.HostID(i % len(tp.Hosts))
+		if writer == dead {
+			continue
+		}
+		reps := (&Placer{}).PlaceReplicas(tp, rng, writer, 3, usable)
+		if len(reps) != 3 || reps[0].Host != writer {
+			t.Fatalf("writer %d: %+v, want 3 replicas, the first on the writer", writer, reps)
+		}
+		var seen [cluster.NumTierKinds]bool
+		for _, r := range reps {
+			if r.Host == dead || seen[r.Tier] {
+				t.Fatalf("writer %d: %+v: a replica on the dead host or two on one tier", writer, reps)
+			}
+			seen[r.Tier] = true
+		}
+		if reps[0].Host == reps[1].Host || reps[1].Host == reps[2].Host || reps[0].Host == reps[2].Host {
+			t.Fatalf("writer %d: two replicas on one host: %+v", writer, reps)
+		}
+		r0, r1, r2 := tp.RackOf(reps[0].Host), tp.RackOf(reps[1].Host), tp.RackOf(reps[2].Host)
+		if r0 == r1 || r1 != r2 {
+			t.Fatalf("writer %d: racks %d %d %d, want HDFS's rule", writer, r0, r1, r2)
+		}
+		first[reps[0].Tier]++
+	}
+	// the writer's replica is not bound to a tier
+	for k, n := range first {
+		if n < 350 || n > 560 {
+			t.Errorf("the writer's replica is on %s %d times in about 1400, want about a third", cluster.TierKind(k), n)
+		}
+	}
+	a := (&Placer{}).PlaceReplicas(tp, rand.New(rand.NewPCG(7, 7)), 2, 3, nil)
+	b := (&Placer{}).PlaceReplicas(tp, rand.New(rand.NewPCG(7, 7)), 2, 3, nil)
+	if !reflect.DeepEqual(a, b) {
+		t.Fatalf("same rng state, different replicas: %+v and %+v", a, b)
+	}
+	// fewer replicas than asked when too few hosts are usable; one asked,
+	// one on the writer
+	if r := (&Placer{}).PlaceReplicas(tp, rng, 0, 3, func(h cluster.HostID) bool { return h == 0 }); len(r) != 1 || r[0].Host != 0 {
+		t.Fatalf("one usable host: %+v", r)
+	}
+	if r := (&Placer{}).PlaceReplicas(tp, rng, 4, 1, nil); len(r) != 1 || r[0].Host != 4 {
+		t.Fatalf("one replica: %+v", r)
+	}
+}

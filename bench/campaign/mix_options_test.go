@@ -1,0 +1,55 @@
+package campaign
+
+import (
+	"strings"
+	"testing"
+)
+
+func mixCampaign(opts string) string {
+	return "name: p\ncluster: {racks: 2, hosts_per_rack: 3}\nworkload:\n  generator: {name: mix, preset: hibench-small, scale: 0.01" + opts + "}\nruns: [{mode: sim, policies: [fifo]}]\n"
+}
+
+// output_replicas reaches the mix generator: every job's final stages
+// get it; without it no stage has one. It is refused out of range and
+// for other generators.
+func TestMixOutputReplicas(t *testing.T) {
+	for _, tc := range []struct {
+		opts string
+		want int
+	}{{", output_replicas: 3", 3}, {"", 0}} {
+		c, err := Load(writeCampaign(t, mixCampaign(tc.opts)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		w, _, _, err := generate(c.Workload.Generator)
+		if err != nil {
+			t.Fatal(err)
+		}
+		finals := 0
+		for _, j := range w.Jobs {
+			for _, st := range j.Stages {
+				if st.OutputReplicas != 0 {
+					finals++
+					if st.OutputReplicas != tc.want {
+						t.Fatalf("%q: %s/%s has %d output replicas, want %d", tc.opts, j.ID, st.Name, st.OutputReplicas, tc.want)
+					}
+				}
+			}
+		}
+		if (tc.want == 0) != (finals == 0) || (tc.want > 0 && finals < len(w.Jobs)) {
+			t.Errorf("%q: %d stages with output replicas in %d jobs", tc.opts, finals, len(w.Jobs))
+		}
+	}
+	for opts, want := range map[string]string{
+		", output_replicas: 0":   "output_replicas is a job output's replication and must be between 1 and 512 (got 0)",
+		", output_replicas: 600": "must be between 1 and 512 (got 600)",
+	} {
+		if _, err := Load(writeCampaign(t, mixCampaign(opts))); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%q: err %v, want %q", opts, err, want)
+		}
+	}
+	_, err := Load(writeCampaign(t, recurringCampaign(", output_replicas: 3")))
+	if want := "output_replicas is an option of the mix generator, not of recurring"; err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("recurring with output_replicas: err %v, want %q", err, want)
+	}
+}
