@@ -266,7 +266,8 @@ type RunSet struct {
 	// without the key they go where the engine's default puts them (the
 	// writer, then hosts of its rack), so that campaigns written before
 	// the key wrote outputs keep their results. A policy that places
-	// outputs itself overrides it.
+	// outputs itself overrides it; place_outputs: false keeps the
+	// engine's default for outputs under an explicit placement.
 	Placement       string
 	OutputPlacement bool
 	TierMix         placement.TierMix
@@ -657,7 +658,7 @@ func parseRunSet(d *yamlfile.Decoder, n *yaml.Node, i int, workloads []string) R
 	where := fmt.Sprintf("runs[%d]", i)
 	m := d.Map(n, where)
 	m.Known("mode", "name", "policies", "repetitions", "network", "nats", "credentials", "listen", "member_addr", "workloads", "cluster",
-		"priorities", "shape_nics", "compute", "full_recompute", "placement", "tier_mix", "memory_lru")
+		"priorities", "shape_nics", "compute", "full_recompute", "placement", "place_outputs", "tier_mix", "memory_lru")
 	m.Require("mode", "policies")
 	rs := RunSet{Mode: m.Str("mode"), Name: m.Str("name"), Repetitions: 1,
 		NATS: m.Str("nats"), Credentials: m.Str("credentials"), Listen: m.Str("listen"), MemberAddr: m.Str("member_addr")}
@@ -732,7 +733,8 @@ func parseRunSet(d *yamlfile.Decoder, n *yaml.Node, i int, workloads []string) R
 }
 
 // parseStorage reads a run set's storage keys: placement (hdfs or
-// octopus; given, it places job outputs too), tier_mix (the hdfs placer's shares, a mapping of tier to
+// octopus; given, it places job outputs too unless place_outputs is
+// false), tier_mix (the hdfs placer's shares, a mapping of tier to
 // weight) and memory_lru.
 func parseStorage(d *yamlfile.Decoder, m *yamlfile.Map, rs *RunSet, where string) {
 	rs.Placement = placement.HDFS
@@ -743,6 +745,15 @@ func parseStorage(d *yamlfile.Decoder, m *yamlfile.Map, rs *RunSet, where string
 			m.Fail("placement", "unknown placement %q: %s", rs.Placement, strings.Join(placement.Names(), " or "))
 			return
 		}
+	}
+	if m.Has("place_outputs") {
+		// a file system's own placement is what writes the outputs; an
+		// experiment may still keep them off the tiers it studies
+		if !m.Has("placement") {
+			m.Fail("place_outputs", "place_outputs says whether the run set's placement also writes job outputs: give placement with it")
+			return
+		}
+		rs.OutputPlacement = m.Bool("place_outputs")
 	}
 	if n := m.Node("tier_mix"); n != nil {
 		if rs.Placement != placement.HDFS {

@@ -24,7 +24,8 @@ func TestStorageKeys(t *testing.T) {
 		"  - {mode: sim, policies: [fifo]}\n"+
 		"  - {mode: sim, name: oct, policies: [fifo], placement: octopus, memory_lru: true}\n"+
 		"  - {mode: sim, name: mix, policies: [fifo], placement: hdfs, tier_mix: {memory: 1, ssd: 2, hdd: 0.5}}\n"+
-		"  - {mode: local, policies: [fifo], tier_mix: {mem: 1}, memory_lru: false}\n"))
+		"  - {mode: local, policies: [fifo], tier_mix: {mem: 1}, memory_lru: false}\n"+
+		"  - {mode: sim, name: inputs, policies: [fifo], placement: octopus, place_outputs: false}\n"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -33,6 +34,7 @@ func TestStorageKeys(t *testing.T) {
 		{Placement: "octopus", OutputPlacement: true, MemoryLRU: true},
 		{Placement: "hdfs", OutputPlacement: true, TierMix: placement.TierMix{1, 2, 0.5}},
 		{Placement: "hdfs", TierMix: placement.TierMix{1, 0, 0}},
+		{Placement: "octopus"},
 	} {
 		got := c.Runs[i]
 		if got.Placement != want.Placement || got.OutputPlacement != want.OutputPlacement || got.TierMix != want.TierMix || got.MemoryLRU != want.MemoryLRU {
@@ -50,6 +52,7 @@ func TestStorageKeys(t *testing.T) {
 		{"  - {mode: sim, policies: [fifo], tier_mix: {hdd: x}}\n", `c.yaml:6`},
 		{"  - {mode: sim, policies: [fifo], tier_mix: 3}\n", `c.yaml:6`},
 		{"  - {mode: sim, policies: [fifo], memory_lru: maybe}\n", `runs[0]: memory_lru: want true or false, got "maybe"`},
+		{"  - {mode: sim, policies: [fifo], place_outputs: true}\n", `runs[0]: place_outputs says whether the run set's placement also writes job outputs: give placement with it`},
 	} {
 		if _, err := Load(writeCampaign(t, storageHead+tc.run)); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%q: err %v, want %q", tc.run, err, tc.want)
