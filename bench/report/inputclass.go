@@ -90,21 +90,9 @@ func LoadInputClassFigures(runDir string, class InputRange) (map[string]float64,
 		if !class.Contains(int64(size)) {
 			continue
 		}
-		state, ok := endStates[c.str(rec, "state")]
-		if !ok {
-			return nil, inputErr(jobsPath, line, "column state: %q is not a job's end (succeeded, failed or unfinished)", c.str(rec, "state"))
-		}
-		arrival, err := c.num(rec, line, "arrival_s")
-		if err != nil {
+		if err := tallyJob(&tally, c, rec, jobsPath, line); err != nil {
 			return nil, err
 		}
-		finished := 0.0
-		if state != engine.JobUnfinished {
-			if finished, err = c.num(rec, line, "finished_s"); err != nil {
-				return nil, err
-			}
-		}
-		tally.Add(state, arrival, finished)
 		in[c.str(rec, "job")] = true
 	}
 	if tally.Jobs() == 0 {

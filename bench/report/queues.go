@@ -61,24 +61,33 @@ func LoadQueueFigures(runDir, queue string) (map[string]float64, error) {
 		if q != queue {
 			continue
 		}
-		state, ok := endStates[c.str(rec, "state")]
-		if !ok {
-			return nil, inputErr(path, line, "column state: %q is not a job's end (succeeded, failed or unfinished)", c.str(rec, "state"))
-		}
-		arrival, err := c.num(rec, line, "arrival_s")
-		if err != nil {
+		if err := tallyJob(&tally, c, rec, path, line); err != nil {
 			return nil, err
 		}
-		finished := 0.0
-		if state != engine.JobUnfinished {
-			if finished, err = c.num(rec, line, "finished_s"); err != nil {
-				return nil, err
-			}
-		}
-		tally.Add(state, arrival, finished)
 	}
 	if tally.Jobs() == 0 {
 		return nil, &NoQueueError{File: path, Queue: queue, Queues: queues}
 	}
 	return tally.Figures(), nil
+}
+
+// tallyJob adds a jobs.csv record (its state, arrival_s and finished_s)
+// to a tally; path and line name the record in errors.
+func tallyJob(tally *metrics.JobTally, c *csvFile, rec []string, path string, line int) error {
+	state, ok := endStates[c.str(rec, "state")]
+	if !ok {
+		return inputErr(path, line, "column state: %q is not a job's end (succeeded, failed or unfinished)", c.str(rec, "state"))
+	}
+	arrival, err := c.num(rec, line, "arrival_s")
+	if err != nil {
+		return err
+	}
+	finished := 0.0
+	if state != engine.JobUnfinished {
+		if finished, err = c.num(rec, line, "finished_s"); err != nil {
+			return err
+		}
+	}
+	tally.Add(state, arrival, finished)
+	return nil
 }

@@ -234,35 +234,25 @@ func Evaluate(c *campaign.Campaign, t *Table, dir, mode string) (*Check, error) 
 // each run's jobs.csv. why says when a run has no jobs.csv; a queue no
 // job of a run is in is an error (report.NoQueueError).
 func queueSet(set *report.ResultSet, label, queue string) (_ *report.ResultSet, why string, err error) {
-	out := &report.ResultSet{Dir: set.Dir, Columns: set.Columns}
-	for _, run := range set.RunsOf(label) {
-		if _, err := os.Stat(filepath.Join(run.Dir, "jobs.csv")); errors.Is(err, fs.ErrNotExist) {
-			return nil, fmt.Sprintf("no jobs.csv in %s, for the jobs of queue %s", run.Dir, queue), nil
-		}
-		figures, err := report.LoadQueueFigures(run.Dir, queue)
-		if err != nil {
-			return nil, "", err
-		}
-		run.Values = maps.Clone(run.Values)
-		maps.Copy(run.Values, figures)
-		out.Runs = append(out.Runs, run)
-	}
-	if len(out.Runs) > 0 {
-		out.Policies = []string{label}
-	}
-	return out, "", nil
+	return classSet(set, label, "queue "+queue, func(dir string) (map[string]float64, error) { return report.LoadQueueFigures(dir, queue) })
 }
 
 // inputClassSet is queueSet for the jobs of an input class: the figures
 // of report.InputClassColumns over them, from each run's jobs.csv and
 // attempts.csv.
 func inputClassSet(set *report.ResultSet, label string, class report.InputRange) (_ *report.ResultSet, why string, err error) {
+	return classSet(set, label, "input "+class.String(), func(dir string) (map[string]float64, error) { return report.LoadInputClassFigures(dir, class) })
+}
+
+// classSet is the runs of a policy with the figures load computes over a
+// class of their jobs (what names it) in place of the whole run's.
+func classSet(set *report.ResultSet, label, what string, load func(runDir string) (map[string]float64, error)) (_ *report.ResultSet, why string, err error) {
 	out := &report.ResultSet{Dir: set.Dir, Columns: set.Columns}
 	for _, run := range set.RunsOf(label) {
 		if _, err := os.Stat(filepath.Join(run.Dir, "jobs.csv")); errors.Is(err, fs.ErrNotExist) {
-			return nil, fmt.Sprintf("no jobs.csv in %s, for the jobs of input %s", run.Dir, class), nil
+			return nil, fmt.Sprintf("no jobs.csv in %s, for the jobs of %s", run.Dir, what), nil
 		}
-		figures, err := report.LoadInputClassFigures(run.Dir, class)
+		figures, err := load(run.Dir)
 		if err != nil {
 			return nil, "", err
 		}
