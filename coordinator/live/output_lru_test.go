@@ -2,12 +2,10 @@ package live
 
 import (
 	"context"
-	"errors"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -15,7 +13,6 @@ import (
 	"github.com/racklab/racklab/coordinator/policy/fifo"
 	"github.com/racklab/racklab/coordinator/wire"
 	"github.com/racklab/racklab/coordinator/workload"
-	"github.com/racklab/racklab/worker/agent"
 	"github.com/racklab/racklab/worker/store"
 )
 
@@ -59,26 +56,10 @@ func TestOutputDemotionsReachTheWorkers(t *testing.T) {
 	cfg := Config{Topology: topo, Workload: w, Datasets: ds, Policy: "fifo", PolicyImpl: &fifo.Policy{}, Seed: 1, Cluster: "outlru",
 		OutputPlacer: memOutputs{}, MemoryLRU: true,
 		Listen: "127.0.0.1:0", Creds: creds, OutDir: out, StopWorkers: true, Logf: t.Logf}
-	memDirs := map[string]string{}
-	cfg.OnListening = func(url string) {
-		ctx, cancel := context.WithCancel(context.Background())
-		var wg sync.WaitGroup
-		t.Cleanup(func() { cancel(); wg.Wait() })
-		for _, h := range topo.Hosts {
-			mem, hdd := filepath.Join(t.TempDir(), "mem"), filepath.Join(t.TempDir(), "hdd")
-			memDirs[h.Name] = mem
-			ac := agent.Config{Host: h.Name, Rack: topo.Racks[h.Rack].Name, Slots: h.Slots, NATSURL: url,
-				Password: creds.Workers[h.Name], Cluster: "outlru", DataAddr: "127.0.0.1:0", MemberAddr: "127.0.0.1",
-				Tiers: []store.TierConfig{{Kind: cluster.Mem, Dir: mem, Capacity: 2 * block}, {Kind: cluster.HDD, Dir: hdd}}}
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				if err := agent.Run(ctx, ac); err != nil && !errors.Is(err, context.Canceled) {
-					t.Errorf("worker %s: %v", ac.Host, err)
-				}
-			}()
-		}
-	}
+	var tierDirs map[string][2]string
+	cfg.OnListening, tierDirs = tierWorkers(t, topo, creds, "outlru", func(mem, hdd string) []store.TierConfig {
+		return []store.TierConfig{{Kind: cluster.Mem, Dir: mem, Capacity: 2 * block}, {Kind: cluster.HDD, Dir: hdd}}
+	})
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	res, err := Run(ctx, cfg)
@@ -105,7 +86,8 @@ func TestOutputDemotionsReachTheWorkers(t *testing.T) {
 	if moved == 0 {
 		t.Fatalf("no output was moved:\n%s", ev)
 	}
-	for host, dir := range memDirs {
+	for host, dirs := range tierDirs {
+		dir := dirs[0]
 		if n := countFiles(t, filepath.Join(dir, wire.OutputObjects)); n > 2 {
 			t.Errorf("host %s holds %d outputs in memory, room for 2", host, n)
 		}

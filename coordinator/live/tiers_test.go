@@ -67,26 +67,10 @@ func TestReplicaTierMovesReachTheWorkers(t *testing.T) {
 	p := &caching{}
 	cfg := Config{Topology: topo, Workload: w, Datasets: ds, Policy: "caching", PolicyImpl: p, Seed: 1, Cluster: "tiers",
 		Listen: "127.0.0.1:0", Creds: creds, OutDir: out, StopWorkers: true, Logf: t.Logf}
-	dirs := map[string][2]string{}
-	cfg.OnListening = func(url string) {
-		ctx, cancel := context.WithCancel(context.Background())
-		var wg sync.WaitGroup
-		t.Cleanup(func() { cancel(); wg.Wait() })
-		for _, h := range topo.Hosts {
-			mem, hdd := filepath.Join(t.TempDir(), "mem"), filepath.Join(t.TempDir(), "hdd")
-			dirs[h.Name] = [2]string{mem, hdd}
-			ac := agent.Config{Host: h.Name, Rack: topo.Racks[h.Rack].Name, Slots: h.Slots, NATSURL: url,
-				Password: creds.Workers[h.Name], Cluster: "tiers", DataAddr: "127.0.0.1:0", MemberAddr: "127.0.0.1",
-				Tiers: []store.TierConfig{{Kind: cluster.Mem, Dir: mem}, {Kind: cluster.HDD, Dir: hdd}}}
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				if err := agent.Run(ctx, ac); err != nil && !errors.Is(err, context.Canceled) {
-					t.Errorf("worker %s: %v", ac.Host, err)
-				}
-			}()
-		}
-	}
+	var dirs map[string][2]string
+	cfg.OnListening, dirs = tierWorkers(t, topo, creds, "tiers", func(mem, hdd string) []store.TierConfig {
+		return []store.TierConfig{{Kind: cluster.Mem, Dir: mem}, {Kind: cluster.HDD, Dir: hdd}}
+	})
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	res, err := Run(ctx, cfg)
@@ -202,26 +186,10 @@ func TestPromotionWaitsForTheDemotionThatMakesRoom(t *testing.T) {
 	p := &lruCache{inMem: map[cluster.HostID]int{}}
 	cfg := Config{Topology: topo, Workload: w, Datasets: ds, Policy: "lru-cache", PolicyImpl: p, Seed: 1, Cluster: "lru",
 		Listen: "127.0.0.1:0", Creds: creds, OutDir: out, StopWorkers: true, Logf: t.Logf}
-	memDirs := map[string]string{}
-	cfg.OnListening = func(url string) {
-		ctx, cancel := context.WithCancel(context.Background())
-		var wg sync.WaitGroup
-		t.Cleanup(func() { cancel(); wg.Wait() })
-		for _, h := range topo.Hosts {
-			mem, hdd := filepath.Join(t.TempDir(), "mem"), filepath.Join(t.TempDir(), "hdd")
-			memDirs[h.Name] = mem
-			ac := agent.Config{Host: h.Name, Rack: topo.Racks[h.Rack].Name, Slots: h.Slots, NATSURL: url,
-				Password: creds.Workers[h.Name], Cluster: "lru", DataAddr: "127.0.0.1:0", MemberAddr: "127.0.0.1",
-				Tiers: []store.TierConfig{{Kind: cluster.Mem, Dir: mem, Capacity: block}, {Kind: cluster.HDD, Dir: hdd, WriteBps: 8 * block}}}
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				if err := agent.Run(ctx, ac); err != nil && !errors.Is(err, context.Canceled) {
-					t.Errorf("worker %s: %v", ac.Host, err)
-				}
-			}()
-		}
-	}
+	var tierDirs map[string][2]string
+	cfg.OnListening, tierDirs = tierWorkers(t, topo, creds, "lru", func(mem, hdd string) []store.TierConfig {
+		return []store.TierConfig{{Kind: cluster.Mem, Dir: mem, Capacity: block}, {Kind: cluster.HDD, Dir: hdd, WriteBps: 8 * block}}
+	})
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	res, err := Run(ctx, cfg)
@@ -244,7 +212,8 @@ func TestPromotionWaitsForTheDemotionThatMakesRoom(t *testing.T) {
 	if n := strings.Count(string(events), `"kind":"replica-moved"`); n != p.moves {
 		t.Errorf("%d replica-moved events for %d moves", n, p.moves)
 	}
-	for host, dir := range memDirs {
+	for host, dirs := range tierDirs {
+		dir := dirs[0]
 		if n := countFiles(t, filepath.Join(dir, wire.DatasetObjects)); n != 1 {
 			t.Errorf("host %s holds %d blocks in memory, want the one its cache kept", host, n)
 		}
@@ -336,4 +305,30 @@ func TestAttemptRecordsTheTierActuallyRead(t *testing.T) {
 			t.Errorf("attempt %d: read from %s (the engine's replica on %s) while the replica moved into memory, want hdd (mem)", a.ID, a.Tier, a.Source.Tier)
 		}
 	}
+}
+
+// tierWorkers starts one worker of a memory and an HDD tier (tiers
+// configures them from their directories) for each host when the
+// coordinator listens; dirs gives each host's memory and HDD directory.
+func tierWorkers(t *testing.T, topo *cluster.Topology, creds wire.Credentials, clusterName string, tiers func(mem, hdd string) []store.TierConfig) (onListening func(url string), dirs map[string][2]string) {
+	dirs = map[string][2]string{}
+	return func(url string) {
+		ctx, cancel := context.WithCancel(context.Background())
+		var wg sync.WaitGroup
+		t.Cleanup(func() { cancel(); wg.Wait() })
+		for _, h := range topo.Hosts {
+			mem, hdd := filepath.Join(t.TempDir(), "mem"), filepath.Join(t.TempDir(), "hdd")
+			dirs[h.Name] = [2]string{mem, hdd}
+			ac := agent.Config{Host: h.Name, Rack: topo.Racks[h.Rack].Name, Slots: h.Slots, NATSURL: url,
+				Password: creds.Workers[h.Name], Cluster: clusterName, DataAddr: "127.0.0.1:0", MemberAddr: "127.0.0.1",
+				Tiers: tiers(mem, hdd)}
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				if err := agent.Run(ctx, ac); err != nil && !errors.Is(err, context.Canceled) {
+					t.Errorf("worker %s: %v", ac.Host, err)
+				}
+			}()
+		}
+	}, dirs
 }
