@@ -124,12 +124,12 @@ func (p *Policy) assign(ctx *engine.Context, h cluster.HostID) bool {
 				_, err := ctx.Launch(t, h, engine.LaunchOptions{})
 				return err == nil
 			}
-			allowed, rackDelayOver := p.gate.Offer(ctx, j.ID)
-			if t, level, ok := ctx.PickMap(j.ID, h, allowed); ok {
+			grant := p.gate.Offer(ctx, j.ID)
+			if t, level, ok := ctx.PickMap(j.ID, h, grant.Level); ok {
 				if _, err := ctx.Launch(t, h, engine.LaunchOptions{}); err != nil {
 					return false
 				}
-				p.gate.Launched(j.ID, level, rackDelayOver)
+				p.gate.Launched(j.ID, grant, level)
 				return true
 			}
 		}

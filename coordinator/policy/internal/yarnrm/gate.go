@@ -53,13 +53,34 @@ func New(delay int, locations string) *Gate {
 	return &Gate{delay: delay, locations: locations}
 }
 
+// Grant is what the RM grants a job on the offered node.
+type Grant struct {
+	// Level is the most distant locality a container may have:
+	// NodeLocal, RackLocal or Remote.
+	Level engine.Locality
+	// RackDelayOver is whether the job has missed more than
+	// node-locality-delay opportunities; Launched needs it for the reset
+	// rule.
+	RackDelayOver bool
+}
+
+// Admits reports whether a map of locality level may run in the
+// container. A task without a locality preference (NoLocality: a reducer,
+// or a map without a live replica) always may.
+func (g Grant) Admits(level engine.Locality) bool {
+	return level <= g.Level || level == engine.NoLocality
+}
+
 // Offer counts one scheduling opportunity of job j (offered a container
 // on some node) and returns the most distant locality the RM grants it
 // there now: NodeLocal always; RackLocal once missed > min(#nodes,
 // node-locality-delay); Remote once missed > the job's pending maps ×
-// min(#uniqueRequestedLocations / #nodes, 1). rackDelayOver is whether
-// the rack delay is over, which Launched needs for the reset rule.
-func (g *Gate) Offer(ctx *engine.Context, j engine.JobID) (allowed engine.Locality, rackDelayOver bool) {
+// min(#uniqueRequestedLocations / #nodes, 1). A nil Gate is no gate: it
+// grants Remote and counts nothing.
+func (g *Gate) Offer(ctx *engine.Context, j engine.JobID) Grant {
+	if g == nil {
+		return Grant{Level: engine.Remote, RackDelayOver: true}
+	}
 	if int(j) >= len(g.missed) {
 		g.missed = append(g.missed, make([]int, max(int(j)+1, len(ctx.Jobs()))-len(g.missed))...)
 	}
@@ -73,33 +94,35 @@ func (g *Gate) Offer(ctx *engine.Context, j engine.JobID) (allowed engine.Locali
 	pending := ctx.PendingMaps(j)
 	// Hadoop 2.7: off-switch once missed > requests × min(locations/nodes, 1)
 	locations := g.count(ctx, j, pending, nodes)
-	rackDelayOver = missed > min(nodes, delay)
+	grant := Grant{Level: engine.NodeLocal, RackDelayOver: missed > min(nodes, delay)}
 	switch {
 	case float64(missed) > float64(pending)*math.Min(float64(locations)/float64(nodes), 1):
-		return engine.Remote, rackDelayOver
-	case rackDelayOver:
-		return engine.RackLocal, rackDelayOver
+		grant.Level = engine.Remote
+	case grant.RackDelayOver:
+		grant.Level = engine.RackLocal
 	}
-	return engine.NodeLocal, rackDelayOver
+	return grant
 }
 
-// Launched records that job j launched a map at level in a container
-// Offer granted with rackDelayOver. The count resets after a node- or
+// Launched records that job j launched a task of locality level in a
+// container granted by grant. The count resets after a node- or
 // rack-local container, as the RM types it: a rack-local map the AM puts
 // in a container granted off-switch (the rack's delay not yet over)
-// leaves it as it is, and so does an off-switch one.
-func (g *Gate) Launched(j engine.JobID, level engine.Locality, rackDelayOver bool) {
-	if level == engine.NodeLocal || (level == engine.RackLocal && rackDelayOver) {
-		if int(j) < len(g.missed) {
-			g.missed[j] = 0
-		}
+// leaves it as it is, and so do an off-switch map and a task without
+// locality. A nil Gate records nothing.
+func (g *Gate) Launched(j engine.JobID, grant Grant, level engine.Locality) {
+	if g == nil || int(j) >= len(g.missed) {
+		return
+	}
+	if level == engine.NodeLocal || (level == engine.RackLocal && grant.RackDelayOver) {
+		g.missed[j] = 0
 	}
 }
 
 // Missed is job j's missed opportunities since its last node- or
 // rack-local container.
 func (g *Gate) Missed(j engine.JobID) int {
-	if int(j) < len(g.missed) {
+	if g != nil && int(j) < len(g.missed) {
 		return g.missed[j]
 	}
 	return 0
