@@ -7,7 +7,7 @@ import (
 
 	"github.com/racklab/racklab/coordinator/cluster"
 	"github.com/racklab/racklab/coordinator/engine"
-	"github.com/racklab/racklab/coordinator/workload"
+	"github.com/racklab/racklab/coordinator/policy/internal/yarnrm"
 )
 
 // Config holds the Capacity Scheduler's knobs; the yaml tags name them
@@ -37,12 +37,7 @@ func (c Config) Validate() error {
 	if c.NodeLocalityDelay < 0 {
 		return fmt.Errorf("node_locality_delay is %d: want 0 (hosts per rack) or more", c.NodeLocalityDelay)
 	}
-	switch c.OffSwitchLocations {
-	case "", "estimate", "requested":
-	default:
-		return fmt.Errorf("off_switch_locations is %q: want estimate or requested", c.OffSwitchLocations)
-	}
-	return nil
+	return yarnrm.CheckLocations(c.OffSwitchLocations)
 }
 
 // Policy is the Capacity Scheduler.
@@ -52,20 +47,15 @@ type Policy struct {
 	Only func(*engine.Job) bool
 
 	cfg    Config
-	missed []int // per job
+	gate   *yarnrm.Gate // the RM's delay scheduling: missed opportunities per job
 	queues []int
 	jobs   []*engine.Job
-
-	// requested locations: marks of the hosts and racks seen by the
-	// current count (a mark equal to gen), and a task buffer
-	gen       uint32
-	hostMark  []uint32
-	rackMark  []uint32
-	pendingTs []engine.TaskRef
 }
 
 // New returns a Capacity Scheduler.
-func New(cfg Config) *Policy { return &Policy{cfg: cfg} }
+func New(cfg Config) *Policy {
+	return &Policy{cfg: cfg, gate: yarnrm.New(cfg.NodeLocalityDelay, cfg.OffSwitchLocations)}
+}
 
 // Config is the configuration the policy runs with.
 func (p *Policy) Config() Config { return p.cfg }
@@ -75,9 +65,6 @@ func (*Policy) Name() string { return "capacity" }
 
 // OfferHost implements engine.HostScheduler.
 func (p *Policy) OfferHost(ctx *engine.Context, h cluster.HostID) {
-	if len(p.missed) < len(ctx.Jobs()) {
-		p.missed = append(p.missed, make([]int, len(ctx.Jobs())-len(p.missed))...)
-	}
 	for ctx.FreeSlots(h) > 0 && ctx.PendingTasks() > 0 {
 		if !p.assign(ctx, h) {
 			return
@@ -121,11 +108,6 @@ func (p *Policy) assign(ctx *engine.Context, h cluster.HostID) bool {
 		return float64(qs[i].Running) / (g * slots)
 	}
 	sort.SliceStable(p.queues, func(a, b int) bool { return used(p.queues[a]) < used(p.queues[b]) })
-	delay := p.cfg.NodeLocalityDelay
-	if delay <= 0 {
-		delay = len(ctx.Topology().Racks[0].Hosts)
-	}
-	nodes := len(ctx.Topology().Hosts)
 	for _, q := range p.queues {
 		p.jobs = p.jobs[:0]
 		for _, j := range ctx.Running() {
@@ -142,72 +124,15 @@ func (p *Policy) assign(ctx *engine.Context, h cluster.HostID) bool {
 				_, err := ctx.Launch(t, h, engine.LaunchOptions{})
 				return err == nil
 			}
-			p.missed[j.ID]++
-			missed := p.missed[j.ID]
-			allowed := engine.NodeLocal
-			pending := ctx.PendingMaps(j.ID)
-			// Hadoop 2.7: off-switch once missed > requests × min(locations/nodes, 1)
-			locations := p.locations(ctx, j.ID, pending, nodes)
-			rackAllowed := missed > min(nodes, delay)
-			switch {
-			case float64(missed) > float64(pending)*math.Min(float64(locations)/float64(nodes), 1):
-				allowed = engine.Remote
-			case rackAllowed:
-				allowed = engine.RackLocal
-			}
-			if t, level, ok := ctx.PickMap(j.ID, h, allowed); ok {
+			grant := p.gate.Offer(ctx, j.ID)
+			if t, level, ok := ctx.PickMap(j.ID, h, grant.Level); ok {
 				if _, err := ctx.Launch(t, h, engine.LaunchOptions{}); err != nil {
 					return false
 				}
-				// missed resets after a node- or rack-local container, as
-				// the RM types it: a rack-local map the AM puts in a
-				// container granted off-switch (the rack's delay not yet
-				// over) leaves it as it is
-				if level == engine.NodeLocal || (level == engine.RackLocal && rackAllowed) {
-					p.missed[j.ID] = 0
-				}
+				p.gate.Launched(j.ID, grant, level)
 				return true
 			}
 		}
 	}
 	return false
-}
-
-// locations is the job's #uniqueRequestedLocations for the off-switch
-// rule, counted at most up to nodes (the factor caps at 1 there).
-func (p *Policy) locations(ctx *engine.Context, job engine.JobID, pending, nodes int) int {
-	if p.cfg.OffSwitchLocations != "requested" {
-		return min(pending*3, nodes)
-	}
-	topo := ctx.Topology()
-	if len(p.hostMark) != len(topo.Hosts) || len(p.rackMark) != len(topo.Racks) {
-		p.hostMark, p.rackMark, p.gen = make([]uint32, len(topo.Hosts)), make([]uint32, len(topo.Racks)), 0
-	}
-	p.gen++
-	if p.gen == 0 { // wrapped: old marks could match again
-		clear(p.hostMark)
-		clear(p.rackMark)
-		p.gen = 1
-	}
-	n := 0
-	p.pendingTs = ctx.Pending(job, p.pendingTs[:0])
-	for _, t := range p.pendingTs {
-		if ctx.Job(job).Stages[t.Stage].Spec.Kind != workload.Map {
-			continue
-		}
-		for _, r := range ctx.Replicas(t) {
-			if p.hostMark[r.Host] != p.gen {
-				p.hostMark[r.Host] = p.gen
-				n++
-			}
-			if k := topo.RackOf(r.Host); p.rackMark[k] != p.gen {
-				p.rackMark[k] = p.gen
-				n++
-			}
-		}
-		if n >= nodes {
-			return nodes
-		}
-	}
-	return n
 }

@@ -12,11 +12,7 @@ import (
 func (p *Policy) Inspect(jobs []*engine.Job) string {
 	var b strings.Builder
 	for _, j := range jobs {
-		missed := 0
-		if int(j.ID) < len(p.missed) {
-			missed = p.missed[j.ID]
-		}
-		fmt.Fprintf(&b, "%s missed=%d\n", j.Spec.ID, missed)
+		fmt.Fprintf(&b, "%s missed=%d\n", j.Spec.ID, p.gate.Missed(j.ID))
 	}
 	return b.String()
 }

@@ -18,10 +18,21 @@ func TestArgs(t *testing.T) {
 	if got, want := p.(*hscheduler.Policy).Config(), (hscheduler.Config{Order: "fifo", LocalityWait: 3 * time.Second}); got != want {
 		t.Errorf("config %+v, want %+v", got, want)
 	}
-	for arg, val := range map[string]any{"order": "lifo", "locality_wait": "-1s"} {
+	for arg, val := range map[string]any{"order": "lifo", "locality_wait": "-1s", "node_locality_delay": -1, "off_switch_locations": "all"} {
 		_, err := policy.Build(policy.Spec{Name: "hscheduler", Args: map[string]any{arg: val}})
 		if err == nil || !strings.Contains(err.Error(), arg) {
 			t.Errorf("%s=%v: error %v, want one naming %s", arg, val, err, arg)
 		}
+	}
+}
+
+// The RM's gate args decode as capacity's.
+func TestGateArgs(t *testing.T) {
+	p, err := policy.Build(policy.Spec{Name: "hscheduler", Args: map[string]any{"node_locality_delay": 40, "off_switch_locations": "requested"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := p.(*hscheduler.Policy).Config(), (hscheduler.Config{Order: "fifo", NodeLocalityDelay: 40, OffSwitchLocations: "requested"}); got != want {
+		t.Errorf("config %+v, want %+v", got, want)
 	}
 }

@@ -38,4 +38,18 @@
 //     wait runs its maps take only node-local slots (and no-preference
 //     maps any); a slot it declines goes to the next job, or stays idle
 //     until the next heartbeat.
+//   - node_locality_delay, off_switch_locations: in the MR AM the RM's
+//     Capacity Scheduler grants the containers; node_locality_delay: 40,
+//     off_switch_locations: requested is Hadoop 2.7's. With
+//     node_locality_delay above 0 (0, the default, is no RM gate), the
+//     RM's delay scheduling (yarnrm.Gate, with capacity's meaning of
+//     both args: trident.md §4.2) comes before the AM's choice: a job
+//     offered a slot counts a missed opportunity, and its best map by
+//     the class order must be within the locality the RM grants it now
+//     (node-local; rack-local after more than min(#nodes,
+//     node_locality_delay) missed; off-switch after more than its pending
+//     maps × min(#requested locations / #nodes, 1)), else the job
+//     declines the slot and the next job may take it. Reducers and maps
+//     without a live replica pass ungated; the count resets after a
+//     node- or rack-local launch (not an off-switch one).
 package hscheduler

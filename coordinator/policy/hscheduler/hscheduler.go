@@ -9,6 +9,7 @@ import (
 	"github.com/racklab/racklab/coordinator/cluster"
 	"github.com/racklab/racklab/coordinator/engine"
 	"github.com/racklab/racklab/coordinator/policy/internal/tierpick"
+	"github.com/racklab/racklab/coordinator/policy/internal/yarnrm"
 	"github.com/racklab/racklab/coordinator/workload"
 )
 
@@ -19,6 +20,14 @@ type Config struct {
 	// LocalityWait is the platform's delay scheduling: 0 (the default,
 	// the MR AM) or Spark's 3s.
 	LocalityWait time.Duration `yaml:"locality_wait"`
+	// NodeLocalityDelay is the RM's yarn.scheduler.capacity.
+	// node-locality-delay, as capacity's: 0 (the default) means no RM
+	// gate; Hadoop 2.7 ships 40.
+	NodeLocalityDelay int `yaml:"node_locality_delay"`
+	// OffSwitchLocations is how the RM's off-switch rule counts a job's
+	// requested locations, as capacity's: estimate (the default, also
+	// when empty) or requested (Hadoop 2.7's).
+	OffSwitchLocations string `yaml:"off_switch_locations"`
 }
 
 // DefaultConfig is H-Scheduler in the MR AM: FIFO jobs, no extra delay.
@@ -32,6 +41,12 @@ func (c Config) Validate() error {
 	}
 	if c.LocalityWait < 0 {
 		errs = append(errs, fmt.Errorf("hscheduler: locality_wait %v is negative", c.LocalityWait))
+	}
+	if c.NodeLocalityDelay < 0 {
+		errs = append(errs, fmt.Errorf("hscheduler: node_locality_delay %d is negative (0: no RM gate)", c.NodeLocalityDelay))
+	}
+	if err := yarnrm.CheckLocations(c.OffSwitchLocations); err != nil {
+		errs = append(errs, fmt.Errorf("hscheduler: %w", err))
 	}
 	return errors.Join(errs...)
 }
@@ -54,17 +69,23 @@ const (
 type Policy struct {
 	cfg   Config
 	wait  *tierpick.Wait
+	gate  *yarnrm.Gate // the RM's; nil without one (node_locality_delay 0)
 	order []*engine.Job
 	index tierpick.Indexes
-	// launches per reason code, and slots declined by the locality wait,
-	// for Inspect
-	reasons  map[string]int
-	declined int
+	// launches per reason code, and slots declined by the locality wait
+	// and by the RM's gate, for Inspect
+	reasons    map[string]int
+	declined   int
+	rmDeclined int
 }
 
 // New returns an H-Scheduler; the factory has validated cfg.
 func New(cfg Config) *Policy {
-	return &Policy{cfg: cfg, wait: tierpick.NewWait(cfg.LocalityWait), reasons: make(map[string]int)}
+	p := &Policy{cfg: cfg, wait: tierpick.NewWait(cfg.LocalityWait), reasons: make(map[string]int)}
+	if cfg.NodeLocalityDelay > 0 {
+		p.gate = yarnrm.New(cfg.NodeLocalityDelay, cfg.OffSwitchLocations)
+	}
+	return p
 }
 
 // Name implements engine.Policy.
@@ -116,11 +137,18 @@ func (p *Policy) assign(ctx *engine.Context, h cluster.HostID) bool {
 		if !ok {
 			continue
 		}
+		// the RM first grants (or not) the job a container on h, counting
+		// the opportunity; the AM then puts its best map in it
+		grant := p.gate.Offer(ctx, j.ID)
 		if c > noPref && !p.wait.Expired(j.ID, ctx.Now()) {
 			p.declined++
 			continue // the job waits for a local slot; the next job may take this one
 		}
 		src, level, reason, ok := tierpick.Read(ctx.Topology(), ctx.Replicas(t), h)
+		if !grant.Admits(level) {
+			p.rmDeclined++
+			continue // the RM's delay runs: the next job may take the slot
+		}
 		var srcp *workload.Replica
 		if ok {
 			srcp = &src
@@ -128,6 +156,7 @@ func (p *Policy) assign(ctx *engine.Context, h cluster.HostID) bool {
 		if !p.launch(ctx, t, h, srcp, reason) {
 			return false
 		}
+		p.gate.Launched(j.ID, grant, level)
 		if level == engine.NodeLocal {
 			p.wait.Restart(j.ID, ctx.Now())
 		}
@@ -172,8 +201,9 @@ func (p *Policy) launch(ctx *engine.Context, t engine.TaskRef, h cluster.HostID,
 }
 
 // Inspect prints the launches per reason code so far and the slots the
-// locality wait declined, for scenario tests.
-func (p *Policy) Inspect([]*engine.Job) string {
+// locality wait declined, for scenario tests; with the RM's gate, also the
+// slots it declined and each job's missed opportunities.
+func (p *Policy) Inspect(jobs []*engine.Job) string {
 	var b strings.Builder
 	b.WriteString("launched:")
 	for _, r := range []string{tierpick.MemoryLocal, tierpick.SSDLocal, tierpick.HDDLocal, tierpick.NoPref, tierpick.RackLocal, tierpick.OffRack} {
@@ -182,5 +212,11 @@ func (p *Policy) Inspect([]*engine.Job) string {
 		}
 	}
 	fmt.Fprintf(&b, "\ndeclined by the locality wait: %d\n", p.declined)
+	if p.gate != nil {
+		fmt.Fprintf(&b, "declined by the RM's locality delay: %d\n", p.rmDeclined)
+		for _, j := range jobs {
+			fmt.Fprintf(&b, "%s missed=%d\n", j.Spec.ID, p.gate.Missed(j.ID))
+		}
+	}
 	return b.String()
 }

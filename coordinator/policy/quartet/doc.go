@@ -36,4 +36,19 @@
 //
 // The policy is a HostScheduler; jobs are served in arg order's order:
 // fifo (default) or fair (fair.Order).
+//
+// Args node_locality_delay and off_switch_locations: in the MR AM the
+// RM's Capacity Scheduler grants the containers; node_locality_delay:
+// 40, off_switch_locations: requested is Hadoop 2.7's. With
+// node_locality_delay above 0 (0, the default, is no RM gate), the RM's
+// delay scheduling (yarnrm.Gate, with capacity's meaning of both args:
+// trident.md §4.2) comes in addition to the delay timer: a job offered a
+// slot counts a missed opportunity, and rule 5's pick must be within the
+// locality the RM grants it now (node-local; rack-local after more than
+// min(#nodes, node_locality_delay) missed; off-switch after more than its
+// pending maps × min(#requested locations / #nodes, 1)), else the job
+// declines the slot and the next job may take it. Rules 1-3 are
+// node-local, which the RM always grants; reducers and maps without a
+// live replica pass ungated. The count resets after a node- or
+// rack-local launch (not an off-switch one).
 package quartet

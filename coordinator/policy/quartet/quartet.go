@@ -9,6 +9,7 @@ import (
 	"github.com/racklab/racklab/coordinator/cluster"
 	"github.com/racklab/racklab/coordinator/engine"
 	"github.com/racklab/racklab/coordinator/policy/internal/tierpick"
+	"github.com/racklab/racklab/coordinator/policy/internal/yarnrm"
 	"github.com/racklab/racklab/coordinator/workload"
 )
 
@@ -19,6 +20,14 @@ type Config struct {
 	// Delay is the delay timer of rule 4 (spark.locality.wait, 3s).
 	// 0s never waits: a slot rules 1-3 cannot serve falls back at once.
 	Delay time.Duration `yaml:"delay"`
+	// NodeLocalityDelay is the RM's yarn.scheduler.capacity.
+	// node-locality-delay, as capacity's: 0 (the default) means no RM
+	// gate; Hadoop 2.7 ships 40.
+	NodeLocalityDelay int `yaml:"node_locality_delay"`
+	// OffSwitchLocations is how the RM's off-switch rule counts a job's
+	// requested locations, as capacity's: estimate (the default, also
+	// when empty) or requested (Hadoop 2.7's).
+	OffSwitchLocations string `yaml:"off_switch_locations"`
 }
 
 // DefaultConfig is the spec's Quartet: FIFO jobs, a 3 s delay.
@@ -33,6 +42,12 @@ func (c Config) Validate() error {
 	if c.Delay < 0 {
 		errs = append(errs, fmt.Errorf("quartet: delay %v is negative", c.Delay))
 	}
+	if c.NodeLocalityDelay < 0 {
+		errs = append(errs, fmt.Errorf("quartet: node_locality_delay %d is negative (0: no RM gate)", c.NodeLocalityDelay))
+	}
+	if err := yarnrm.CheckLocations(c.OffSwitchLocations); err != nil {
+		errs = append(errs, fmt.Errorf("quartet: %w", err))
+	}
 	return errors.Join(errs...)
 }
 
@@ -40,17 +55,24 @@ func (c Config) Validate() error {
 type Policy struct {
 	cfg   Config
 	wait  *tierpick.Wait
+	gate  *yarnrm.Gate // the RM's; nil without one (node_locality_delay 0)
 	order []*engine.Job
 	index tierpick.Indexes
-	// launches per reason code, and slots a job left to the next job
-	// or idle because its timer ran (rule 4), for Inspect
-	reasons map[string]int
-	waited  int
+	// launches per reason code, slots a job left to the next job or idle
+	// because its timer ran (rule 4), and slots the RM's gate declined,
+	// for Inspect
+	reasons    map[string]int
+	waited     int
+	rmDeclined int
 }
 
 // New returns a Quartet policy; the factory has validated cfg.
 func New(cfg Config) *Policy {
-	return &Policy{cfg: cfg, wait: tierpick.NewWait(cfg.Delay), reasons: make(map[string]int)}
+	p := &Policy{cfg: cfg, wait: tierpick.NewWait(cfg.Delay), reasons: make(map[string]int)}
+	if cfg.NodeLocalityDelay > 0 {
+		p.gate = yarnrm.New(cfg.NodeLocalityDelay, cfg.OffSwitchLocations)
+	}
+	return p
 }
 
 // Name implements engine.Policy.
@@ -96,29 +118,42 @@ func (p *Policy) jobOrder(ctx *engine.Context) []*engine.Job {
 func (p *Policy) assign(ctx *engine.Context, h cluster.HostID) bool {
 	for _, j := range p.jobOrder(ctx) {
 		if t, ok := ctx.NextPendingShuffle(j.ID); ok {
-			return p.launch(ctx, j.ID, t, h)
+			return p.launch(ctx, j.ID, t, h, yarnrm.Grant{}) // a reducer: the RM's gate is for maps
 		}
 		c := p.candidates(ctx, j.ID, h)
-		for _, k := range []rule{memoryLocal, ssdLocal, hddLocal, noPref} {
-			if c.found[k] {
-				return p.launch(ctx, j.ID, c.task[k], h)
-			}
-		}
 		if !c.any() {
 			continue // no runnable map
+		}
+		// the RM first grants (or not) the job a container on h, counting
+		// the opportunity; the AM then applies the rules in it
+		grant := p.gate.Offer(ctx, j.ID)
+		for _, k := range []rule{memoryLocal, ssdLocal, hddLocal, noPref} {
+			if c.found[k] { // node-local or without locality: every grant admits it
+				return p.launch(ctx, j.ID, c.task[k], h, grant)
+			}
 		}
 		if !p.wait.Expired(j.ID, ctx.Now()) {
 			p.waited++
 			continue // rule 4: the job waits; the next job may take the slot
 		}
 		for _, k := range []rule{nodeLocal, rackLocal, anywhere} {
-			if c.found[k] {
-				return p.launch(ctx, j.ID, c.task[k], h)
+			if !c.found[k] {
+				continue
 			}
+			if !grant.Admits(fallbackLevel[k]) {
+				p.rmDeclined++
+				break // the RM's delay runs: the next job may take the slot
+			}
+			return p.launch(ctx, j.ID, c.task[k], h, grant)
 		}
 	}
 	return false
 }
+
+// fallbackLevel is the locality on the slot's host of rule 5's pick by
+// its kind: a map found anywhere but neither node- nor rack-local is
+// off-rack.
+var fallbackLevel = [numRules]engine.Locality{nodeLocal: engine.NodeLocal, rackLocal: engine.RackLocal, anywhere: engine.Remote}
 
 // rule names the candidates a scan of a job's maps collects for a slot.
 type rule uint8
@@ -188,9 +223,10 @@ func (p *Policy) candidates(ctx *engine.Context, j engine.JobID, h cluster.HostI
 	return c
 }
 
-// launch starts t on h reading the replica its class names, and restarts
-// the job's timer at a node-local launch.
-func (p *Policy) launch(ctx *engine.Context, j engine.JobID, t engine.TaskRef, h cluster.HostID) bool {
+// launch starts t on h reading the replica its class names, records the
+// launch's locality with the RM's gate (grant is what it granted), and
+// restarts the job's timer at a node-local launch.
+func (p *Policy) launch(ctx *engine.Context, j engine.JobID, t engine.TaskRef, h cluster.HostID, grant yarnrm.Grant) bool {
 	opt := engine.LaunchOptions{Note: engine.DecisionNote{Reason: tierpick.NoPref}}
 	level := engine.NoLocality
 	if ctx.Job(j).Stages[t.Stage].Spec.Kind == workload.Map {
@@ -202,6 +238,7 @@ func (p *Policy) launch(ctx *engine.Context, j engine.JobID, t engine.TaskRef, h
 		return false // the engine counted the refusal
 	}
 	p.reasons[opt.Note.Reason]++
+	p.gate.Launched(j, grant, level)
 	if level == engine.NodeLocal {
 		p.wait.Restart(j, ctx.Now())
 	}
@@ -209,8 +246,10 @@ func (p *Policy) launch(ctx *engine.Context, j engine.JobID, t engine.TaskRef, h
 }
 
 // Inspect prints the launches per reason code so far and the slots jobs
-// declined while their delay timer ran, for scenario tests.
-func (p *Policy) Inspect([]*engine.Job) string {
+// declined while their delay timer ran, for scenario tests; with the
+// RM's gate, also the slots it declined and each job's missed
+// opportunities.
+func (p *Policy) Inspect(jobs []*engine.Job) string {
 	var b strings.Builder
 	b.WriteString("launched:")
 	for _, r := range []string{tierpick.MemoryLocal, tierpick.SSDLocal, tierpick.HDDLocal, tierpick.NoPref, tierpick.RackLocal, tierpick.OffRack} {
@@ -219,5 +258,11 @@ func (p *Policy) Inspect([]*engine.Job) string {
 		}
 	}
 	fmt.Fprintf(&b, "\ndeclined by the delay timer: %d\n", p.waited)
+	if p.gate != nil {
+		fmt.Fprintf(&b, "declined by the RM's locality delay: %d\n", p.rmDeclined)
+		for _, j := range jobs {
+			fmt.Fprintf(&b, "%s missed=%d\n", j.Spec.ID, p.gate.Missed(j.ID))
+		}
+	}
 	return b.String()
 }
