@@ -17,6 +17,11 @@ import (
 type Config struct {
 	// Order is the inter-job order: "fifo" (the default) or "fair".
 	Order string `yaml:"order"`
+	// Offers is the platform's order of the free slots: "heartbeat" (the
+	// default, the MR AM: a host's containers filled at its heartbeat)
+	// or "spark" (Spark's shuffled round-robin, one task per executor a
+	// pass); see tierpick.RoundRobin.
+	Offers string `yaml:"offers"`
 	// LocalityWait is the platform's delay scheduling: 0 (the default,
 	// the MR AM) or Spark's 3s.
 	LocalityWait time.Duration `yaml:"locality_wait"`
@@ -31,11 +36,14 @@ type Config struct {
 }
 
 // DefaultConfig is H-Scheduler in the MR AM: FIFO jobs, no extra delay.
-func DefaultConfig() Config { return Config{Order: "fifo"} }
+func DefaultConfig() Config { return Config{Order: "fifo", Offers: tierpick.OffersHeartbeat} }
 
 // Validate checks the args, naming each bad one.
 func (c Config) Validate() error {
 	var errs []error
+	if err := tierpick.CheckOffers(c.Offers); err != nil {
+		errs = append(errs, fmt.Errorf("hscheduler: %w", err))
+	}
 	if c.Order != "fifo" && c.Order != "fair" {
 		errs = append(errs, fmt.Errorf("hscheduler: order %q: want fifo or fair", c.Order))
 	}
@@ -79,8 +87,28 @@ type Policy struct {
 	rmDeclined int
 }
 
-// New returns an H-Scheduler; the factory has validated cfg.
-func New(cfg Config) *Policy {
+// New returns the policy the args ask for: a HostScheduler that fills a
+// host's slots at its heartbeat, or with offers spark a RoundScheduler
+// that hands the round's slots out in Spark's order; the factory has
+// validated cfg.
+func New(cfg Config) engine.Policy {
+	p := newPolicy(cfg)
+	if cfg.Offers == tierpick.OffersSpark {
+		return &SparkOffers{p}
+	}
+	return p
+}
+
+// SparkOffers is the policy under Spark's order of offers.
+type SparkOffers struct{ *Policy }
+
+// ScheduleRound implements engine.RoundScheduler.
+func (s *SparkOffers) ScheduleRound(ctx *engine.Context, free []cluster.HostID) {
+	tierpick.RoundRobin(ctx, free, func(h cluster.HostID) bool { return s.assign(ctx, h) })
+}
+
+// newPolicy returns an H-Scheduler; the factory has validated cfg.
+func newPolicy(cfg Config) *Policy {
 	p := &Policy{cfg: cfg, wait: tierpick.NewWait(cfg.LocalityWait), reasons: make(map[string]int)}
 	if cfg.NodeLocalityDelay > 0 {
 		p.gate = yarnrm.New(cfg.NodeLocalityDelay, cfg.OffSwitchLocations)

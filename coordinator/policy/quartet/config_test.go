@@ -16,10 +16,10 @@ func TestArgs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, want := p.(*quartet.Policy).Config(), (quartet.Config{Order: "fair", Delay: 3 * time.Second}); got != want {
+	if got, want := p.(*quartet.Policy).Config(), (quartet.Config{Order: "fair", Offers: "heartbeat", Delay: 3 * time.Second}); got != want {
 		t.Errorf("config %+v, want %+v", got, want)
 	}
-	for arg, val := range map[string]any{"order": "lifo", "delay": "-1s", "node_locality_delay": -1, "off_switch_locations": "all"} {
+	for arg, val := range map[string]any{"offers": "mail", "order": "lifo", "delay": "-1s", "node_locality_delay": -1, "off_switch_locations": "all"} {
 		_, err := policy.Build(policy.Spec{Name: "quartet", Args: map[string]any{arg: val}})
 		if err == nil || !strings.Contains(err.Error(), arg) {
 			t.Errorf("%s=%v: error %v, want one naming %s", arg, val, err, arg)
@@ -33,7 +33,7 @@ func TestGateArgs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, want := p.(*quartet.Policy).Config(), (quartet.Config{Order: "fifo", Delay: 3 * time.Second, NodeLocalityDelay: 40, OffSwitchLocations: "requested"}); got != want {
+	if got, want := p.(*quartet.Policy).Config(), (quartet.Config{Order: "fifo", Offers: "heartbeat", Delay: 3 * time.Second, NodeLocalityDelay: 40, OffSwitchLocations: "requested"}); got != want {
 		t.Errorf("config %+v, want %+v", got, want)
 	}
 }

@@ -17,6 +17,11 @@ import (
 type Config struct {
 	// Order is the inter-job order: "fifo" (the default) or "fair".
 	Order string `yaml:"order"`
+	// Offers is the platform's order of the free slots: "heartbeat" (the
+	// default, the MR AM: a host's containers filled at its heartbeat)
+	// or "spark" (Spark's shuffled round-robin, one task per executor a
+	// pass); see tierpick.RoundRobin.
+	Offers string `yaml:"offers"`
 	// Delay is the delay timer of rule 4 (spark.locality.wait, 3s).
 	// 0s never waits: a slot rules 1-3 cannot serve falls back at once.
 	Delay time.Duration `yaml:"delay"`
@@ -31,11 +36,16 @@ type Config struct {
 }
 
 // DefaultConfig is the spec's Quartet: FIFO jobs, a 3 s delay.
-func DefaultConfig() Config { return Config{Order: "fifo", Delay: 3 * time.Second} }
+func DefaultConfig() Config {
+	return Config{Order: "fifo", Offers: tierpick.OffersHeartbeat, Delay: 3 * time.Second}
+}
 
 // Validate checks the args, naming each bad one.
 func (c Config) Validate() error {
 	var errs []error
+	if err := tierpick.CheckOffers(c.Offers); err != nil {
+		errs = append(errs, fmt.Errorf("quartet: %w", err))
+	}
 	if c.Order != "fifo" && c.Order != "fair" {
 		errs = append(errs, fmt.Errorf("quartet: order %q: want fifo or fair", c.Order))
 	}
@@ -66,8 +76,28 @@ type Policy struct {
 	rmDeclined int
 }
 
-// New returns a Quartet policy; the factory has validated cfg.
-func New(cfg Config) *Policy {
+// New returns the policy the args ask for: a HostScheduler that fills a
+// host's slots at its heartbeat, or with offers spark a RoundScheduler
+// that hands the round's slots out in Spark's order; the factory has
+// validated cfg.
+func New(cfg Config) engine.Policy {
+	p := newPolicy(cfg)
+	if cfg.Offers == tierpick.OffersSpark {
+		return &SparkOffers{p}
+	}
+	return p
+}
+
+// SparkOffers is the policy under Spark's order of offers.
+type SparkOffers struct{ *Policy }
+
+// ScheduleRound implements engine.RoundScheduler.
+func (s *SparkOffers) ScheduleRound(ctx *engine.Context, free []cluster.HostID) {
+	tierpick.RoundRobin(ctx, free, func(h cluster.HostID) bool { return s.assign(ctx, h) })
+}
+
+// newPolicy returns a Quartet policy; the factory has validated cfg.
+func newPolicy(cfg Config) *Policy {
 	p := &Policy{cfg: cfg, wait: tierpick.NewWait(cfg.Delay), reasons: make(map[string]int)}
 	if cfg.NodeLocalityDelay > 0 {
 		p.gate = yarnrm.New(cfg.NodeLocalityDelay, cfg.OffSwitchLocations)

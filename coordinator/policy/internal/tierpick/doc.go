@@ -7,7 +7,8 @@
 // job restarted at each node-local launch), and an index of each job's
 // pending maps by host, rack and fastest tier (Index, Indexes), so that
 // a slot's choice does not scan a large job's every map; and the
-// inter-job order of their arg order (JobOrder: fifo or fair).
+// inter-job order of their arg order (JobOrder: fifo or fair); and the
+// platform's order of the free slots, their arg offers (RoundRobin).
 //
 // The metrics (mem_local_frac and the others) are computed from the
 // replica an attempt read, so a policy must pass the replica its class
