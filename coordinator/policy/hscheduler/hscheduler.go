@@ -75,14 +75,10 @@ const (
 
 // Policy is H-Scheduler.
 type Policy struct {
-	cfg   Config
-	wait  *tierpick.Wait
-	gate  *yarnrm.Gate // the RM's; nil without one (node_locality_delay 0)
-	order []*engine.Job
-	index tierpick.Indexes
-	// launches per reason code, and slots declined by the locality wait
-	// and by the RM's gate, for Inspect
-	reasons    map[string]int
+	tierpick.Base
+	cfg Config
+	// slots declined by the locality wait and by the RM's gate, for
+	// Inspect
 	declined   int
 	rmDeclined int
 }
@@ -109,11 +105,7 @@ func (s *SparkOffers) ScheduleRound(ctx *engine.Context, free []cluster.HostID) 
 
 // newPolicy returns an H-Scheduler; the factory has validated cfg.
 func newPolicy(cfg Config) *Policy {
-	p := &Policy{cfg: cfg, wait: tierpick.NewWait(cfg.LocalityWait), reasons: make(map[string]int)}
-	if cfg.NodeLocalityDelay > 0 {
-		p.gate = yarnrm.New(cfg.NodeLocalityDelay, cfg.OffSwitchLocations)
-	}
-	return p
+	return &Policy{Base: tierpick.NewBase(cfg.Order, cfg.LocalityWait, cfg.NodeLocalityDelay, cfg.OffSwitchLocations), cfg: cfg}
 }
 
 // Name implements engine.Policy.
@@ -122,42 +114,16 @@ func (*Policy) Name() string { return "hscheduler" }
 // Config is the configuration the policy runs with.
 func (p *Policy) Config() Config { return p.cfg }
 
-// JobSubmitted implements engine.JobSubmittedHook: the job's locality
-// wait starts.
-func (p *Policy) JobSubmitted(ctx *engine.Context, j engine.JobID) { p.wait.Restart(j, ctx.Now()) }
-
-// JobFinished implements engine.JobFinishedHook.
-func (p *Policy) JobFinished(_ *engine.Context, j engine.JobID) {
-	p.wait.Forget(j)
-	p.index.Drop(j)
-}
-
-// AttemptEnded implements engine.AttemptEndedHook: a map to run again
-// makes its job's index stale.
-func (p *Policy) AttemptEnded(ctx *engine.Context, a *engine.Attempt) { p.index.AttemptEnded(ctx, a) }
-
-// HostLost implements engine.HostLostHook: replicas died, maps rerun.
-func (p *Policy) HostLost(*engine.Context, cluster.HostID) { p.index.DropAll() }
-
 // OfferHost implements engine.HostScheduler: the host's free slots are
 // filled one at a time, each by the first job in order that takes it.
 func (p *Policy) OfferHost(ctx *engine.Context, h cluster.HostID) {
-	for ctx.FreeSlots(h) > 0 && ctx.PendingTasks() > 0 {
-		if !p.assign(ctx, h) {
-			return
-		}
-	}
-}
-
-func (p *Policy) jobOrder(ctx *engine.Context) []*engine.Job {
-	p.order = tierpick.JobOrder(ctx, p.cfg.Order, p.order)
-	return p.order
+	tierpick.Fill(ctx, h, func(h cluster.HostID) bool { return p.assign(ctx, h) })
 }
 
 // assign gives one slot of h to the first job that takes it, and reports
 // whether one did.
 func (p *Policy) assign(ctx *engine.Context, h cluster.HostID) bool {
-	for _, j := range p.jobOrder(ctx) {
+	for _, j := range p.Jobs(ctx) {
 		if t, ok := ctx.NextPendingShuffle(j.ID); ok {
 			return p.launch(ctx, t, h, nil, tierpick.NoPref)
 		}
@@ -167,8 +133,8 @@ func (p *Policy) assign(ctx *engine.Context, h cluster.HostID) bool {
 		}
 		// the RM first grants (or not) the job a container on h, counting
 		// the opportunity; the AM then puts its best map in it
-		grant := p.gate.Offer(ctx, j.ID)
-		if c > noPref && !p.wait.Expired(j.ID, ctx.Now()) {
+		grant := p.Gate.Offer(ctx, j.ID)
+		if c > noPref && !p.Wait.Expired(j.ID, ctx.Now()) {
 			p.declined++
 			continue // the job waits for a local slot; the next job may take this one
 		}
@@ -184,9 +150,9 @@ func (p *Policy) assign(ctx *engine.Context, h cluster.HostID) bool {
 		if !p.launch(ctx, t, h, srcp, reason) {
 			return false
 		}
-		p.gate.Launched(j.ID, grant, level)
+		p.Gate.Launched(j.ID, grant, level)
 		if level == engine.NodeLocal {
-			p.wait.Restart(j.ID, ctx.Now())
+			p.Wait.Restart(j.ID, ctx.Now())
 		}
 		return true
 	}
@@ -198,7 +164,7 @@ func (p *Policy) assign(ctx *engine.Context, h cluster.HostID) bool {
 // check that a map has no replica on h: one that has is a local class,
 // and a pending map of a local class wins.
 func (p *Policy) best(ctx *engine.Context, j engine.JobID, h cluster.HostID) (engine.TaskRef, class, bool) {
-	x := p.index.Get(ctx, j)
+	x := p.Index.Get(ctx, j)
 	bestT, bestC, found := engine.TaskRef{}, numClasses, false
 	x.Local(ctx, h, func(e tierpick.Entry) bool {
 		if c := localMemory + class(min(e.Tier, cluster.HDD)); c < bestC {
@@ -224,7 +190,7 @@ func (p *Policy) launch(ctx *engine.Context, t engine.TaskRef, h cluster.HostID,
 	if _, err := ctx.Launch(t, h, engine.LaunchOptions{Source: src, Note: engine.DecisionNote{Reason: reason}}); err != nil {
 		return false // the engine counted the refusal
 	}
-	p.reasons[reason]++
+	p.Reasons[reason]++
 	return true
 }
 
@@ -235,15 +201,15 @@ func (p *Policy) Inspect(jobs []*engine.Job) string {
 	var b strings.Builder
 	b.WriteString("launched:")
 	for _, r := range []string{tierpick.MemoryLocal, tierpick.SSDLocal, tierpick.HDDLocal, tierpick.NoPref, tierpick.RackLocal, tierpick.OffRack} {
-		if n := p.reasons[r]; n > 0 {
+		if n := p.Reasons[r]; n > 0 {
 			fmt.Fprintf(&b, " %s=%d", r, n)
 		}
 	}
 	fmt.Fprintf(&b, "\ndeclined by the locality wait: %d\n", p.declined)
-	if p.gate != nil {
+	if p.Gate != nil {
 		fmt.Fprintf(&b, "declined by the RM's locality delay: %d\n", p.rmDeclined)
 		for _, j := range jobs {
-			fmt.Fprintf(&b, "%s missed=%d\n", j.Spec.ID, p.gate.Missed(j.ID))
+			fmt.Fprintf(&b, "%s missed=%d\n", j.Spec.ID, p.Gate.Missed(j.ID))
 		}
 	}
 	return b.String()

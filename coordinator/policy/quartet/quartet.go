@@ -63,15 +63,10 @@ func (c Config) Validate() error {
 
 // Policy is the extended Quartet.
 type Policy struct {
-	cfg   Config
-	wait  *tierpick.Wait
-	gate  *yarnrm.Gate // the RM's; nil without one (node_locality_delay 0)
-	order []*engine.Job
-	index tierpick.Indexes
-	// launches per reason code, slots a job left to the next job or idle
-	// because its timer ran (rule 4), and slots the RM's gate declined,
-	// for Inspect
-	reasons    map[string]int
+	tierpick.Base
+	cfg Config
+	// slots a job left to the next job or idle because its timer ran
+	// (rule 4), and slots the RM's gate declined, for Inspect
 	waited     int
 	rmDeclined int
 }
@@ -98,11 +93,7 @@ func (s *SparkOffers) ScheduleRound(ctx *engine.Context, free []cluster.HostID) 
 
 // newPolicy returns a Quartet policy; the factory has validated cfg.
 func newPolicy(cfg Config) *Policy {
-	p := &Policy{cfg: cfg, wait: tierpick.NewWait(cfg.Delay), reasons: make(map[string]int)}
-	if cfg.NodeLocalityDelay > 0 {
-		p.gate = yarnrm.New(cfg.NodeLocalityDelay, cfg.OffSwitchLocations)
-	}
-	return p
+	return &Policy{Base: tierpick.NewBase(cfg.Order, cfg.Delay, cfg.NodeLocalityDelay, cfg.OffSwitchLocations), cfg: cfg}
 }
 
 // Name implements engine.Policy.
@@ -111,42 +102,16 @@ func (*Policy) Name() string { return "quartet" }
 // Config is the configuration the policy runs with.
 func (p *Policy) Config() Config { return p.cfg }
 
-// JobSubmitted implements engine.JobSubmittedHook: the job's delay timer
-// starts.
-func (p *Policy) JobSubmitted(ctx *engine.Context, j engine.JobID) { p.wait.Restart(j, ctx.Now()) }
-
-// JobFinished implements engine.JobFinishedHook.
-func (p *Policy) JobFinished(_ *engine.Context, j engine.JobID) {
-	p.wait.Forget(j)
-	p.index.Drop(j)
-}
-
-// AttemptEnded implements engine.AttemptEndedHook: a map to run again
-// makes its job's index stale.
-func (p *Policy) AttemptEnded(ctx *engine.Context, a *engine.Attempt) { p.index.AttemptEnded(ctx, a) }
-
-// HostLost implements engine.HostLostHook: replicas died, maps rerun.
-func (p *Policy) HostLost(*engine.Context, cluster.HostID) { p.index.DropAll() }
-
 // OfferHost implements engine.HostScheduler: the host's free slots are
 // filled one at a time, each by the first job in order that takes it.
 func (p *Policy) OfferHost(ctx *engine.Context, h cluster.HostID) {
-	for ctx.FreeSlots(h) > 0 && ctx.PendingTasks() > 0 {
-		if !p.assign(ctx, h) {
-			return
-		}
-	}
-}
-
-func (p *Policy) jobOrder(ctx *engine.Context) []*engine.Job {
-	p.order = tierpick.JobOrder(ctx, p.cfg.Order, p.order)
-	return p.order
+	tierpick.Fill(ctx, h, func(h cluster.HostID) bool { return p.assign(ctx, h) })
 }
 
 // assign gives one slot of h to the first job that takes it, and reports
 // whether one did.
 func (p *Policy) assign(ctx *engine.Context, h cluster.HostID) bool {
-	for _, j := range p.jobOrder(ctx) {
+	for _, j := range p.Jobs(ctx) {
 		if t, ok := ctx.NextPendingShuffle(j.ID); ok {
 			return p.launch(ctx, j.ID, t, h, yarnrm.Grant{}) // a reducer: the RM's gate is for maps
 		}
@@ -156,13 +121,13 @@ func (p *Policy) assign(ctx *engine.Context, h cluster.HostID) bool {
 		}
 		// the RM first grants (or not) the job a container on h, counting
 		// the opportunity; the AM then applies the rules in it
-		grant := p.gate.Offer(ctx, j.ID)
+		grant := p.Gate.Offer(ctx, j.ID)
 		for _, k := range []rule{memoryLocal, ssdLocal, hddLocal, noPref} {
 			if c.found[k] { // node-local or without locality: every grant admits it
 				return p.launch(ctx, j.ID, c.task[k], h, grant)
 			}
 		}
-		if !p.wait.Expired(j.ID, ctx.Now()) {
+		if !p.Wait.Expired(j.ID, ctx.Now()) {
 			p.waited++
 			continue // rule 4: the job waits; the next job may take the slot
 		}
@@ -224,7 +189,7 @@ func (c *candidates) offer(k rule, t engine.TaskRef) {
 // (lowest stage, then index) each rule admits on a slot of h.
 func (p *Policy) candidates(ctx *engine.Context, j engine.JobID, h cluster.HostID) candidates {
 	var c candidates
-	x := p.index.Get(ctx, j)
+	x := p.Index.Get(ctx, j)
 	x.Local(ctx, h, func(e tierpick.Entry) bool {
 		c.offer(nodeLocal, e.Task)
 		switch {
@@ -267,10 +232,10 @@ func (p *Policy) launch(ctx *engine.Context, j engine.JobID, t engine.TaskRef, h
 	if _, err := ctx.Launch(t, h, opt); err != nil {
 		return false // the engine counted the refusal
 	}
-	p.reasons[opt.Note.Reason]++
-	p.gate.Launched(j, grant, level)
+	p.Reasons[opt.Note.Reason]++
+	p.Gate.Launched(j, grant, level)
 	if level == engine.NodeLocal {
-		p.wait.Restart(j, ctx.Now())
+		p.Wait.Restart(j, ctx.Now())
 	}
 	return true
 }
@@ -283,15 +248,15 @@ func (p *Policy) Inspect(jobs []*engine.Job) string {
 	var b strings.Builder
 	b.WriteString("launched:")
 	for _, r := range []string{tierpick.MemoryLocal, tierpick.SSDLocal, tierpick.HDDLocal, tierpick.NoPref, tierpick.RackLocal, tierpick.OffRack} {
-		if n := p.reasons[r]; n > 0 {
+		if n := p.Reasons[r]; n > 0 {
 			fmt.Fprintf(&b, " %s=%d", r, n)
 		}
 	}
 	fmt.Fprintf(&b, "\ndeclined by the delay timer: %d\n", p.waited)
-	if p.gate != nil {
+	if p.Gate != nil {
 		fmt.Fprintf(&b, "declined by the RM's locality delay: %d\n", p.rmDeclined)
 		for _, j := range jobs {
-			fmt.Fprintf(&b, "%s missed=%d\n", j.Spec.ID, p.gate.Missed(j.ID))
+			fmt.Fprintf(&b, "%s missed=%d\n", j.Spec.ID, p.Gate.Missed(j.ID))
 		}
 	}
 	return b.String()
