@@ -13,7 +13,7 @@ import (
 // attempts.csv records the replica a map read, its host (source_host, the
 // last column) and its tier, and nothing for an attempt that read no
 // replica; summary.csv counts the memory cache's uploads and demotions
-// (engine.Config.MemoryLRU).
+// (engine.Config.MemoryLRU) and the share of map bytes read from memory.
 func TestSourceHostAndMemoryCounts(t *testing.T) {
 	dir := t.TempDir()
 	r, err := NewRecorder(dir, &workload.Workload{Jobs: []workload.Job{{ID: "j"}}})
@@ -22,9 +22,12 @@ func TestSourceHostAndMemoryCounts(t *testing.T) {
 	}
 	read := attemptOf(0, engine.ClassInput, 0, 0, engine.AttemptSucceeded, engine.DecisionNote{})
 	read.Host, read.Source = 1, workload.Replica{Host: 2, Tier: cluster.Mem}
-	read.Tier = cluster.Mem
+	read.Tier, read.InputBytes = cluster.Mem, 30
 	reduce := attemptOf(1, engine.ClassShuffle, 0, 0, engine.AttemptSucceeded, engine.DecisionNote{})
-	for _, a := range []*engine.AttemptRecord{read, reduce} {
+	slow := attemptOf(2, engine.ClassInput, 0, 0, engine.AttemptSucceeded, engine.DecisionNote{})
+	slow.Host, slow.Source = 3, workload.Replica{Host: 3, Tier: cluster.HDD}
+	slow.Tier, slow.InputBytes = cluster.HDD, 10
+	for _, a := range []*engine.AttemptRecord{read, reduce, slow} {
 		if err := r.Attempt(a); err != nil {
 			t.Fatal(err)
 		}
@@ -38,7 +41,7 @@ func TestSourceHostAndMemoryCounts(t *testing.T) {
 		t.Fatalf("attempts.csv header %v: source_host is not last", head)
 	}
 	tier := slices.Index(head, "tier")
-	for i, want := range [][2]string{{"mem", "2"}, {"", ""}} {
+	for i, want := range [][2]string{{"mem", "2"}, {"", ""}, {"hdd", "3"}} {
 		row := rows[i+1]
 		if got := [2]string{row[tier], row[len(row)-1]}; got != want {
 			t.Errorf("attempt %d: tier, source_host %q, want %q", i, got, want)
@@ -50,12 +53,13 @@ func TestSourceHostAndMemoryCounts(t *testing.T) {
 	if len(row) != len(SummaryHeader) {
 		t.Fatalf("summary row of %d cells, header of %d", len(row), len(SummaryHeader))
 	}
-	for col, want := range map[string]string{"memory_uploads": "7", "memory_demotions": "3"} {
+	// 30 of the maps' 40 bytes came from memory
+	for col, want := range map[string]string{"memory_uploads": "7", "memory_demotions": "3", "mem_bytes_frac": "0.750000"} {
 		if got := row[slices.Index(SummaryHeader, col)]; got != want {
 			t.Errorf("summary %s = %q, want %q", col, got, want)
 		}
 	}
-	if !slices.Equal(SummaryHeader[len(SummaryHeader)-2:], []string{"memory_uploads", "memory_demotions"}) {
+	if !slices.Equal(SummaryHeader[len(SummaryHeader)-3:], []string{"memory_uploads", "memory_demotions", "mem_bytes_frac"}) {
 		t.Errorf("summary header %v: the memory columns are not last", SummaryHeader)
 	}
 }

@@ -52,7 +52,11 @@ type Summary struct {
 	// LocalTierFrac is the share of map attempts that read a node-local
 	// replica of each tier: Trident's memory-, SSD- and HDD-local tasks
 	// (their sum is NodeLocalFrac).
-	LocalTierFrac  [cluster.NumTierKinds]float64
+	LocalTierFrac [cluster.NumTierKinds]float64
+	// MemBytesFrac is the share of the bytes map attempts read that came
+	// from a memory tier, local or not: Trident's maps differ in size, so
+	// a share of tasks and a share of bytes tell different stories.
+	MemBytesFrac   float64
 	LinkSkew       float64 // max/min bytes over rack links
 	Attempts       int64
 	Duplicates     int64
@@ -166,7 +170,7 @@ var SummaryHeader = []string{
 	"plan_objective_s", "plan_lower_bound_s", "plan_gap", "plan_wall_s",
 	"jct_p90_s", "prio_shared_s", "prio_in_order_frac",
 	"mem_local_frac", "ssd_local_frac", "hdd_local_frac", "decision_max_s",
-	"memory_uploads", "memory_demotions",
+	"memory_uploads", "memory_demotions", "mem_bytes_frac",
 }
 
 // PolicyFigureColumns are the summary.csv columns a policy fills with its
@@ -200,7 +204,7 @@ var SummaryAdded = map[string]float64{
 	"plan_objective_s": math.NaN(), "plan_lower_bound_s": math.NaN(), "plan_gap": math.NaN(), "plan_wall_s": math.NaN(),
 	"jct_p90_s": math.NaN(), "prio_shared_s": math.NaN(), "prio_in_order_frac": math.NaN(),
 	"mem_local_frac": math.NaN(), "ssd_local_frac": math.NaN(), "hdd_local_frac": math.NaN(), "decision_max_s": math.NaN(),
-	"memory_uploads": 0, "memory_demotions": 0,
+	"memory_uploads": 0, "memory_demotions": 0, "mem_bytes_frac": math.NaN(),
 }
 
 // SummaryRequired is the columns every summary.csv has: SummaryHeader
@@ -268,7 +272,7 @@ func (s *Summary) Row() []string {
 		s.figure("plan_objective_s"), s.figure("plan_lower_bound_s"), s.figure("plan_gap"), share(s.PlanWallS),
 		ff(s.JCTP90S), share(s.PrioritySharedS), share(s.PriorityInOrderFrac),
 		ff(s.LocalTierFrac[cluster.Mem]), ff(s.LocalTierFrac[cluster.SSD]), ff(s.LocalTierFrac[cluster.HDD]), share(s.DecisionMaxS),
-		i(s.MemoryUploads), i(s.MemoryDemotions),
+		i(s.MemoryUploads), i(s.MemoryDemotions), ff(s.MemBytesFrac),
 	}
 }
 
@@ -308,7 +312,10 @@ type Recorder struct {
 	mapByLevel [engine.NumLocalities]int64
 	mapLocalBy [cluster.NumTierKinds]int64 // node-local map reads by tier
 	mapByTier  [cluster.NumTierKinds]int64
-	classes    taskClasses
+	// mapBytes is the bytes map attempts read, by the tier they read it
+	// from
+	mapBytes [cluster.NumTierKinds]int64
+	classes  taskClasses
 	// attemptSeconds is the summed run time of the attempts recorded;
 	// reduceTime the run time and count of each job's successful
 	// attempts of stages that are not maps, by job id
@@ -510,6 +517,7 @@ func (r *Recorder) Attempt(a *engine.AttemptRecord) error {
 			r.mapLocalBy[a.Tier]++
 		}
 		r.mapByTier[a.Tier]++
+		r.mapBytes[a.Tier] += a.InputBytes
 	}
 	return err
 }
@@ -683,6 +691,13 @@ func (r *Recorder) Finish(policy string, seed uint64, st *engine.Stats, up, down
 		for k := range s.TierFrac {
 			s.TierFrac[k] = float64(r.mapByTier[k]) / float64(maps)
 			s.LocalTierFrac[k] = float64(r.mapLocalBy[k]) / float64(maps)
+		}
+		var read int64
+		for _, n := range r.mapBytes {
+			read += n
+		}
+		if read > 0 {
+			s.MemBytesFrac = float64(r.mapBytes[cluster.Mem]) / float64(read)
 		}
 	}
 	c := &r.classes
