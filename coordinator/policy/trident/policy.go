@@ -10,6 +10,7 @@ import (
 	"github.com/racklab/racklab/coordinator/cluster"
 	"github.com/racklab/racklab/coordinator/engine"
 	"github.com/racklab/racklab/coordinator/policy/fair"
+	"github.com/racklab/racklab/coordinator/policy/internal/tierpick"
 	"github.com/racklab/racklab/coordinator/workload"
 )
 
@@ -80,7 +81,7 @@ func (c Config) Validate() error {
 
 // Decision-note reasons: the locality class of each launch (§2.7 line 7),
 // which attempts.csv records per attempt.
-var classReasons = [numClasses]string{"process-local", "memory-local", "ssd-local", "hdd-local", "no-pref", "rack-local", "off-rack"}
+var classReasons = [numClasses]string{"process-local", tierpick.MemoryLocal, tierpick.SSDLocal, tierpick.HDDLocal, tierpick.NoPref, tierpick.RackLocal, tierpick.OffRack}
 
 // Policy is Trident as a single-level scheduler (§2.7): on every
 // scheduling round it serves the jobs in the platform's order and, for
@@ -329,27 +330,12 @@ func (p *Policy) JobFinished(_ *engine.Context, j engine.JobID) { delete(p.waitF
 // source is the replica the pair's cost priced (Eq. 1): on the slot's node
 // the fastest local replica; rack-local the fastest in the slot's rack;
 // off-rack the fastest anywhere (C2 has no tier term, so any would do;
-// the fastest, lowest host first, is the engine's own choice too).
+// the fastest, lowest host first, is the engine's own choice too). The
+// matching's class is where the task's nearest replica is, so this is the
+// replica the tier-aware baselines read for the same slot (tierpick.Read).
 func (p *Policy) source(ctx *engine.Context, t engine.TaskRef, a Assignment) (workload.Replica, bool) {
-	topo := ctx.Topology()
-	h := cluster.HostID(a.Slot.Node)
-	best, found := workload.Replica{}, false
-	for _, r := range ctx.Replicas(t) {
-		switch a.Class {
-		case MemoryLocal, SSDLocal, HDDLocal:
-			if r.Host != h {
-				continue
-			}
-		case RackLocal:
-			if topo.RackOf(r.Host) != topo.RackOf(h) {
-				continue
-			}
-		}
-		if !found || r.Tier < best.Tier || (r.Tier == best.Tier && r.Host < best.Host) {
-			best, found = r, true
-		}
-	}
-	return best, found
+	src, _, _, ok := tierpick.Read(ctx.Topology(), ctx.Replicas(t), cluster.HostID(a.Slot.Node))
+	return src, ok
 }
 
 // tierOf maps the cluster's tier kinds onto the scores' tiers.
