@@ -29,17 +29,12 @@ func (memOutputs) PlaceReplicas(t *cluster.Topology, rng *rand.Rand, writer clus
 // parent's outputs wherever they are, and no move or attempt fails.
 func TestOutputDemotionsReachTheWorkers(t *testing.T) {
 	const block = 1 << 20
-	topo, err := cluster.Uniform(cluster.UniformSpec{Racks: 2, HostsPerRack: 1, Slots: 2, NICBps: 125e6, Oversubscription: 1,
-		Tiers: []cluster.Tier{
-			{Kind: cluster.Mem, ReadBps: 2e9, WriteBps: 2e9, CapacityBytes: 2 * block},
-			{Kind: cluster.HDD, ReadBps: 2e9, WriteBps: 2e9},
-		}})
-	if err != nil {
-		t.Fatal(err)
-	}
 	// first writes 4 MiB of outputs, its child 4 more: 8 MiB into 4 MiB
 	// of memory
-	w, ds := parseInputs(t, topo, `jobs:
+	topo, w, ds, creds := tierCluster(t, []cluster.Tier{
+		{Kind: cluster.Mem, ReadBps: 2e9, WriteBps: 2e9, CapacityBytes: 2 * block},
+		{Kind: cluster.HDD, ReadBps: 2e9, WriteBps: 2e9},
+	}, `jobs:
   - id: first
     stages:
       - {name: map, kind: map, input: in, selectivity: 1}
@@ -48,10 +43,6 @@ func TestOutputDemotionsReachTheWorkers(t *testing.T) {
     stages:
       - {name: map, kind: map, input: "@first", selectivity: 1}
 `)
-	creds, err := wire.NewCredentials(hostNames(topo))
-	if err != nil {
-		t.Fatal(err)
-	}
 	out := t.TempDir()
 	cfg := Config{Topology: topo, Workload: w, Datasets: ds, Policy: "fifo", PolicyImpl: &fifo.Policy{}, Seed: 1, Cluster: "outlru",
 		OutputPlacer: memOutputs{}, MemoryLRU: true,

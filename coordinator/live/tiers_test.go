@@ -14,6 +14,7 @@ import (
 	"github.com/racklab/racklab/coordinator/engine"
 	"github.com/racklab/racklab/coordinator/policy/fifo"
 	"github.com/racklab/racklab/coordinator/wire"
+	"github.com/racklab/racklab/coordinator/workload"
 	"github.com/racklab/racklab/worker/agent"
 	"github.com/racklab/racklab/worker/store"
 )
@@ -41,16 +42,11 @@ func (p *caching) InputDone(ctx *engine.Context, a *engine.Attempt) {
 // for byte: a later job reads it from its new tier, on which the engine
 // counts it, and finds it there.
 func TestReplicaTierMovesReachTheWorkers(t *testing.T) {
-	topo, err := cluster.Uniform(cluster.UniformSpec{Racks: 2, HostsPerRack: 1, Slots: 2, NICBps: 125e6, Oversubscription: 1,
-		Tiers: []cluster.Tier{
-			{Kind: cluster.Mem, ReadBps: 2e9, WriteBps: 2e9, CapacityBytes: 1 << 30},
-			{Kind: cluster.HDD, ReadBps: 2e9, WriteBps: 2e9, CapacityBytes: 1 << 30},
-		}})
-	if err != nil {
-		t.Fatal(err)
-	}
 	// the second job reads the first one's input again, once it is done
-	w, ds := parseInputs(t, topo, `jobs:
+	topo, w, ds, creds := tierCluster(t, []cluster.Tier{
+		{Kind: cluster.Mem, ReadBps: 2e9, WriteBps: 2e9, CapacityBytes: 1 << 30},
+		{Kind: cluster.HDD, ReadBps: 2e9, WriteBps: 2e9, CapacityBytes: 1 << 30},
+	}, `jobs:
   - id: first
     stages:
       - {name: map, kind: map, input: in, selectivity: 1}
@@ -59,10 +55,6 @@ func TestReplicaTierMovesReachTheWorkers(t *testing.T) {
     stages:
       - {name: map, kind: map, input: in, selectivity: 1}
 `)
-	creds, err := wire.NewCredentials(hostNames(topo))
-	if err != nil {
-		t.Fatal(err)
-	}
 	out := t.TempDir()
 	p := &caching{}
 	cfg := Config{Topology: topo, Workload: w, Datasets: ds, Policy: "caching", PolicyImpl: p, Seed: 1, Cluster: "tiers",
@@ -161,15 +153,10 @@ func (p *lruCache) InputDone(ctx *engine.Context, a *engine.Attempt) {
 // replica's second move until its first is done.
 func TestPromotionWaitsForTheDemotionThatMakesRoom(t *testing.T) {
 	const block = 1 << 20
-	topo, err := cluster.Uniform(cluster.UniformSpec{Racks: 2, HostsPerRack: 1, Slots: 2, NICBps: 125e6, Oversubscription: 1,
-		Tiers: []cluster.Tier{
-			{Kind: cluster.Mem, ReadBps: 2e9, WriteBps: 2e9, CapacityBytes: block},
-			{Kind: cluster.HDD, ReadBps: 2e9, WriteBps: 8 * block}, // unbounded; a move down takes ~0.1 s
-		}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	w, ds := parseInputs(t, topo, `jobs:
+	topo, w, ds, creds := tierCluster(t, []cluster.Tier{
+		{Kind: cluster.Mem, ReadBps: 2e9, WriteBps: 2e9, CapacityBytes: block},
+		{Kind: cluster.HDD, ReadBps: 2e9, WriteBps: 8 * block}, // unbounded; a move down takes ~0.1 s
+	}, `jobs:
   - id: first
     stages:
       - {name: map, kind: map, input: in, selectivity: 0}
@@ -178,10 +165,6 @@ func TestPromotionWaitsForTheDemotionThatMakesRoom(t *testing.T) {
     stages:
       - {name: map, kind: map, input: in, selectivity: 0}
 `)
-	creds, err := wire.NewCredentials(hostNames(topo))
-	if err != nil {
-		t.Fatal(err)
-	}
 	out := t.TempDir()
 	p := &lruCache{inMem: map[cluster.HostID]int{}}
 	cfg := Config{Topology: topo, Workload: w, Datasets: ds, Policy: "lru-cache", PolicyImpl: p, Seed: 1, Cluster: "lru",
@@ -249,45 +232,24 @@ func (p *promoting) JobSubmitted(ctx *engine.Context, j engine.JobID) {
 // bytes are leaving, and its record (attempts.csv's tier) says that
 // tier, not the one the engine already counts the replica on.
 func TestAttemptRecordsTheTierActuallyRead(t *testing.T) {
-	topo, err := cluster.Uniform(cluster.UniformSpec{Racks: 2, HostsPerRack: 1, Slots: 2, NICBps: 125e6, Oversubscription: 1,
-		Tiers: []cluster.Tier{{Kind: cluster.Mem, ReadBps: 2e9, WriteBps: 1 << 20}, {Kind: cluster.HDD, ReadBps: 2e9, WriteBps: 2e9}}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	w, ds := parseInputs(t, topo, `jobs:
+	topo, w, ds, creds := tierCluster(t, []cluster.Tier{
+		{Kind: cluster.Mem, ReadBps: 2e9, WriteBps: 1 << 20},
+		{Kind: cluster.HDD, ReadBps: 2e9, WriteBps: 2e9},
+	}, `jobs:
   - id: first
     stages:
       - {name: map, kind: map, input: in, selectivity: 0}
 `)
-	creds, err := wire.NewCredentials(hostNames(topo))
-	if err != nil {
-		t.Fatal(err)
-	}
 	out := t.TempDir()
 	p := &promoting{}
 	sink := &recordingSink{} // bench's metrics.RunSink writes a.Tier as attempts.csv's tier
 	cfg := Config{Topology: topo, Workload: w, Datasets: ds, Policy: "promoting", PolicyImpl: p, Seed: 1, Cluster: "promote",
 		Listen: "127.0.0.1:0", Creds: creds, OutDir: out, StopWorkers: true, Sink: sink, Logf: t.Logf}
-	cfg.OnListening = func(url string) {
-		ctx, cancel := context.WithCancel(context.Background())
-		var wg sync.WaitGroup
-		t.Cleanup(func() { cancel(); wg.Wait() })
-		for _, h := range topo.Hosts {
-			// memory writes at 1 MiB/s: a 1 MiB block's move outlasts the
-			// maps' launch, which the same engine call made
-			ac := agent.Config{Host: h.Name, Rack: topo.Racks[h.Rack].Name, Slots: h.Slots, NATSURL: url,
-				Password: creds.Workers[h.Name], Cluster: "promote", DataAddr: "127.0.0.1:0", MemberAddr: "127.0.0.1",
-				Tiers: []store.TierConfig{{Kind: cluster.Mem, Dir: filepath.Join(t.TempDir(), "mem"), WriteBps: 1 << 20},
-					{Kind: cluster.HDD, Dir: filepath.Join(t.TempDir(), "hdd")}}}
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				if err := agent.Run(ctx, ac); err != nil && !errors.Is(err, context.Canceled) {
-					t.Errorf("worker %s: %v", ac.Host, err)
-				}
-			}()
-		}
-	}
+	// memory writes at 1 MiB/s: a 1 MiB block's move outlasts the maps'
+	// launch, which the same engine call made
+	cfg.OnListening, _ = tierWorkers(t, topo, creds, "promote", func(mem, hdd string) []store.TierConfig {
+		return []store.TierConfig{{Kind: cluster.Mem, Dir: mem, WriteBps: 1 << 20}, {Kind: cluster.HDD, Dir: hdd}}
+	})
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	res, err := Run(ctx, cfg)
@@ -331,4 +293,21 @@ func tierWorkers(t *testing.T, topo *cluster.Topology, creds wire.Credentials, c
 			}()
 		}
 	}, dirs
+}
+
+// tierCluster is the tier tests' cluster: two one-host racks of two slots
+// with the given tiers, the jobs over dataset "in" (parseInputs), and the
+// workers' credentials.
+func tierCluster(t *testing.T, tiers []cluster.Tier, jobs string) (*cluster.Topology, *workload.Workload, *workload.Datasets, wire.Credentials) {
+	t.Helper()
+	topo, err := cluster.Uniform(cluster.UniformSpec{Racks: 2, HostsPerRack: 1, Slots: 2, NICBps: 125e6, Oversubscription: 1, Tiers: tiers})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, ds := parseInputs(t, topo, jobs)
+	creds, err := wire.NewCredentials(hostNames(topo))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return topo, w, ds, creds
 }
