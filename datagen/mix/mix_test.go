@@ -200,20 +200,7 @@ func TestMalformed(t *testing.T) {
 // ComputeScale multiplies every stage's CPU cost, the iterative
 // applications' included, and nothing else; a scale of 0 is refused.
 func TestComputeScale(t *testing.T) {
-	m, err := ParseMix(strings.NewReader("1 terasort 1GB\n1 kmeans 1GB\n"), "t.mix")
-	if err != nil {
-		t.Fatal(err)
-	}
-	o := DefaultOptions()
-	plain, _, err := Generate(m, o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	o.ComputeScale = 100
-	scaled, _, err := Generate(m, o)
-	if err != nil {
-		t.Fatal(err)
-	}
+	m, o, plain, scaled := generateBoth(t, "1 terasort 1GB\n1 kmeans 1GB\n", func(o *Options) { o.ComputeScale = 100 })
 	for i, j := range plain.Jobs {
 		for s, st := range j.Stages {
 			got := scaled.Jobs[i].Stages[s]
@@ -235,20 +222,7 @@ func TestComputeScale(t *testing.T) {
 // OutputReplicas sets every job's final stages' replication, nothing
 // else; unset (0), no stage has one; a negative count is refused.
 func TestOutputReplicas(t *testing.T) {
-	m, err := ParseMix(strings.NewReader("1 terasort 1GB\n1 kmeans 1GB\n1 grep 1GB\n"), "t.mix")
-	if err != nil {
-		t.Fatal(err)
-	}
-	o := DefaultOptions()
-	plain, _, err := Generate(m, o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	o.OutputReplicas = 3
-	three, _, err := Generate(m, o)
-	if err != nil {
-		t.Fatal(err)
-	}
+	m, o, plain, three := generateBoth(t, "1 terasort 1GB\n1 kmeans 1GB\n1 grep 1GB\n", func(o *Options) { o.OutputReplicas = 3 })
 	finals := 0
 	for i, j := range plain.Jobs {
 		read := map[string]bool{}
@@ -283,4 +257,26 @@ func TestOutputReplicas(t *testing.T) {
 	if _, _, err := Generate(m, o); err == nil || !strings.Contains(err.Error(), "output replicas") {
 		t.Errorf("output replicas -1: err %v", err)
 	}
+}
+
+// generateBoth generates a mix with the default options and again with
+// set applied to them, and returns the mix, the changed options and both
+// workloads, for tests of one option.
+func generateBoth(t *testing.T, text string, set func(*Options)) (*Mix, Options, *workload.Workload, *workload.Workload) {
+	t.Helper()
+	m, err := ParseMix(strings.NewReader(text), "t.mix")
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := DefaultOptions()
+	plain, _, err := Generate(m, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	set(&o)
+	changed, _, err := Generate(m, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m, o, plain, changed
 }
