@@ -191,19 +191,16 @@ func (e *Engine) upload(dataset string) {
 }
 
 // promote moves a block's replica on host h into memory, after demoting
-// the host's least recently used blocks until it fits.
+// the host's least recently used blocks until it fits. A block that
+// cannot fit (larger than the tier, or the tier full of outputs still
+// being written) stays where it is held.
 func (e *Engine) promote(k ObjectRef, h cluster.HostID, size int64) {
 	l := e.lru
 	if !e.hosts[h].alive {
 		return // its replica is gone with the host
 	}
-	mem, _ := e.topo.Hosts[h].Tier(cluster.Mem)
-	bounded := mem.CapacityBytes > 0
-	if bounded && size > mem.CapacityBytes {
-		return // would never fit: stays where it is held
-	}
-	for bounded && l.used[h]+size > mem.CapacityBytes {
-		e.evictOldest(h) // dataset blocks are never being written: one is found
+	if !e.makeRoom(h, size) {
+		return
 	}
 	if err := e.setReplicaTier(k.Dataset, k.Block, h, cluster.Mem); err != nil {
 		return // cannot happen: the host is alive and has the replica and a memory tier

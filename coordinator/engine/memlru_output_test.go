@@ -250,3 +250,27 @@ func TestMemoryLRUOutputGrowsWhenWritten(t *testing.T) {
 		}
 	}
 }
+
+// An upload that finds its host's memory full of outputs still being
+// written leaves the block where it is held, on HDD: nothing can be
+// evicted yet, and the engine goes on (it must not spin on the
+// eviction).
+func TestMemoryLRUUploadBehindOutputsBeingWritten(t *testing.T) {
+	topo := lruTopo(t, 100)
+	ds := &workload.Datasets{Datasets: []workload.Dataset{blocksOn("in", 100, 0), tiered("b", 100)}}
+	w := &workload.Workload{Jobs: []workload.Job{copyJob("j", "in", 0), lruJob("k", "b", 1)}}
+	e := newEngine(t, Config{MemoryLRU: true, OutputPlacer: memWriter{}}, topo, w, ds, &scripted{offer: greedy})
+	e.Offer(0) // j's one map writes its 100 B output into host 0's memory
+	if rd := e.Ready(); len(rd.Launches) != 1 || rd.Launches[0].OutputReplicas[0].Tier != cluster.Mem {
+		t.Fatalf("launches %+v, want one writing to memory", rd.Launches)
+	}
+	if err := e.Advance(1); err != nil { // k arrives: b is uploaded
+		t.Fatal(err)
+	}
+	if mem, used := memAll(e, 0); len(mem) != 0 || e.lru.used[0] != 100 || used != 0 {
+		t.Errorf("host 0's memory holds %v (%d B done), the cache counts %d B; want only j's output being written, 100 B", mem, used, e.lru.used[0])
+	}
+	if tier, _ := e.replicaTier(ObjectRef{Dataset: "b", Block: 0}, 0); tier != cluster.HDD || e.Stats.MemoryUploads != 0 {
+		t.Errorf("b/0 on host 0 is on %s after %d uploads, want hdd and none", tier, e.Stats.MemoryUploads)
+	}
+}
