@@ -91,19 +91,8 @@ func (r *run) awaitsRoom(a *engine.Attempt) bool {
 		return false
 	}
 	for _, rep := range a.OutputReplicas {
-		if rep.Tier != cluster.Mem {
-			continue
-		}
-		if tier, _ := r.topo.Hosts[rep.Host].Tier(cluster.Mem); tier.CapacityBytes == 0 {
-			continue
-		}
-		if r.leaving[hostTier{rep.Host, cluster.Mem}] > 0 {
+		if rep.Tier == cluster.Mem && r.roomPending(rep.Host, cluster.Mem, r.heldMoves[rep.Host]) {
 			return true
-		}
-		for _, m := range r.heldMoves[rep.Host] {
-			if m.From == cluster.Mem {
-				return true
-			}
 		}
 	}
 	return false

@@ -113,13 +113,29 @@ func (r *run) mustWait(m engine.TierMove, earlier []engine.TierMove) bool {
 	if _, busy := r.moving[replicaAt{host: m.Host, key: objectKey(m.Object())}]; busy {
 		return true
 	}
-	to, _ := r.topo.Hosts[m.Host].Tier(m.To)
-	bounded := to.CapacityBytes > 0
-	if bounded && r.leaving[hostTier{m.Host, m.To}] > 0 {
+	if r.roomPending(m.Host, m.To, earlier) {
 		return true
 	}
 	for _, e := range earlier {
-		if e.Object() == m.Object() || (bounded && e.From == m.To) {
+		if e.Object() == m.Object() {
+			return true
+		}
+	}
+	return false
+}
+
+// roomPending says a write into tier k of host h (a move's copy, an
+// attempt's output) must wait for room: the tier has a capacity, and a
+// move leaving it is under way or among held, to be sent before.
+func (r *run) roomPending(h cluster.HostID, k cluster.TierKind, held []engine.TierMove) bool {
+	if t, _ := r.topo.Hosts[h].Tier(k); t.CapacityBytes == 0 {
+		return false
+	}
+	if r.leaving[hostTier{h, k}] > 0 {
+		return true
+	}
+	for _, m := range held {
+		if m.From == k {
 			return true
 		}
 	}
