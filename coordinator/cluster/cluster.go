@@ -53,12 +53,16 @@ type Tier struct {
 
 // Host is one worker machine.
 type Host struct {
-	ID     HostID
-	Name   string
-	Rack   RackID
-	Slots  int
-	NICBps float64 // full duplex: this rate in each direction
-	Tiers  []Tier  // at most one per kind
+	ID    HostID
+	Name  string
+	Rack  RackID
+	Slots int
+	// ReduceSlots, when positive, are slots of the host's own for
+	// reduce and generic tasks (Hadoop 1.x's separate pools; Shadow's 12
+	// map / 3 reduce); Slots are then its map slots. 0: one pool.
+	ReduceSlots int
+	NICBps      float64 // full duplex: this rate in each direction
+	Tiers       []Tier  // at most one per kind
 }
 
 // Tier returns the host's tier of the given kind and whether it has one.

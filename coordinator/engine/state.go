@@ -147,6 +147,7 @@ type Engine struct {
 	policy   Policy
 	rng      *rand.Rand
 	offerRng *rand.Rand
+	offering SlotKind // the pool of the offer under way
 	now      Time
 	ctx      Context
 	network  NetworkStatus
