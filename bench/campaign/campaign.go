@@ -19,6 +19,7 @@ import (
 	"github.com/racklab/racklab/datagen/coflow"
 	"github.com/racklab/racklab/datagen/fbtiers"
 	"github.com/racklab/racklab/datagen/mix"
+	"github.com/racklab/racklab/datagen/swim"
 	"github.com/racklab/racklab/internal/units"
 	"github.com/racklab/racklab/internal/yamlfile"
 	"gopkg.in/yaml.v3"
@@ -177,6 +178,10 @@ type GeneratorSpec struct {
 type SwimSpec struct {
 	Trace       string
 	MaxJobs     int
+	Sample      int
+	SampleSeed  uint64
+	Replication int
+	ComputeNs   float64
 	Scale       float64
 	BlockSize   int64
 	ReduceBytes int64
@@ -518,9 +523,20 @@ func parseWorkload(d *yamlfile.Decoder, n *yaml.Node, where string) WorkloadSpec
 			m.Fail("swim", "give either file or swim, not both")
 		}
 		sm := d.Map(sn, where+" swim")
-		sm.Known("trace", "max_jobs", "scale", "block_size", "reduce_bytes", "max_reducers")
+		sm.Known("trace", "max_jobs", "sample", "sample_seed", "replication", "compute_ns_per_byte", "scale", "block_size", "reduce_bytes", "max_reducers")
 		sm.Require("trace")
-		s := &SwimSpec{Trace: sm.Str("trace"), MaxJobs: int(sm.Int("max_jobs")), Scale: 1, BlockSize: 128 << 20, ReduceBytes: 1 << 30, MaxReducers: 999}
+		def := swim.DefaultOptions()
+		s := &SwimSpec{Trace: sm.Str("trace"), MaxJobs: int(sm.Int("max_jobs")), Sample: int(sm.Int("sample")), SampleSeed: 1,
+			Replication: def.Replication, ComputeNs: def.ComputeNsPerByte, Scale: 1, BlockSize: 128 << 20, ReduceBytes: 1 << 30, MaxReducers: 999}
+		if sm.Has("sample_seed") {
+			s.SampleSeed = uint64(sm.Int("sample_seed"))
+		}
+		if sm.Has("replication") {
+			s.Replication = int(sm.Int("replication"))
+		}
+		if sm.Has("compute_ns_per_byte") {
+			s.ComputeNs = sm.Float("compute_ns_per_byte")
+		}
 		if sm.Has("scale") {
 			s.Scale = sm.Float("scale")
 		}

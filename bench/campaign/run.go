@@ -156,6 +156,7 @@ func loadWorkload(spec WorkloadSpec, topo *cluster.Topology) (*inputs, error) {
 		s := spec.Swim
 		o := swim.DefaultOptions()
 		o.Scale, o.BlockSize, o.ReduceBytes, o.MaxJobs, o.MaxReducers = s.Scale, s.BlockSize, s.ReduceBytes, s.MaxJobs, s.MaxReducers
+		o.Sample, o.SampleSeed, o.Replication, o.ComputeNsPerByte = s.Sample, s.SampleSeed, s.Replication, s.ComputeNs
 		f, err := os.Open(s.Trace)
 		if err != nil {
 			return nil, err
