@@ -161,7 +161,12 @@ type GeneratorSpec struct {
 	// every stage's CPU cost per byte (0: 1; see datagen/mix Options);
 	// OutputReplicas is every job output's replication (0: none set, one
 	// replica; 3 is HDFS's dfs.replication).
+	// Apps, instead of a preset, are the mix's own lines ("1 terasort
+	// 120GB", datagen/mix's file format); MaxReducers caps every job's
+	// reduce tasks (0: no cap).
 	Preset         string
+	Apps           []string
+	MaxReducers    int
 	ComputeScale   float64
 	OutputReplicas int
 	// fbtiers (Trident's Facebook-derived workload): Jobs jobs (0: 1000)
@@ -873,14 +878,14 @@ func parseGenerator(d *yamlfile.Decoder, n *yaml.Node, where string) *GeneratorS
 	m.Known("name", "seed", "scale", "arrivals", "rate", "block_size", "replication",
 		"scale_factor", "multistage", "workloads", "set", "size_error", "arrival_error", "arrival_shift", "preset",
 		"duration", "labels", "rounds", "window", "queries", "jobs", "task_scale", "adhoc", "compute_scale",
-		"output_replicas", "total_input", "zipf", "trace")
+		"output_replicas", "total_input", "zipf", "trace", "apps", "max_reducers")
 	m.Require("name")
 	g := &GeneratorSpec{Name: m.Str("name"), Seed: 1, Scale: 1, Arrivals: "trace", BlockSize: 128 << 20, Replication: 3,
 		ScaleFactor: m.Float("scale_factor"), MultiStage: m.Bool("multistage"), Workloads: int(m.Int("workloads")),
 		Set: m.Str("set"), Preset: m.Str("preset"), Rate: m.Float("rate"),
 		Duration: m.Float("duration"), Window: m.Float("window"), Rounds: int(m.Int("rounds")), Labels: m.Strs("labels"),
 		Jobs: int(m.Int("jobs")), TaskScale: m.Float("task_scale"), AdHoc: int(m.Int("adhoc")), ComputeScale: m.Float("compute_scale"),
-		OutputReplicas: int(m.Int("output_replicas")), Trace: m.Str("trace")}
+		OutputReplicas: int(m.Int("output_replicas")), Trace: m.Str("trace"), Apps: m.Strs("apps"), MaxReducers: int(m.Int("max_reducers"))}
 	if m.Has("seed") {
 		g.Seed = uint64(m.Int("seed"))
 	}
@@ -915,6 +920,7 @@ func parseGenerator(d *yamlfile.Decoder, n *yaml.Node, where string) *GeneratorS
 		{"workloads", "ml"}, {"duration", "ml fbtiers"}, {"labels", "ml"},
 		{"size_error", "recurring"}, {"arrival_error", "recurring"}, {"arrival_shift", "recurring"},
 		{"jobs", "recurring fbtiers"}, {"task_scale", "recurring"}, {"adhoc", "recurring"}, {"compute_scale", "mix"}, {"output_replicas", "mix"},
+		{"apps", "mix"}, {"max_reducers", "mix"},
 		{"total_input", "fbtiers"}, {"zipf", "fbtiers"}, {"trace", "fbtiers"},
 	} {
 		if m.Has(f.key) && !slices.Contains(strings.Fields(f.gen), g.Name) && g.Name != "" {
@@ -929,6 +935,10 @@ func parseGenerator(d *yamlfile.Decoder, n *yaml.Node, where string) *GeneratorS
 		m.Fail("task_scale", "task_scale multiplies W1's task counts and must be positive (got %g)", g.TaskScale)
 	case m.Has("adhoc") && g.AdHoc < 0:
 		m.Fail("adhoc", "adhoc is a number of jobs and must be at least 0 (got %d)", g.AdHoc)
+	case m.Has("apps") && m.Has("preset"):
+		m.Fail("apps", "give either a preset or apps, not both")
+	case m.Has("max_reducers") && g.MaxReducers < 1:
+		m.Fail("max_reducers", "max_reducers caps a job's reduce tasks and must be at least 1 (got %d)", g.MaxReducers)
 	case m.Has("output_replicas") && (g.OutputReplicas < 1 || g.OutputReplicas > workload.MaxReplicas):
 		m.Fail("output_replicas", "output_replicas is a job output's replication and must be between 1 and %d (got %d)", workload.MaxReplicas, g.OutputReplicas)
 	}
