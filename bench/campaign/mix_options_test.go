@@ -73,9 +73,9 @@ func TestMixAppsAndMaxReducers(t *testing.T) {
 		t.Errorf("input %d B in %d B blocks and %d reducers, want 8 GB in 256 MiB blocks and 4 (capped from 12: 12 GB of shuffle)", d.Size, d.BlockSize, reds)
 	}
 	for opts, want := range map[string]string{
-		"preset: puma, apps: [1 terasort 1GB]": "give either a preset or apps, not both",
+		"preset: puma, apps: [1 terasort 1GB]":    "give either a preset or apps, not both",
 		"apps: [1 terasort 1GB], max_reducers: 0": "max_reducers caps a job's reduce tasks and must be at least 1",
-		"apps: [1 nosuchapp 1GB]":               "nosuchapp",
+		"apps: [1 nosuchapp 1GB]":                 "nosuchapp",
 	} {
 		text := "name: p\ncluster: {racks: 2, hosts_per_rack: 3}\nworkload:\n  generator: {name: mix, " + opts + "}\nruns: [{mode: sim, policies: [fifo]}]\n"
 		c, err := Load(writeCampaign(t, text))
