@@ -281,6 +281,9 @@ type RunSet struct {
 	Placement       string
 	OutputPlacement bool
 	TierMix         placement.TierMix
+	// WriterRacks are the racks the hdfs placer writes every block's
+	// first replica from (hdfs.Placer.WriterRacks); empty: any host.
+	WriterRacks []cluster.RackID
 	// MemoryLRU turns on the engine's LRU memory tier (engine.Config):
 	// each host's memory tier is held to its capacity.
 	MemoryLRU   bool
@@ -679,7 +682,7 @@ func parseRunSet(d *yamlfile.Decoder, n *yaml.Node, i int, workloads []string) R
 	where := fmt.Sprintf("runs[%d]", i)
 	m := d.Map(n, where)
 	m.Known("mode", "name", "policies", "repetitions", "network", "nats", "credentials", "listen", "member_addr", "workloads", "cluster",
-		"priorities", "shape_nics", "compute", "full_recompute", "placement", "place_outputs", "tier_mix", "memory_lru")
+		"priorities", "shape_nics", "compute", "full_recompute", "placement", "place_outputs", "tier_mix", "writer_racks", "memory_lru")
 	m.Require("mode", "policies")
 	rs := RunSet{Mode: m.Str("mode"), Name: m.Str("name"), Repetitions: 1,
 		NATS: m.Str("nats"), Credentials: m.Str("credentials"), Listen: m.Str("listen"), MemberAddr: m.Str("member_addr")}
@@ -782,6 +785,24 @@ func parseStorage(d *yamlfile.Decoder, m *yamlfile.Map, rs *RunSet, where string
 			return
 		}
 		rs.TierMix = parseTierMix(d, n, where+" tier_mix")
+	}
+	if m.Has("writer_racks") {
+		if rs.Placement != placement.HDFS {
+			m.Fail("writer_racks", "writer_racks is a setting of the hdfs placement, not of %s", rs.Placement)
+			return
+		}
+		racks := m.Strs("writer_racks")
+		if len(racks) == 0 && d.Err() == nil {
+			m.Fail("writer_racks", "writer_racks lists the racks the datasets were written from: give at least one")
+		}
+		for _, s := range racks {
+			r, err := yamlfile.ParseInt(s)
+			if err != nil || r < 0 || r > math.MaxInt32 {
+				m.Fail("writer_racks", "writer rack %q is not a rack index (an integer, 0 or more)", s)
+				return
+			}
+			rs.WriterRacks = append(rs.WriterRacks, cluster.RackID(r))
+		}
 	}
 	rs.MemoryLRU = m.Bool("memory_lru")
 	if d.Err() == nil {

@@ -23,6 +23,7 @@ import (
 	"github.com/racklab/racklab/coordinator/engine"
 	"github.com/racklab/racklab/coordinator/live"
 	"github.com/racklab/racklab/coordinator/placement"
+	"github.com/racklab/racklab/coordinator/placement/hdfs"
 	"github.com/racklab/racklab/coordinator/policy"
 	"github.com/racklab/racklab/coordinator/wire"
 	"github.com/racklab/racklab/coordinator/workload"
@@ -648,6 +649,9 @@ func placers(rs RunSet) (engine.DatasetPlacer, engine.ReplicaPlacer, error) {
 	placer, err := placement.New(rs.Placement, rs.TierMix)
 	if err != nil {
 		return nil, nil, err
+	}
+	if hp, ok := placer.(*hdfs.Placer); ok {
+		hp.WriterRacks = rs.WriterRacks
 	}
 	var outputs engine.ReplicaPlacer
 	if rp, ok := placer.(engine.ReplicaPlacer); ok && rs.OutputPlacement {
