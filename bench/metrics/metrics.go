@@ -146,7 +146,7 @@ type Summary struct {
 	MemoryUploads, MemoryDemotions int64
 	// ShuffleSkewMean is the mean over the jobs that succeeded and
 	// fetched shuffle bytes across racks of a job's shuffle Skew (Shadow's
-	// §2.1 over its rack uplinks and downlinks, RackLinkSkew of
+	// Eq. 1 over its rack uplinks and downlinks, RackLinkSkew of
 	// engine.JobRecord.ShuffleUp and ShuffleDown); NaN when no such job.
 	ShuffleSkewMean float64
 	// RackLinkSkew is Shadow's Skew over the bytes the rack links
@@ -822,7 +822,7 @@ func Skew(xs []float64) float64 {
 	return hi / lo
 }
 
-// RackLinkSkew is Shadow's Skew (§2.1, rule A1) over rack links: each
+// RackLinkSkew is Shadow's Skew (its Eq. 1) over rack links: each
 // rack's uplink (up) and downlink (down) is a link of its own, and Skew is
 // the most loaded link's bytes over the least loaded of the links that
 // carried any; 1 when none carried any. An idle link is a link not in use

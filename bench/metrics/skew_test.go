@@ -11,7 +11,7 @@ import (
 )
 
 // Shadow's Skew takes each rack's uplink and downlink apart and leaves
-// idle links out (rule A1): 1 when no link carried anything.
+// idle links out (as its Fig. 5 example does): 1 when no link carried anything.
 func TestRackLinkSkew(t *testing.T) {
 	for _, c := range []struct {
 		name     string

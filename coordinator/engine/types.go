@@ -217,7 +217,7 @@ type JobRecord struct {
 	// of the rack where each upstream output lay (its uplink) and into
 	// the rack where the attempt ran (its downlink); nil when they
 	// fetched nothing across racks. A run's metrics take Shadow's Skew
-	// over them (§2.1: each link apart). Each sums to the job's
+	// over them (its Eq. 1: each link apart). Each sums to the job's
 	// cross-rack shuffle bytes: its attempts' ClassShuffle bytes at
 	// LevelCross, plus the ClassDuplicate ones of its duplicate reduce
 	// and generic attempts, which load the same links.
