@@ -167,6 +167,7 @@ type GeneratorSpec struct {
 	Preset         string
 	Apps           []string
 	MaxReducers    int
+	ReduceBytes    int64 // shuffle bytes per reduce task (0: the generator's 1 GiB)
 	ComputeScale   float64
 	OutputReplicas int
 	// fbtiers (Trident's Facebook-derived workload): Jobs jobs (0: 1000)
@@ -899,7 +900,7 @@ func parseGenerator(d *yamlfile.Decoder, n *yaml.Node, where string) *GeneratorS
 	m.Known("name", "seed", "scale", "arrivals", "rate", "block_size", "replication",
 		"scale_factor", "multistage", "workloads", "set", "size_error", "arrival_error", "arrival_shift", "preset",
 		"duration", "labels", "rounds", "window", "queries", "jobs", "task_scale", "adhoc", "compute_scale",
-		"output_replicas", "total_input", "zipf", "trace", "apps", "max_reducers")
+		"output_replicas", "total_input", "zipf", "trace", "apps", "max_reducers", "reduce_bytes")
 	m.Require("name")
 	g := &GeneratorSpec{Name: m.Str("name"), Seed: 1, Scale: 1, Arrivals: "trace", BlockSize: 128 << 20, Replication: 3,
 		ScaleFactor: m.Float("scale_factor"), MultiStage: m.Bool("multistage"), Workloads: int(m.Int("workloads")),
@@ -918,6 +919,16 @@ func parseGenerator(d *yamlfile.Decoder, n *yaml.Node, where string) *GeneratorS
 	}
 	if m.Has("replication") {
 		g.Replication = int(m.Int("replication"))
+	}
+	if m.Has("reduce_bytes") {
+		v, err := units.ParseBytes(m.Str("reduce_bytes"))
+		if err == nil && v <= 0 {
+			err = fmt.Errorf("reduce_bytes is the shuffle of one reduce task and must be positive (got %s)", m.Str("reduce_bytes"))
+		}
+		if err != nil {
+			m.Fail("reduce_bytes", "%v", err)
+		}
+		g.ReduceBytes = v
 	}
 	if m.Has("block_size") {
 		v, err := units.ParseBytes(m.Str("block_size"))
@@ -941,7 +952,7 @@ func parseGenerator(d *yamlfile.Decoder, n *yaml.Node, where string) *GeneratorS
 		{"workloads", "ml"}, {"duration", "ml fbtiers"}, {"labels", "ml"},
 		{"size_error", "recurring"}, {"arrival_error", "recurring"}, {"arrival_shift", "recurring"},
 		{"jobs", "recurring fbtiers"}, {"task_scale", "recurring"}, {"adhoc", "recurring"}, {"compute_scale", "mix"}, {"output_replicas", "mix"},
-		{"apps", "mix"}, {"max_reducers", "mix"},
+		{"apps", "mix"}, {"max_reducers", "mix"}, {"reduce_bytes", "mix"},
 		{"total_input", "fbtiers"}, {"zipf", "fbtiers"}, {"trace", "fbtiers"},
 	} {
 		if m.Has(f.key) && !slices.Contains(strings.Fields(f.gen), g.Name) && g.Name != "" {

@@ -92,6 +92,9 @@ func generate(g *GeneratorSpec) (*workload.Workload, *workload.Datasets, *worklo
 		}
 		o := mix.DefaultOptions()
 		o.MaxReducers = g.MaxReducers
+		if g.ReduceBytes > 0 {
+			o.ReduceBytes = g.ReduceBytes
+		}
 		o.Options = common
 		if g.ComputeScale != 0 {
 			o.ComputeScale = g.ComputeScale
