@@ -180,8 +180,8 @@ type Engine struct {
 	// pendingMaps is the map tasks among pending, for the offers of
 	// split pools
 	pendingMaps int
-	finished  int
-	early     int // running attempts of stages whose upstream is unfinished
+	finished    int
+	early       int // running attempts of stages whose upstream is unfinished
 
 	ready       Ready
 	dirtyStages []*Stage // stages whose upstream outputs changed
