@@ -26,8 +26,8 @@ func topoSplit(t *testing.T, mapSlots, reduceSlots int) *cluster.Topology {
 // out of the live slots.
 func TestSplitPoolsLaunchAndHostLoss(t *testing.T) {
 	topo := topoSplit(t, 1, 1)
-	// no block on host 0: its loss loses no input
-	ds := &workload.Datasets{Datasets: []workload.Dataset{blocksOn("in", 10, 1, 2, 3, 1)}}
+	// no block on hosts 0 and 2: their loss loses no input
+	ds := &workload.Datasets{Datasets: []workload.Dataset{blocksOn("in", 10, 1, 3, 3, 1)}}
 	w := &workload.Workload{Jobs: []workload.Job{mapReduce("j", "in", 2)}}
 	e := newEngine(t, Config{SlowStart: 0.25}, topo, w, ds, &scripted{})
 	ctx := &Context{e}
@@ -82,11 +82,30 @@ func TestSplitPoolsLaunchAndHostLoss(t *testing.T) {
 	if _, err := ctx.Launch(TaskRef{0, 0, 1}, 1, LaunchOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := ctx.Launch(TaskRef{0, 1, 0}, 1, LaunchOptions{}); err != nil {
+	r, err := ctx.Launch(TaskRef{0, 1, 0}, 1, LaunchOptions{})
+	if err != nil {
 		t.Fatal(err)
 	}
 	if ctx.FreeSlots(1) != 0 || e.FreeSlots() != 4 {
 		t.Fatalf("host 1 free %d, cluster free %d, want 0 and 4", ctx.FreeSlots(1), e.FreeSlots())
+	}
+	// the reduce's end gives its slot back to the reduce pool
+	if err := ctx.Kill(r); err != nil {
+		t.Fatal(err)
+	}
+	if ctx.FreeMapSlots(1) != 0 || ctx.FreeReduceSlots(1) != 1 {
+		t.Fatalf("after the reduce's end host 1 has %d map and %d reduce slots free, want 0 and 1", ctx.FreeMapSlots(1), ctx.FreeReduceSlots(1))
+	}
+	// a host with a free slot in either pool is free again
+	if e.FreeSlots() != 5 {
+		t.Fatalf("cluster free %d, want 5 with host 1's reduce slot", e.FreeSlots())
+	}
+	// a host lost with free slots keeps none
+	if err := e.HostLost(2); err != nil {
+		t.Fatal(err)
+	}
+	if ctx.FreeMapSlots(2) != 0 || ctx.FreeReduceSlots(2) != 0 || e.FreeSlots() != 3 || ctx.TotalSlots() != 4 {
+		t.Fatalf("after host 2's loss: its free %d/%d, cluster free %d of %d", ctx.FreeMapSlots(2), ctx.FreeReduceSlots(2), e.FreeSlots(), ctx.TotalSlots())
 	}
 }
 
