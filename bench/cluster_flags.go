@@ -44,7 +44,7 @@ func (f *clusterFlags) load() (*cluster.Topology, error) {
 	spec.NICBps, spec.Oversubscription = f.nicGbps*1e9/8, f.oversub
 	t, err := cluster.Uniform(spec)
 	if err != nil {
-		return nil, fmt.Errorf("--racks, --hosts-per-rack, --slots, --reduce-slots, --nic-gbps, --oversubscription: %w", err)
+		return nil, fmt.Errorf("--racks, --hosts-per-rack, --slots, --nic-gbps, --oversubscription: %w", err)
 	}
 	return t, nil
 }
