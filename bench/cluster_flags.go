@@ -16,6 +16,7 @@ type clusterFlags struct {
 	topology     string
 	racks, hosts int
 	slots        int
+	reduceSlots  int
 	nicGbps      float64
 	oversub      float64
 }
@@ -25,7 +26,8 @@ func (f *clusterFlags) add(fl *pflag.FlagSet, racks, hostsPerRack int) {
 	fl.StringVar(&f.topology, "topology", "", "topology YAML file")
 	fl.IntVar(&f.racks, "racks", racks, "racks of a uniform cluster (without --topology)")
 	fl.IntVar(&f.hosts, "hosts-per-rack", hostsPerRack, "hosts per rack of a uniform cluster")
-	fl.IntVar(&f.slots, "slots", def.Slots, "task slots per host of a uniform cluster")
+	fl.IntVar(&f.slots, "slots", def.Slots, "task slots per host of a uniform cluster (its map slots with --reduce-slots)")
+	fl.IntVar(&f.reduceSlots, "reduce-slots", def.ReduceSlots, "reduce slots per host of a uniform cluster, a pool of their own for reduce and generic tasks (0: one pool)")
 	fl.Float64Var(&f.nicGbps, "nic-gbps", def.NICBps*8/1e9, "host NIC rate of a uniform cluster, Gbit/s")
 	fl.Float64Var(&f.oversub, "oversubscription", def.Oversubscription, "rack oversubscription of a uniform cluster (host NIC sum / uplink)")
 }
@@ -38,7 +40,7 @@ func (f *clusterFlags) load() (*cluster.Topology, error) {
 		return nil, err
 	}
 	spec := cluster.DefaultUniform()
-	spec.Racks, spec.HostsPerRack, spec.Slots = f.racks, f.hosts, f.slots
+	spec.Racks, spec.HostsPerRack, spec.Slots, spec.ReduceSlots = f.racks, f.hosts, f.slots, f.reduceSlots
 	spec.NICBps, spec.Oversubscription = f.nicGbps*1e9/8, f.oversub
 	t, err := cluster.Uniform(spec)
 	if err != nil {
@@ -60,6 +62,8 @@ func (f *clusterFlags) check() error {
 		return fmt.Errorf("--racks × --hosts-per-rack must be at most %d hosts (got %d × %d)", cluster.MaxHosts, f.racks, f.hosts)
 	case f.slots < 1 || f.slots > cluster.MaxSlots:
 		return fmt.Errorf("--slots must be between 1 and %d (got %d)", cluster.MaxSlots, f.slots)
+	case f.reduceSlots < 0 || f.reduceSlots > cluster.MaxSlots:
+		return fmt.Errorf("--reduce-slots must be between 0 (one pool) and %d (got %d)", cluster.MaxSlots, f.reduceSlots)
 	case !(f.nicGbps*gbps >= cluster.MinRateBps && f.nicGbps*gbps <= cluster.MaxRateBps):
 		return fmt.Errorf("--nic-gbps must be between %g and %g (got %g)", cluster.MinRateBps/gbps, cluster.MaxRateBps/gbps, f.nicGbps)
 	case !(f.oversub > 0) || math.IsInf(f.oversub, 0):

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"reflect"
 	"strconv"
 	"testing"
@@ -28,14 +29,20 @@ func TestClusterFlagDefaults(t *testing.T) {
 	if !reflect.DeepEqual(got, want) {
 		t.Error("default flags do not give Uniform(DefaultUniform()) at the command's size")
 	}
-	if err := fl.Parse([]string{"--slots", "8", "--nic-gbps", "10", "--oversubscription", "5"}); err != nil {
+	if err := fl.Parse([]string{"--slots", "8", "--reduce-slots", "2", "--nic-gbps", "10", "--oversubscription", "5"}); err != nil {
 		t.Fatal(err)
 	}
 	if got, err = f.load(); err != nil {
 		t.Fatal(err)
 	}
-	if h := got.Hosts[0]; h.Slots != 8 || h.NICBps != 1.25e9 || got.Racks[0].UplinkBps != 5*1.25e9/5 {
+	if h := got.Hosts[0]; h.Slots != 8 || h.ReduceSlots != 2 || h.NICBps != 1.25e9 || got.Racks[0].UplinkBps != 5*1.25e9/5 {
 		t.Errorf("flags not applied: host %+v, uplink %g", h, got.Racks[0].UplinkBps)
+	}
+	if err := fl.Parse([]string{"--reduce-slots", "-1"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err = f.load(); err == nil || err.Error() != fmt.Sprintf("--reduce-slots must be between 0 (one pool) and %d (got -1)", cluster.MaxSlots) {
+		t.Errorf("negative --reduce-slots: %v", err)
 	}
 
 	// Each command: its own size, the shared rest.
@@ -49,7 +56,7 @@ func TestClusterFlagDefaults(t *testing.T) {
 		{"local run", localRunCmd().Flags(), "3", "3"},
 	} {
 		for flag, want := range map[string]string{
-			"racks": c.racks, "hosts-per-rack": c.hpr, "slots": strconv.Itoa(def.Slots),
+			"racks": c.racks, "hosts-per-rack": c.hpr, "slots": strconv.Itoa(def.Slots), "reduce-slots": "0",
 			"nic-gbps":         strconv.FormatFloat(def.NICBps*8/1e9, 'g', -1, 64),
 			"oversubscription": strconv.FormatFloat(def.Oversubscription, 'g', -1, 64),
 		} {

@@ -161,8 +161,10 @@ func (e *Emulator) startWorker(i int, hn shaping.HostNet, credsPath string) erro
 	host := e.opt.Topology.Hosts[i]
 	rack := e.opt.Topology.Racks[host.Rack]
 	args := append([]string(nil), e.opt.WorkerCommand[1:]...)
+	// the worker runs as many tasks at once as the host has slots, of
+	// both pools when its topology splits them
 	args = append(args,
-		"--host", host.Name, "--rack", rack.Name, "--slots", strconv.Itoa(host.Slots),
+		"--host", host.Name, "--rack", rack.Name, "--slots", strconv.Itoa(host.AllSlots()),
 		"--nats", "nats://"+e.NATSListen(), "--credentials", credsPath, "--cluster", e.opt.Cluster,
 		"--data-addr", net.JoinHostPort(hn.DataIP.String(), "7000"), "--member-addr", hn.MgmtIP.String(),
 		"--data-dev", hn.DataDev, "--metrics-addr", net.JoinHostPort(hn.MgmtIP.String(), "9465"))

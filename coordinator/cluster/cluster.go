@@ -95,14 +95,21 @@ type Topology struct {
 // RackOf returns the rack of a host.
 func (t *Topology) RackOf(h HostID) RackID { return t.Hosts[h].Rack }
 
-// TotalSlots is the number of task slots in the cluster.
+// TotalSlots is the number of task slots in the cluster, of every pool.
 func (t *Topology) TotalSlots() int {
 	n := 0
 	for i := range t.Hosts {
-		n += t.Hosts[i].Slots
+		n += t.Hosts[i].AllSlots()
 	}
 	return n
 }
+
+// AllSlots is the number of tasks the host runs at once: its one pool,
+// or its map and reduce pools together.
+func (h *Host) AllSlots() int { return h.Slots + h.ReduceSlots }
+
+// SplitSlots reports whether the host has separate map and reduce pools.
+func (h *Host) SplitSlots() bool { return h.ReduceSlots > 0 }
 
 // HostByName finds a host by its name.
 func (t *Topology) HostByName(name string) (HostID, bool) {
@@ -155,6 +162,9 @@ func (t *Topology) Validate() error {
 		if h.Slots <= 0 || h.Slots > MaxSlots {
 			return fmt.Errorf("host %q: slots must be between 1 and %d (got %d)", h.Name, MaxSlots, h.Slots)
 		}
+		if h.ReduceSlots < 0 || h.ReduceSlots > MaxSlots {
+			return fmt.Errorf("host %q: reduce slots must be between 0 (one pool) and %d (got %d)", h.Name, MaxSlots, h.ReduceSlots)
+		}
 		if err := checkRate("nic rate", h.NICBps); err != nil {
 			return fmt.Errorf("host %q: %w", h.Name, err)
 		}
@@ -189,8 +199,11 @@ type UniformSpec struct {
 	Racks        int
 	HostsPerRack int
 	Slots        int
-	NICBps       float64
-	Tiers        []Tier
+	// ReduceSlots, when positive, gives every host a reduce pool of its
+	// own and makes Slots its map slots (Host.ReduceSlots); 0: one pool.
+	ReduceSlots int
+	NICBps      float64
+	Tiers       []Tier
 	// Oversubscription is the ratio of a rack's host NIC capacity to its
 	// uplink rate; 1 means full bisection.
 	Oversubscription float64
@@ -198,7 +211,7 @@ type UniformSpec struct {
 
 // DefaultUniform is the one set of defaults of a uniform cluster, for the
 // fields a topology file's uniform, a campaign's cluster or bench's cluster
-// flags leave out: 2 slots per host, 1 Gbit/s NICs, 3:1 rack
+// flags leave out: 2 slots per host in one pool, 1 Gbit/s NICs, 3:1 rack
 // oversubscription and DefaultTiers. Its 3 racks × 3 hosts are the local
 // emulator's cluster; files must give their size, and each command may
 // default to its own.
@@ -227,6 +240,9 @@ func Uniform(s UniformSpec) (*Topology, error) {
 	if s.Slots <= 0 || s.Slots > MaxSlots {
 		return nil, fmt.Errorf("slots per host must be between 1 and %d (got %d)", MaxSlots, s.Slots)
 	}
+	if s.ReduceSlots < 0 || s.ReduceSlots > MaxSlots {
+		return nil, fmt.Errorf("reduce slots per host must be between 0 (one pool) and %d (got %d)", MaxSlots, s.ReduceSlots)
+	}
 	if err := checkRate("nic rate", s.NICBps); err != nil {
 		return nil, err
 	}
@@ -247,7 +263,7 @@ func Uniform(s UniformSpec) (*Topology, error) {
 			id := HostID(len(t.Hosts))
 			t.Hosts = append(t.Hosts, Host{
 				ID: id, Name: fmt.Sprintf("r%dh%d", r, h), Rack: rack.ID,
-				Slots: s.Slots, NICBps: s.NICBps, Tiers: append([]Tier(nil), s.Tiers...),
+				Slots: s.Slots, ReduceSlots: s.ReduceSlots, NICBps: s.NICBps, Tiers: append([]Tier(nil), s.Tiers...),
 			})
 			rack.Hosts = append(rack.Hosts, id)
 		}

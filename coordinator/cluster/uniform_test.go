@@ -70,6 +70,7 @@ func TestParseUniformFields(t *testing.T) {
   racks: 2
   hosts_per_rack: 3
   slots: 8
+  reduce_slots: 2
   nic_gbps: 2.5
   oversubscription: 5
   tiers: [{kind: hdd, read_mb_s: 100, write_mb_s: 80}]
@@ -77,7 +78,7 @@ func TestParseUniformFields(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := UniformSpec{Racks: 2, HostsPerRack: 3, Slots: 8, NICBps: 2.5e9 / 8, Oversubscription: 5,
+	want := UniformSpec{Racks: 2, HostsPerRack: 3, Slots: 8, ReduceSlots: 2, NICBps: 2.5e9 / 8, Oversubscription: 5,
 		Tiers: []Tier{{Kind: HDD, ReadBps: 100e6, WriteBps: 80e6}}}
 	if !reflect.DeepEqual(*got, want) {
 		t.Errorf("got %+v, want %+v", *got, want)
@@ -95,6 +96,7 @@ func TestParseUniformErrors(t *testing.T) {
 		{"fractional racks", "cluster:\n  racks: 1.5\n  hosts_per_rack: 2\n", "c.yaml:2: cluster: racks:"},
 		{"too many hosts", "cluster:\n  racks: 1000\n  hosts_per_rack: 1000\n", "c.yaml:2: cluster: racks × hosts_per_rack must be at most"},
 		{"zero slots", "cluster:\n  racks: 1\n  hosts_per_rack: 2\n  slots: 0\n", "c.yaml:4: cluster: slots must be positive"},
+		{"negative reduce slots", "cluster:\n  racks: 1\n  hosts_per_rack: 2\n  reduce_slots: -3\n", "c.yaml:4: cluster: reduce_slots must be between 0 (one pool) and"},
 		{"zero nic", "cluster:\n  racks: 1\n  hosts_per_rack: 2\n  nic_gbps: 0\n", "c.yaml:4: cluster: nic_gbps must be positive"},
 		{"text nic", "cluster:\n  racks: 1\n  hosts_per_rack: 2\n  nic_gbps: fast\n", "c.yaml:4: cluster: nic_gbps:"},
 		{"negative oversubscription", "cluster:\n  racks: 1\n  hosts_per_rack: 2\n  oversubscription: -1\n", "c.yaml:4: cluster: oversubscription must be positive"},

@@ -7,6 +7,7 @@ package cluster
 //	core_gbps: 0                 # optional; 0 (the default) is a non-blocking core
 //	host_defaults:               # optional; any host field but name
 //	  slots: 8
+//	  reduce_slots: 2            # optional; a reduce pool of its own (slots are then map slots)
 //	  nic_gbps: 10
 //	  tiers:                     # optional everywhere; default cluster.DefaultTiers()
 //	    - {kind: mem, read_mb_s: 4000, write_mb_s: 2000, capacity_gib: 16}
@@ -28,6 +29,12 @@ package cluster
 // ParseUniform):
 //
 //	uniform: {racks: 20, hosts_per_rack: 30, slots: 8, nic_gbps: 10, oversubscription: 5}
+//
+// reduce_slots (default 0: one pool of slots per host, for tasks of every
+// kind) gives each host a second pool, as Hadoop 1.x's task trackers have:
+// map tasks then take the slots, reduce and generic tasks the reduce_slots
+// (Shadow's hosts: slots: 12, reduce_slots: 3). A host overrides a default
+// reduce_slots with its own, 0 included.
 //
 // with an optional tiers list inside uniform. Only racks and hosts_per_rack
 // are required; the rest default to DefaultUniform. Host IDs and rack IDs are
@@ -96,7 +103,7 @@ func ParseTopology(name string, data []byte) (*Topology, error) {
 
 // hostProfile is the fields a host may inherit.
 type hostProfile struct {
-	slots              int
+	slots, reduceSlots int
 	nic                float64
 	tiers              []Tier
 	hasSlots, hasNIC   bool
@@ -146,7 +153,7 @@ func parseTopology(d *yamlfile.Decoder, top *yaml.Node) *Topology {
 	var defaults hostProfile
 	if n := m.Node("host_defaults"); n != nil {
 		hm := d.Map(n, "host_defaults")
-		hm.Known("slots", "nic_gbps", "tiers")
+		hm.Known("slots", "reduce_slots", "nic_gbps", "tiers")
 		parseHostFields(d, hm, &defaults)
 	}
 	var rackDefaults linkSpec
@@ -195,7 +202,7 @@ func parseRack(d *yamlfile.Decoder, t *Topology, n *yaml.Node, i int, fileDefaul
 	defaults := *fileDefaults
 	if hn := m.Node("host_defaults"); hn != nil {
 		hm := d.Map(hn, m.Where+" host_defaults")
-		hm.Known("slots", "nic_gbps", "tiers")
+		hm.Known("slots", "reduce_slots", "nic_gbps", "tiers")
 		parseHostFields(d, hm, &defaults)
 	}
 	link := parseLink(m)
@@ -240,7 +247,7 @@ func parseRack(d *yamlfile.Decoder, t *Topology, n *yaml.Node, i int, fileDefaul
 			if hname != "" {
 				hm.Where = fmt.Sprintf("%s host %q", m.Where, hname)
 			}
-			hm.Known("name", "slots", "nic_gbps", "tiers")
+			hm.Known("name", "slots", "reduce_slots", "nic_gbps", "tiers")
 			hm.Require("name")
 			p := defaults
 			parseHostFields(d, hm, &p)
@@ -337,6 +344,17 @@ func parseHostFields(d *yamlfile.Decoder, m *yamlfile.Map, p *hostProfile) {
 		}
 		p.slots, p.hasSlots, p.slotsLine = int(s), true, m.LineOf("slots")
 	}
+	if m.Has("reduce_slots") {
+		s := m.Int("reduce_slots")
+		if d.Err() != nil {
+			return
+		}
+		if s < 0 || s > MaxSlots {
+			m.Fail("reduce_slots", "reduce_slots must be between 0 (one pool) and %d; got %d", MaxSlots, s)
+			return
+		}
+		p.reduceSlots = int(s)
+	}
 	if m.Has("nic_gbps") {
 		v := m.Scaled("nic_gbps", gbpsPow10) / 8
 		if d.Err() != nil {
@@ -428,7 +446,7 @@ func hostFrom(d *yamlfile.Decoder, p *hostProfile, where string, line int) Host 
 	} else {
 		tiers = append([]Tier(nil), tiers...)
 	}
-	return Host{Slots: p.slots, NICBps: p.nic, Tiers: tiers}
+	return Host{Slots: p.slots, ReduceSlots: p.reduceSlots, NICBps: p.nic, Tiers: tiers}
 }
 
 func addHost(d *yamlfile.Decoder, t *Topology, r *Rack, h Host, name string, line int, hostLines map[string]int) {
@@ -446,14 +464,14 @@ func addHost(d *yamlfile.Decoder, t *Topology, r *Rack, h Host, name string, lin
 }
 
 // ParseUniform reads a uniform cluster's fields (racks, hosts_per_rack,
-// slots, nic_gbps, oversubscription, tiers) from mapping n: a topology
+// slots, reduce_slots, nic_gbps, oversubscription, tiers) from mapping n: a topology
 // file's uniform, a campaign's cluster. racks and hosts_per_rack are
 // required; the other fields default to DefaultUniform's. where names the
 // mapping in error messages. Problems are recorded in d, and the result is
 // then nil.
 func ParseUniform(d *yamlfile.Decoder, n *yaml.Node, where string) *UniformSpec {
 	m := d.Map(n, where)
-	m.Known("racks", "hosts_per_rack", "slots", "nic_gbps", "oversubscription", "tiers")
+	m.Known("racks", "hosts_per_rack", "slots", "reduce_slots", "nic_gbps", "oversubscription", "tiers")
 	m.Require("racks", "hosts_per_rack")
 	racks, per := m.Int("racks"), m.Int("hosts_per_rack")
 	if d.Err() != nil {
@@ -487,6 +505,7 @@ func ParseUniform(d *yamlfile.Decoder, n *yaml.Node, where string) *UniformSpec 
 	if p.hasSlots {
 		spec.Slots = p.slots
 	}
+	spec.ReduceSlots = p.reduceSlots
 	if p.hasNIC {
 		spec.NICBps = p.nic
 	}
@@ -497,7 +516,7 @@ func ParseUniform(d *yamlfile.Decoder, n *yaml.Node, where string) *UniformSpec 
 }
 
 // WriteTopology writes t in the format ParseTopology reads. Hosts that share
-// the most common slots, NIC rate and tiers get them from host_defaults, and
+// the most common slots, reduce slots, NIC rate and tiers get them from host_defaults, and
 // a rack whose hosts are all default and named <rack>h0, <rack>h1, … is
 // written with host_count. Hosts are written rack by rack, so a topology
 // whose host IDs are not grouped by rack reads back renumbered.
@@ -532,6 +551,10 @@ func WriteTopology(w io.Writer, t *Topology) error {
 	}
 	e.Raw("host_defaults:\n  slots: ")
 	e.Int(int64(def.Slots))
+	if def.ReduceSlots != 0 {
+		e.Raw("\n  reduce_slots: ")
+		e.Int(int64(def.ReduceSlots))
+	}
 	e.Raw("\n  nic_gbps: ")
 	e.Scaled(def.NICBps*8, gbpsPow10)
 	e.Raw("\n  tiers:\n")
@@ -570,6 +593,10 @@ func WriteTopology(w io.Writer, t *Topology) error {
 			if h.Slots != def.Slots {
 				e.Raw(", slots: ")
 				e.Int(int64(h.Slots))
+			}
+			if h.ReduceSlots != def.ReduceSlots {
+				e.Raw(", reduce_slots: ")
+				e.Int(int64(h.ReduceSlots))
 			}
 			if h.NICBps != def.NICBps {
 				e.Raw(", nic_gbps: ")
@@ -632,5 +659,5 @@ func tiersKey(ts []Tier) string {
 }
 
 func profileKey(h *Host) string {
-	return fmt.Sprintf("%d/%x/", h.Slots, math.Float64bits(h.NICBps)) + tiersKey(h.Tiers)
+	return fmt.Sprintf("%d/%d/%x/", h.Slots, h.ReduceSlots, math.Float64bits(h.NICBps)) + tiersKey(h.Tiers)
 }

@@ -147,6 +147,9 @@ func TestRoundTripRandom(t *testing.T) {
 				}
 				host := Host{ID: id, Name: name, Rack: rack.ID, Slots: 1 + rng.Intn(3), NICBps: 1.25e9, Tiers: DefaultTiers()}
 				if rng.Intn(3) == 0 {
+					host.ReduceSlots = rng.Intn(3)
+				}
+				if rng.Intn(3) == 0 {
 					host.NICBps = rate()
 					host.Tiers = []Tier{{Kind: TierKind(rng.Intn(3)), ReadBps: rate(), WriteBps: rate(), CapacityBytes: rng.Int63n(1 << 40)}}
 				}
@@ -156,6 +159,66 @@ func TestRoundTripRandom(t *testing.T) {
 			topo.Racks = append(topo.Racks, rack)
 		}
 		roundTrip(t, topo)
+	}
+}
+
+// reduce_slots gives hosts a reduce pool of their own: from host_defaults,
+// a rack's defaults or the host, which may set it back to 0 (one pool);
+// the writer keeps it, and TotalSlots counts both pools.
+func TestReduceSlots(t *testing.T) {
+	src := `host_defaults: {slots: 12, reduce_slots: 3, nic_gbps: 1}
+racks:
+  - name: r0
+    uplink_gbps: 1
+    hosts:
+      - name: a
+      - {name: b, reduce_slots: 0}
+      - {name: c, slots: 4, reduce_slots: 1}
+  - {name: r1, uplink_gbps: 1, host_count: 1, host_defaults: {slots: 2, reduce_slots: 5}}
+`
+	topo, err := ParseTopology("t.yaml", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got [][2]int
+	for _, h := range topo.Hosts {
+		got = append(got, [2]int{h.Slots, h.ReduceSlots})
+	}
+	if want := [][2]int{{12, 3}, {12, 0}, {4, 1}, {2, 5}}; !reflect.DeepEqual(got, want) {
+		t.Fatalf("map/reduce slots %v, want %v", got, want)
+	}
+	if n := topo.TotalSlots(); n != 15+12+5+7 {
+		t.Errorf("TotalSlots = %d, want 39", n)
+	}
+	roundTrip(t, topo)
+	var buf bytes.Buffer
+	if err := WriteTopology(&buf, topo); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(buf.String(), "reduce_slots: 3") || !strings.Contains(buf.String(), "reduce_slots: 0") {
+		t.Errorf("written without its reduce slots:\n%s", buf.String())
+	}
+	u, err := ParseTopology("u.yaml", []byte("uniform: {racks: 1, hosts_per_rack: 2, slots: 12, reduce_slots: 3}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h := u.Hosts[1]; h.Slots != 12 || h.ReduceSlots != 3 || u.TotalSlots() != 30 {
+		t.Errorf("uniform host %+v, total %d", h, u.TotalSlots())
+	}
+	// a one-pool topology is written without the key
+	buf.Reset()
+	one, _ := Uniform(DefaultUniform())
+	if err := WriteTopology(&buf, one); err != nil || strings.Contains(buf.String(), "reduce_slots") {
+		t.Errorf("one pool written with reduce_slots (err %v):\n%s", err, buf.String())
+	}
+	bad := topo.Hosts[2]
+	bad.ReduceSlots = -1
+	broken := &Topology{Racks: topo.Racks, Hosts: append(append([]Host(nil), topo.Hosts[:2]...), append([]Host{bad}, topo.Hosts[3:]...)...)}
+	if err := broken.Validate(); err == nil || !strings.Contains(err.Error(), `host "c": reduce slots must be between 0`) {
+		t.Errorf("Validate of negative reduce slots: %v", err)
+	}
+	if _, err := Uniform(UniformSpec{Racks: 1, HostsPerRack: 1, Slots: 1, ReduceSlots: -2, NICBps: 1e9, Oversubscription: 1}); err == nil || !strings.Contains(err.Error(), "reduce slots per host") {
+		t.Errorf("Uniform with negative reduce slots: %v", err)
 	}
 }
 
@@ -188,6 +251,9 @@ func TestTopologyErrors(t *testing.T) {
 		{"slots text", head + "  - name: r1\n    uplink_gbps: 10\n    hosts:\n      - {name: r1h0, slots: many}\n",
 			`t.yaml:6: rack "r1" host "r1h0": slots: want an integer, got "many"`},
 		{"default slots bad", "host_defaults: {slots: -2}\nracks: []\n", "t.yaml:1: host_defaults: slots must be positive"},
+		{"reduce slots negative", head + "  - name: r1\n    uplink_gbps: 10\n    hosts:\n      - name: r1h0\n        reduce_slots: -1\n",
+			`t.yaml:7: rack "r1" host "r1h0": reduce_slots must be between 0 (one pool) and`},
+		{"reduce slots text", "host_defaults: {slots: 1, reduce_slots: some}\nracks: []\n", `t.yaml:1: host_defaults: reduce_slots: want an integer`},
 		{"unknown host field", head + "  - name: r1\n    uplink_gbps: 10\n    hosts:\n      - name: r1h0\n        slot: 3\n",
 			`t.yaml:7: rack "r1" host "r1h0": unknown field "slot"`},
 		{"unknown rack field", head + "  - name: r1\n    uplink: 10\n", `t.yaml:4: rack "r1": unknown field "uplink"`},

@@ -210,8 +210,10 @@ func New(cfg Config, topo *cluster.Topology, w *workload.Workload, ds *workload.
 	e.network.HostRxBps = make([]float64, len(topo.Hosts))
 	e.hosts = make([]hostState, len(topo.Hosts))
 	for i := range topo.Hosts {
-		e.hosts[i] = hostState{alive: true, free: topo.Hosts[i].Slots, freePos: -1}
-		e.liveSlots += topo.Hosts[i].Slots
+		host := &topo.Hosts[i]
+		e.hosts[i] = hostState{alive: true, free: host.Slots, freeReduce: host.ReduceSlots, split: host.SplitSlots(), freePos: -1}
+		e.anySplit = e.anySplit || host.SplitSlots()
+		e.liveSlots += host.AllSlots()
 		e.addFree(cluster.HostID(i))
 	}
 	e.queues = append(e.queues, cfg.Queues...)

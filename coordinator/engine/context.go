@@ -39,8 +39,10 @@ func (c *Context) Jobs() []*Job { return c.e.jobs }
 // Queues are the run's queues; Job.Queue indexes them.
 func (c *Context) Queues() []Queue { return c.e.queues }
 
-// FreeSlots is the number of idle slots on a live host.
-func (c *Context) FreeSlots(h cluster.HostID) int { return c.e.hosts[h].free }
+// FreeSlots is the number of idle slots on a live host: during the offer
+// of a pool of split pools (Offering), of that pool; otherwise of every
+// pool of the host.
+func (c *Context) FreeSlots(h cluster.HostID) int { return c.e.freeOf(h, c.e.offering) }
 
 // Alive reports whether a host is up.
 func (c *Context) Alive(h cluster.HostID) bool { return c.e.hosts[h].alive }
@@ -52,10 +54,11 @@ func (c *Context) RunningOn(h cluster.HostID) []AttemptID { return c.e.hosts[h].
 func (c *Context) Attempt(id AttemptID) *Attempt { return c.e.attempts[id] }
 
 // PendingTasks is the number of runnable tasks without a running attempt,
-// over all jobs.
-func (c *Context) PendingTasks() int { return c.e.pending }
+// over all jobs (during the offer of a map or a reduce pool, of the tasks
+// that pool runs).
+func (c *Context) PendingTasks() int { return c.e.pendingOffered() }
 
-// TotalSlots is the number of slots on live hosts.
+// TotalSlots is the number of slots on live hosts, of every pool.
 func (c *Context) TotalSlots() int { return c.e.liveSlots }
 
 // IntermediateTier is the tier host h writes map outputs to, and
@@ -79,27 +82,43 @@ func (c *Context) Replicas(t TaskRef) []workload.Replica {
 	return c.e.liveReplicas(c.e.jobs[t.Job].Stages[t.Stage], t.Index)
 }
 
+// The pending-task helpers below find nothing of the kind the pool on
+// offer cannot run: no map during the offer of a reduce pool, no reduce
+// or generic task during the offer of a map pool (Offering).
+
 // NextNodeLocal returns a pending map task of the job with a live replica
 // on the host.
 func (c *Context) NextNodeLocal(j JobID, h cluster.HostID) (TaskRef, bool) {
+	if !c.e.offersMaps() {
+		return TaskRef{}, false
+	}
 	return c.e.nextLocal(c.e.jobs[j], h)
 }
 
 // NextRackLocal returns a pending map task of the job with a live replica
 // in the rack.
 func (c *Context) NextRackLocal(j JobID, r cluster.RackID) (TaskRef, bool) {
+	if !c.e.offersMaps() {
+		return TaskRef{}, false
+	}
 	return c.e.nextRackLocal(c.e.jobs[j], r)
 }
 
 // NextPendingMap returns the first pending map task of the job, wherever
 // its input is.
 func (c *Context) NextPendingMap(j JobID) (TaskRef, bool) {
+	if !c.e.offersMaps() {
+		return TaskRef{}, false
+	}
 	return c.e.nextPending(c.e.jobs[j], true)
 }
 
 // NextPendingShuffle returns the first pending reduce or generic task of
 // the job (these have no input locality).
 func (c *Context) NextPendingShuffle(j JobID) (TaskRef, bool) {
+	if !c.e.offersShuffles() {
+		return TaskRef{}, false
+	}
 	return c.e.nextPending(c.e.jobs[j], false)
 }
 
@@ -147,14 +166,15 @@ func (c *Context) PickMap(j JobID, h cluster.HostID, maxLevel Locality) (TaskRef
 }
 
 // Pending appends to buf the job's runnable tasks that have no running
-// attempt, stage by stage in task order.
+// attempt, stage by stage in task order (during the offer of a map or a
+// reduce pool, those of the kind it runs).
 func (c *Context) Pending(j JobID, buf []TaskRef) []TaskRef {
 	job := c.e.jobs[j]
 	if job.Pending == 0 {
 		return buf
 	}
 	for _, st := range job.Stages {
-		if st.Pending == 0 {
+		if st.Pending == 0 || !c.e.offers(st.Spec.Kind) {
 			continue
 		}
 		for i := range st.Tasks {
@@ -167,12 +187,12 @@ func (c *Context) Pending(j JobID, buf []TaskRef) []TaskRef {
 }
 
 // CanRun reports whether a task may be launched now somewhere: it is
-// pending, its job runs, and a reduce or generic task whose upstream is
-// unfinished fits the early-shuffle limit. (Whether a host has a slot is
-// FreeSlots' business.)
+// pending, its job runs, the pool on offer (if any) runs its kind, and a
+// reduce or generic task whose upstream is unfinished fits the
+// early-shuffle limit. (Whether a host has a slot is FreeSlots' business.)
 func (c *Context) CanRun(t TaskRef) bool {
 	j, st, task, ok := c.e.lookup(t)
-	if !ok || j.State != JobRunning || task.State != TaskPending {
+	if !ok || j.State != JobRunning || task.State != TaskPending || !c.e.offers(st.Spec.Kind) {
 		return false
 	}
 	return len(st.upstream) == 0 || st.upDone || c.e.earlyAllowed()
@@ -227,7 +247,21 @@ func (c *Context) PartitionShare(t TaskRef) float64 {
 }
 
 // PendingMaps and PendingShuffles count a job's runnable tasks by kind.
-func (c *Context) PendingMaps(j JobID) int { return c.e.pendingOfKind(c.e.jobs[j], true) }
+// During the offer of a reduce pool PendingMaps is 0, and during that of
+// a map pool PendingShuffles is: a slot maps cannot take is no scheduling
+// opportunity a map missed (delay scheduling counts none). Job.Pending
+// counts every kind.
+func (c *Context) PendingMaps(j JobID) int {
+	if !c.e.offersMaps() {
+		return 0
+	}
+	return c.e.pendingOfKind(c.e.jobs[j], true)
+}
 
 // PendingShuffles counts a job's runnable reduce and generic tasks.
-func (c *Context) PendingShuffles(j JobID) int { return c.e.pendingOfKind(c.e.jobs[j], false) }
+func (c *Context) PendingShuffles(j JobID) int {
+	if !c.e.offersShuffles() {
+		return 0
+	}
+	return c.e.pendingOfKind(c.e.jobs[j], false)
+}

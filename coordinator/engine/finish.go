@@ -148,8 +148,7 @@ func (e *Engine) endAttempt(a *Attempt, outcome AttemptOutcome) {
 	hs := &e.hosts[a.Host]
 	hs.running = removeID(hs.running, a.ID)
 	if hs.alive {
-		hs.free++
-		e.addFree(a.Host)
+		e.giveSlot(a.Host, e.poolOf(a.Host, st.Spec.Kind))
 	}
 	j.Running--
 	e.queues[j.Queue].Running--

@@ -19,11 +19,15 @@ type Policy interface {
 // HostScheduler is offered the free slots of one host, as a heartbeat from
 // that host. It launches zero or more attempts there through ctx.Launch;
 // launching none leaves the slots idle.
+// A host with map and reduce pools of its own is offered each pool in
+// turn (Context.Offering).
 type HostScheduler interface {
 	OfferHost(ctx *Context, host cluster.HostID)
 }
 
 // RoundScheduler is offered every free slot of the cluster in one batch.
+// When some host has map and reduce pools of its own, the batch is two: a
+// round of the map pools, then one of the reduce pools (Context.Offering).
 type RoundScheduler interface {
 	ScheduleRound(ctx *Context, free []cluster.HostID)
 }

@@ -22,7 +22,7 @@ func (e *Engine) HostLost(h cluster.HostID) error {
 	e.Stats.HostsLost++
 	hs.alive = false
 	e.dropFree(h)
-	e.liveSlots -= e.topo.Hosts[h].Slots
+	e.liveSlots -= e.topo.Hosts[h].AllSlots()
 	// before the running attempts fail: a failed task falls back on a
 	// held output, which must not be one that died with the host
 	e.pruneHeld(h)
@@ -31,7 +31,7 @@ func (e *Engine) HostLost(h cluster.HostID) error {
 			return err
 		}
 	}
-	hs.free = 0
+	hs.free, hs.freeReduce = 0, 0
 	for _, j := range append([]*Job(nil), e.running...) {
 		e.recoverJob(j, h)
 	}

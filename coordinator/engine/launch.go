@@ -20,8 +20,12 @@ func (e *Engine) launch(ref TaskRef, h cluster.HostID, opt LaunchOptions, dup bo
 	if !hs.alive {
 		return 0, e.rejectf("dead host", "host %s", e.topo.Hosts[h].Name)
 	}
-	if hs.free == 0 {
-		return 0, e.rejectf("full host", "host %s has no free slot", e.topo.Hosts[h].Name)
+	pool := e.poolOf(h, st.Spec.Kind)
+	if e.freeOf(h, pool) == 0 {
+		if pool == AnySlot {
+			return 0, e.rejectf("full host", "host %s has no free slot", e.topo.Hosts[h].Name)
+		}
+		return 0, e.rejectf("full host", "host %s has no free %s slot for %s/%s[%d]", e.topo.Hosts[h].Name, pool, j.Spec.ID, st.Spec.Name, ref.Index)
 	}
 	if j.State != JobRunning {
 		return 0, e.rejectf("job not running", "job %s is %s", j.Spec.ID, j.State)
@@ -88,11 +92,8 @@ func (e *Engine) launch(ref TaskRef, h cluster.HostID, opt LaunchOptions, dup bo
 		j.launched = true
 		j.Started = e.now
 	}
-	hs.free--
 	hs.running = append(hs.running, a.ID)
-	if hs.free == 0 {
-		e.dropFree(h)
-	}
+	e.takeSlot(h, pool)
 	e.attempts[a.ID] = a
 	e.Stats.Launches++
 	e.ready.Launches = append(e.ready.Launches, a)

@@ -11,6 +11,9 @@ func (e *Engine) makePending(j *Job, st *Stage, i int32) {
 	st.Pending++
 	j.Pending++
 	e.pending++
+	if st.Spec.Kind == workload.Map {
+		e.pendingMaps++
+	}
 	st.queue.push(i)
 	if st.Spec.Kind != workload.Map || t.Block < 0 {
 		return
@@ -42,6 +45,9 @@ func (e *Engine) unPend(j *Job, st *Stage) {
 	st.Pending--
 	j.Pending--
 	e.pending--
+	if st.Spec.Kind == workload.Map {
+		e.pendingMaps--
+	}
 }
 
 // taskQueue is a FIFO of task indexes with lazy deletion: entries whose

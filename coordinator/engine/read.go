@@ -51,11 +51,11 @@ func (e *Engine) Done() bool { return e.finished == len(e.jobs) }
 // Pending is the number of runnable tasks without a running attempt.
 func (e *Engine) Pending() int { return e.pending }
 
-// FreeSlots is the number of idle slots on live hosts.
+// FreeSlots is the number of idle slots on live hosts, of every pool.
 func (e *Engine) FreeSlots() int {
 	n := 0
 	for _, h := range e.freeHosts {
-		n += e.hosts[h].free
+		n += e.hosts[h].free + e.hosts[h].freeReduce
 	}
 	return n
 }

@@ -10,7 +10,7 @@ import (
 
 func (e *Engine) addFree(h cluster.HostID) {
 	hs := &e.hosts[h]
-	if hs.freePos >= 0 || !hs.alive || hs.free == 0 {
+	if hs.freePos >= 0 || !hs.alive || !hs.hasFree() {
 		return
 	}
 	hs.freePos = len(e.freeHosts)
@@ -31,12 +31,18 @@ func (e *Engine) dropFree(h cluster.HostID) {
 
 // Schedule offers the free slots to the policy: host by host for a
 // HostScheduler (a heartbeat from every host with a free slot, in a
-// rotating order), or all at once for a RoundScheduler.
+// rotating order), or all at once for a RoundScheduler (when some host
+// has split pools: a round of the map pools, then one of the reduce
+// pools).
 func (e *Engine) Schedule() {
 	if e.pending == 0 || len(e.freeHosts) == 0 {
 		return
 	}
 	if rs, ok := e.policy.(RoundScheduler); ok {
+		if e.anySplit {
+			e.roundSplit(rs)
+			return
+		}
 		free := e.sortedFree()
 		e.timed(func() { rs.ScheduleRound(&e.ctx, free) })
 		return
@@ -61,13 +67,19 @@ func (e *Engine) sortedFree() []cluster.HostID {
 	return hosts
 }
 
-// Offer offers one host's free slots to a HostScheduler (a heartbeat).
+// Offer offers one host's free slots to a HostScheduler (a heartbeat); a
+// host with split pools offers its map pool, then its reduce pool, each
+// only if it has a free slot and a task of its kind waits (Offering).
 func (e *Engine) Offer(h cluster.HostID) {
 	hs, ok := e.policy.(HostScheduler)
 	if !ok || int(h) >= len(e.hosts) || h < 0 {
 		return
 	}
-	if e.hosts[h].free == 0 || !e.hosts[h].alive || e.pending == 0 {
+	if !e.hosts[h].hasFree() || !e.hosts[h].alive || e.pending == 0 {
+		return
+	}
+	if e.hosts[h].split {
+		e.offerSplit(hs, h)
 		return
 	}
 	e.timed(func() { hs.OfferHost(&e.ctx, h) })

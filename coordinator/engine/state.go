@@ -98,10 +98,14 @@ type Task struct {
 func (t *Task) Running() []AttemptID { return t.running }
 
 type hostState struct {
-	alive   bool
-	free    int
-	running []AttemptID
-	freePos int // position in Engine.freeHosts, -1 if absent
+	alive bool
+	// free is the free slots of the host's one pool, or of its map pool
+	// when split (its topology gives it reduce slots of its own: then
+	// freeReduce is the free slots of its reduce pool)
+	free, freeReduce int
+	split            bool
+	running          []AttemptID
+	freePos          int // position in Engine.freeHosts, -1 if absent
 }
 
 // Ready is what the driver must act on after a call into the engine.
@@ -159,6 +163,7 @@ type Engine struct {
 	rng      *rand.Rand
 	offerRng *rand.Rand
 	offering SlotKind // the pool of the offer under way
+	anySplit bool     // some host has map and reduce pools of its own
 	now      Time
 	ctx      Context
 	network  NetworkStatus
@@ -183,8 +188,11 @@ type Engine struct {
 	held      map[AttemptID]*Attempt
 	nextID    AttemptID
 	pending   int
-	finished  int
-	early     int // running attempts of stages whose upstream is unfinished
+	// pendingMaps is the map tasks among pending, for the offers of
+	// split pools
+	pendingMaps int
+	finished    int
+	early       int // running attempts of stages whose upstream is unfinished
 
 	ready       Ready
 	dirtyStages []*Stage // stages whose upstream outputs changed

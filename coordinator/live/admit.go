@@ -135,8 +135,9 @@ func (r *run) register(m *nats.Msg) bool {
 		reply(wire.Registered{Error: fmt.Sprintf("host %s has no %s tier, which the topology gives it: add --tier for it", reg.Host, strings.Join(missing, ", "))})
 		return false
 	}
-	if reg.Slots != r.topo.Hosts[h].Slots {
-		r.event("slots-differ", reg.Host, "the worker has %d slots, the topology %d: the topology's count is used", reg.Slots, r.topo.Hosts[h].Slots)
+	// a host with split pools runs its map and reduce slots at once
+	if all := r.topo.Hosts[h].AllSlots(); reg.Slots != all {
+		r.event("slots-differ", reg.Host, "the worker has %d slots, the topology %d: the topology's count is used", reg.Slots, all)
 	}
 	hi := &r.hosts[h]
 	fresh := hi.reg == nil
