@@ -430,3 +430,16 @@ func TestLinkSkew(t *testing.T) {
 		t.Errorf("zero links ignored: %v, want 3", got)
 	}
 }
+
+func TestDuplicatePrefersReplicaInLightRack(t *testing.T) {
+	// {3,1,0}: only m2 of R1 has a replica in R3, so it is taken before m0.
+	o := []Original{
+		{Split: 0, Rack: 0, ReplicaRacks: []int{0, 1}}, {Split: 1, Rack: 0, ReplicaRacks: []int{0, 1}},
+		{Split: 2, Rack: 0, ReplicaRacks: []int{0, 2}}, {Split: 3, Rack: 1, ReplicaRacks: []int{1, 0}},
+	}
+	plan, _, _ := Duplicate(DuplicateInput{Racks: 3, Theta: 1, Originals: o})
+	want := []Duplication{{Split: 2, From: 0, To: 2, Local: true}}
+	if !reflect.DeepEqual(plan, want) {
+		t.Errorf("plan %+v, want %+v", plan, want)
+	}
+}
