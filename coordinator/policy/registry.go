@@ -15,6 +15,7 @@ import (
 	"github.com/racklab/racklab/coordinator/policy/neat"
 	"github.com/racklab/racklab/coordinator/policy/pushbox"
 	"github.com/racklab/racklab/coordinator/policy/quartet"
+	"github.com/racklab/racklab/coordinator/policy/shadow"
 	"github.com/racklab/racklab/coordinator/policy/shufflewatcher"
 	"github.com/racklab/racklab/coordinator/policy/sparkdefault"
 	"github.com/racklab/racklab/coordinator/policy/trident"
@@ -36,6 +37,7 @@ var factories = index(
 	Define("sparkdefault", sparkdefault.DefaultConfig(), sparkdefault.New),
 	Define("hscheduler", hscheduler.DefaultConfig(), hscheduler.New),
 	Define("quartet", quartet.DefaultConfig(), quartet.New),
+	Define("shadow", shadow.DefaultConfig(), shadow.New),
 )
 
 func index(fs ...Factory) map[string]Factory {
