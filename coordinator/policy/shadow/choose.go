@@ -197,7 +197,7 @@ func (p *Policy) selectAtT(ctx *engine.Context, id engine.JobID, js *jobState, s
 		ctx.Reject("shadow select: " + err.Error())
 		return
 	}
-	js.predicted = res.Predicted
+	js.predicted, js.baseline = res.Predicted, res.Baseline
 	for _, i := range res.Order {
 		pr := pend[i]
 		if res.Accept[i] {

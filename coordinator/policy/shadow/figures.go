@@ -84,7 +84,7 @@ func (p *Policy) Inspect(jobs []*engine.Job) string {
 			}
 		}
 		if js.tReached {
-			fmt.Fprintf(&b, "\n  T=%.6g predicted=%.6g", js.T, js.predicted)
+			fmt.Fprintf(&b, "\n  T=%.6g originals_only=%.6g predicted=%.6g", js.T, js.baseline, js.predicted)
 		}
 		b.WriteString("\n")
 	}

@@ -62,6 +62,7 @@ type jobState struct {
 	tReached              bool
 	T                     float64 // from t0
 	predicted             float64 // T_t of SELECT-AT-T, from t0
+	baseline              float64 // T_t with every pending pair's original
 	actual                float64 // see Policy.Figures
 	reducersLeft          int
 }
