@@ -17,7 +17,7 @@ import (
 // defaults, by Build and by New alike.
 func TestEveryPolicyBuildsWithDefaults(t *testing.T) {
 	names := policy.Names()
-	if want := []string{"capacity", "corral", "dawn", "fair", "fifo", "hscheduler", "neat", "pushbox", "quartet", "shufflewatcher", "sparkdefault", "trident"}; !reflect.DeepEqual(names, want) {
+	if want := []string{"capacity", "corral", "dawn", "delay", "even", "fair", "fifo", "hadoop", "hscheduler", "neat", "pushbox", "quartet", "shufflewatcher", "sparkdefault", "trident"}; !reflect.DeepEqual(names, want) {
 		t.Fatalf("Names() = %v, want %v", names, want)
 	}
 	for _, name := range names {

@@ -100,6 +100,8 @@ type jobState struct {
 	// origin is the host of each map task's latest original attempt
 	// launched here, by stage and task index (-1: none).
 	origin [][]cluster.HostID
+	// count is the number of origins in each rack (the spec's L).
+	count []int
 	// even is the rack each split was given, by stage and task index
 	// (nil until the job's first offer under Even).
 	even [][]cluster.RackID
@@ -121,7 +123,7 @@ func (p *Placer) state(ctx *engine.Context, j engine.JobID) *jobState {
 	s := p.jobs[j]
 	if s == nil {
 		job := ctx.Job(j)
-		s = &jobState{origin: make([][]cluster.HostID, len(job.Stages))}
+		s = &jobState{origin: make([][]cluster.HostID, len(job.Stages)), count: make([]int, len(ctx.Topology().Racks))}
 		for i, st := range job.Stages {
 			if st.Spec.Kind != workload.Map {
 				continue
@@ -177,7 +179,12 @@ func (p *Placer) launch(ctx *engine.Context, t engine.TaskRef, h cluster.HostID,
 		return false // the engine counts why
 	}
 	s := p.state(ctx, t.Job)
+	topo := ctx.Topology()
+	if old := s.origin[t.Stage][t.Index]; old >= 0 {
+		s.count[topo.RackOf(old)]-- // relaunched after a failure
+	}
 	s.origin[t.Stage][t.Index] = h
+	s.count[topo.RackOf(h)]++
 	return true
 }
 
@@ -319,12 +326,11 @@ func (p *Placer) OriginalHost(t engine.TaskRef) (cluster.HostID, bool) {
 }
 
 // RackCounts returns the number of the job's original maps launched by
-// this Placer in each rack (the spec's L, one entry per rack).
-func (p *Placer) RackCounts(ctx *engine.Context, j engine.JobID) []int {
-	l := make([]int, len(ctx.Topology().Racks))
-	var buf [64]MapOrigin
-	for _, o := range p.Originals(ctx, j, buf[:0]) {
-		l[o.Rack]++
+// this Placer in each rack (the spec's L, one entry per rack; nil for a
+// job it launched nothing of).
+func (p *Placer) RackCounts(j engine.JobID) []int {
+	if s := p.jobs[j]; s != nil {
+		return append([]int(nil), s.count...)
 	}
-	return l
+	return nil
 }

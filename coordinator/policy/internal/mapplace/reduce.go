@@ -317,3 +317,13 @@ func (r *Reducers) drawRack(ctx *engine.Context) cluster.RackID {
 	}
 	return cands[ctx.Rand().IntN(len(cands))]
 }
+
+// PlannedQuota is RoundRobin's quota of a reduce stage if it is planned
+// yet (for inspection; Quota plans it).
+func (r *Reducers) PlannedQuota(j engine.JobID, stage int) ([]int, bool) {
+	p := r.stages[stageKey{j, int16(stage)}]
+	if p == nil || p.quota == nil {
+		return nil, false
+	}
+	return append([]int(nil), p.quota...), true
+}
