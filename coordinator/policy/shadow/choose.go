@@ -2,17 +2,8 @@ package shadow
 
 import (
 	"github.com/racklab/racklab/coordinator/engine"
+	"github.com/racklab/racklab/coordinator/policy/internal/mapplace"
 )
-
-// lookup finds the job state and, for a map of the tracked stage, the
-// split's original and pair.
-func (p *Policy) lookup(a *engine.Attempt) (*jobState, *original, *pair) {
-	js := p.jobs[a.Task.Job]
-	if js == nil || int(a.Task.Stage) != js.mapStage {
-		return js, nil, nil
-	}
-	return js, js.originals[a.Task.Index], js.pairs[a.Task.Index]
-}
 
 // ChooseOutput is E2 of §2.5. An original whose pair is undecided holds
 // its output; a duplicate finishing before T is chosen at once (the engine
@@ -21,26 +12,12 @@ func (p *Policy) lookup(a *engine.Attempt) (*jobState, *original, *pair) {
 // killed). When the finishing original is the job's last live one, T is
 // reached here and SELECT-AT-T decides this pair too.
 func (p *Policy) ChooseOutput(ctx *engine.Context, a *engine.Attempt) engine.OutputDecision {
-	js, o, pr := p.lookup(a)
-	if js == nil || (o == nil && pr == nil) {
+	js := p.jobs[a.Task.Job]
+	if js == nil || int(a.Task.Stage) != js.mapStage {
 		return engine.UseOutput
 	}
-	switch {
-	case o != nil && a.ID == o.attempt:
-		o.running, o.finished = false, true
-		o.end, o.output = ctx.Now(), a.OutputBytes
-		decision := engine.UseOutput
-		if pr != nil && pr.state == pending {
-			decision = engine.HoldOutput
-		}
-		if p.lastOriginal(ctx, a.Task.Job, js) {
-			p.selectAtT(ctx, a.Task.Job, js, a.Task.Index)
-			if pr != nil && pr.state == origChosen {
-				decision = engine.UseOutput // the engine kills the duplicate
-			}
-		}
-		return decision
-	case pr != nil && a.ID == pr.dup:
+	pr := js.pairs[a.Task.Index]
+	if pr != nil && a.ID == pr.dup {
 		pr.dupDone = true
 		switch pr.state {
 		case pending:
@@ -57,37 +34,45 @@ func (p *Policy) ChooseOutput(ctx *engine.Context, a *engine.Attempt) engine.Out
 		}
 		return engine.DiscardOutput
 	}
-	return engine.UseOutput
+	// an original (or its rerun after a failure)
+	o := js.originals[a.Task.Index]
+	if o == nil || o.attempt != a.ID {
+		o = &original{attempt: a.ID, start: a.Start}
+		js.originals[a.Task.Index] = o
+	}
+	o.rack = int(ctx.Topology().RackOf(a.Host))
+	o.finished, o.end, o.output = true, ctx.Now(), a.OutputBytes
+	js.t0 = min(js.t0, a.Start)
+	decision := engine.UseOutput
+	if pr != nil && pr.state == pending {
+		decision = engine.HoldOutput
+	}
+	if p.lastOriginal(ctx, a.Task.Job, js, a.ID) {
+		p.selectAtT(ctx, a.Task.Job, js, a.Task.Index)
+		if pr != nil && pr.state == origChosen {
+			decision = engine.UseOutput // the engine kills the duplicate
+		}
+	}
+	return decision
 }
 
 // AttemptEnded keeps the books of originals and duplicates that end
 // without success, and runs CHECK-T when a killed original was the last
 // live one (E2b).
 func (p *Policy) AttemptEnded(ctx *engine.Context, a *engine.Attempt) {
-	js, o, pr := p.lookup(a)
+	js := p.jobs[a.Task.Job]
 	if js == nil {
 		return
 	}
-	if js.reduceStage >= 0 && int(a.Task.Stage) == js.reduceStage && a.Outcome == engine.AttemptSucceeded {
-		p.reducerDone(ctx, js, a)
+	if int(a.Task.Stage) == js.reduceStage && a.Outcome == engine.AttemptSucceeded {
+		p.reducerDone(js, a)
 		return
 	}
-	if a.Outcome == engine.AttemptSucceeded {
+	if int(a.Task.Stage) != js.mapStage || a.Outcome == engine.AttemptSucceeded {
 		return
 	}
+	o, pr := js.originals[a.Task.Index], js.pairs[a.Task.Index]
 	switch {
-	case o != nil && a.ID == o.attempt:
-		o.running = false
-		if a.Outcome == engine.AttemptKilled {
-			o.killed = true
-		} else if pr != nil && pr.state == pending {
-			// the original failed while its duplicate runs: the
-			// duplicate is the split's only copy now
-			pr.state = dupChosen
-			o.killed = true
-		} else {
-			delete(js.originals, a.Task.Index) // rerun: the next launch is the original
-		}
 	case pr != nil && a.ID == pr.dup:
 		if pr.state == pending || (pr.state == dupChosen && a.Outcome == engine.AttemptFailed) {
 			// the duplicate failed (or was killed outside SELECT-AT-T):
@@ -97,33 +82,48 @@ func (p *Policy) AttemptEnded(ctx *engine.Context, a *engine.Attempt) {
 				delete(js.originals, a.Task.Index)
 			}
 		}
-	default:
-		return
+	case o != nil && a.ID == o.attempt:
+		switch {
+		case a.Outcome == engine.AttemptKilled:
+			o.killed = true
+		case pr != nil && pr.state == pending:
+			// the original failed while its duplicate runs: the
+			// duplicate is the split's only copy now
+			pr.state = dupChosen
+			o.killed = true
+		default:
+			delete(js.originals, a.Task.Index) // rerun: the next one is the original
+		}
 	}
-	p.checkT(ctx, a.Task.Job, js)
+	p.checkT(ctx, a.Task.Job, js, -1)
 }
 
-// lastOriginal reports whether no original of the job is left running or
-// queued: the condition of CHECK-T.
-func (p *Policy) lastOriginal(ctx *engine.Context, id engine.JobID, js *jobState) bool {
+// lastOriginal is CHECK-T's condition: the job's duplication has run and
+// none of its maps is pending or has a running attempt other than a
+// duplicate (or than except, the attempt finishing now).
+func (p *Policy) lastOriginal(ctx *engine.Context, id engine.JobID, js *jobState, except engine.AttemptID) bool {
 	if js.tReached || !js.duplicated || js.duplicating {
 		return false
 	}
 	j := ctx.Job(id)
-	if j.State != engine.JobRunning || j.Stages[js.mapStage].Pending > 0 {
+	st := j.Stages[js.mapStage]
+	if j.State != engine.JobRunning || st.Pending > 0 {
 		return false
 	}
-	for _, o := range js.originals {
-		if o.running {
-			return false
+	for i := range st.Tasks {
+		pr := js.pairs[int32(i)]
+		for _, a := range st.Tasks[i].Running() {
+			if a != except && (pr == nil || a != pr.dup) {
+				return false
+			}
 		}
 	}
 	return true
 }
 
 // checkT is CHECK-T outside a finishing original (after a kill).
-func (p *Policy) checkT(ctx *engine.Context, id engine.JobID, js *jobState) {
-	if p.lastOriginal(ctx, id, js) {
+func (p *Policy) checkT(ctx *engine.Context, id engine.JobID, js *jobState, except engine.AttemptID) {
+	if p.lastOriginal(ctx, id, js, except) {
 		p.selectAtT(ctx, id, js, -1)
 	}
 }
@@ -153,9 +153,17 @@ func (p *Policy) selectAtT(ctx *engine.Context, id engine.JobID, js *jobState, s
 	}
 	topo := ctx.Topology()
 	up, down := capacities(topo)
-	model := Model{Reducers: js.reducerQuota, Uplink: up, Downlink: down, Shuffle: p.cfg.ShuffleModel}
+	model := Model{Uplink: up, Downlink: down, Shuffle: p.cfg.ShuffleModel}
+	if js.reduceStage >= 0 {
+		model.Reducers = p.reducers.Quota(ctx, id, js.reduceStage)
+	}
 	if model.Reducers == nil {
+		// reducers not placed by quota (random, hadoop): those placed so
+		// far stand for h
 		model.Reducers = make([]int, len(up))
+		if js.reduceStage >= 0 {
+			model.Reducers = mapplace.Placed(ctx, id, js.reduceStage)
+		}
 	}
 	st := ctx.Job(id).Stages[js.mapStage]
 	in := SelectInput{T: js.T, AcceptTies: p.cfg.AcceptTies}
@@ -214,7 +222,7 @@ func (p *Policy) selectAtT(ctx *engine.Context, id engine.JobID, js *jobState, s
 // reducerDone records the shuffle end of the job (A15): the latest time
 // one of its reducers had its whole input (InputDoneAt; a reducer the
 // driver never reported input-done for counts at its end).
-func (p *Policy) reducerDone(ctx *engine.Context, js *jobState, a *engine.Attempt) {
+func (p *Policy) reducerDone(js *jobState, a *engine.Attempt) {
 	end := a.End
 	if a.InputDone {
 		end = a.InputDoneAt

@@ -4,6 +4,9 @@ import (
 	"math/rand/v2"
 	"reflect"
 	"testing"
+
+	"github.com/racklab/racklab/coordinator/cluster"
+	"github.com/racklab/racklab/coordinator/policy/internal/mapplace"
 )
 
 // Racks R1..Rn of the spec are indices 0..n-1 here; splits m1..ms keep
@@ -44,7 +47,7 @@ func TestS1Fig6Duplication(t *testing.T) {
 	if got := CountSkew(cnt, h); got != 1 {
 		t.Errorf("Skew after step 2 = %v, want 1", got)
 	}
-	if got := RoundRobinOrder(cnt); !reflect.DeepEqual(got, []int{0, 1, 2}) {
+	if _, got := mapplace.RoundRobinQuota(cnt, 3); !reflect.DeepEqual(got, []cluster.RackID{0, 1, 2}) {
 		t.Errorf("reducer order %v, want R1,R2,R3", got)
 	}
 	// The duplicate budget needed is D* = 2 (§2.9).
@@ -361,11 +364,12 @@ func TestDoneOriginalsCountButAreNotEligible(t *testing.T) {
 }
 
 func TestS4RoundRobin(t *testing.T) {
-	h3 := RoundRobinQuota([]int{2, 2, 2}, 3)
+	// The quota is mapplace's, which the policy's reducers use.
+	h3, _ := mapplace.RoundRobinQuota([]int{2, 2, 2}, 3)
 	if !reflect.DeepEqual(h3, []int{1, 1, 1}) || CountSkew([]int{2, 2, 2}, h3) != 1 {
 		t.Errorf("t=3: H %v, want {1,1,1} and Skew 1", h3)
 	}
-	h4 := RoundRobinQuota([]int{2, 2, 2}, 4)
+	h4, _ := mapplace.RoundRobinQuota([]int{2, 2, 2}, 4)
 	if !reflect.DeepEqual(h4, []int{2, 1, 1}) {
 		t.Fatalf("t=4: H %v, want {2,1,1}", h4)
 	}
@@ -373,12 +377,12 @@ func TestS4RoundRobin(t *testing.T) {
 	if !reflect.DeepEqual(up, []float64{4, 6, 6}) || !reflect.DeepEqual(down, []float64{8, 4, 4}) || CountSkew([]int{2, 2, 2}, h4) != 2 {
 		t.Errorf("t=4: up %v down %v, want {4,6,6} {8,4,4}, Skew 2", up, down)
 	}
-	pre := RoundRobinQuota([]int{4, 1, 1}, 4)
+	pre, _ := mapplace.RoundRobinQuota([]int{4, 1, 1}, 4)
 	if !reflect.DeepEqual(pre, []int{2, 1, 1}) || CountSkew([]int{4, 1, 1}, pre) != 8.0/3 {
 		t.Errorf("pre-duplication: H %v Skew %v, want {2,1,1}, 8/3", pre, CountSkew([]int{4, 1, 1}, pre))
 	}
 	// Descending counts, ties by index, racks without maps get none.
-	if got := RoundRobinOrder([]int{1, 3, 0, 3}); !reflect.DeepEqual(got, []int{1, 3, 0}) {
+	if _, got := mapplace.RoundRobinQuota([]int{1, 3, 0, 3}, 3); !reflect.DeepEqual(got, []cluster.RackID{1, 3, 0}) {
 		t.Errorf("order %v, want R2,R4,R1", got)
 	}
 }

@@ -7,7 +7,7 @@
 // at that instant T with a map-plus-shuffle time model).
 //
 // The package has two layers. The pure core (skew.go, duplicate.go,
-// bandwidth.go, selection.go, reducers.go) takes plain numbers and returns
+// bandwidth.go, selection.go) takes plain numbers and returns
 // plans and decisions: it does no I/O and knows nothing of the engine, so
 // the spec's hand-computed scenarios are unit tests of it. The policy
 // drives the core from the engine's hooks and performs the launches, kills

@@ -68,7 +68,12 @@ func (p *Policy) Inspect(jobs []*engine.Job) string {
 		if !js.duplicated {
 			continue
 		}
-		fmt.Fprintf(&b, "job %s: planned=%v reducers=%v", jobs[id].Spec.ID, js.planned, js.reducerQuota)
+		fmt.Fprintf(&b, "job %s: planned=%v", jobs[id].Spec.ID, js.planned)
+		if js.reduceStage >= 0 {
+			if q, ok := p.reducers.PlannedQuota(id, js.reduceStage); ok {
+				fmt.Fprintf(&b, " reducers=%v", q)
+			}
+		}
 		for _, d := range js.plan {
 			pr := js.pairs[int32(d.Split)]
 			kind := "remote"

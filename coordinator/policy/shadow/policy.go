@@ -1,11 +1,13 @@
 package shadow
 
 import (
+	"math"
 	"math/rand/v2"
 	"slices"
 
 	"github.com/racklab/racklab/coordinator/cluster"
 	"github.com/racklab/racklab/coordinator/engine"
+	"github.com/racklab/racklab/coordinator/policy/internal/mapplace"
 	"github.com/racklab/racklab/coordinator/workload"
 )
 
@@ -26,7 +28,6 @@ type original struct {
 	rack       int
 	start, end float64
 	output     int64
-	running    bool
 	finished   bool
 	killed     bool
 }
@@ -49,16 +50,12 @@ type pair struct {
 type jobState struct {
 	mapStage, reduceStage int // -1: none
 	originals             map[int32]*original
-	t0                    float64
-	started               bool
-	waitSince             float64 // delay scheduling: first skipped offer, <0 none
+	t0                    float64 // launch of the first original map
 	duplicated            bool    // SHADOW-DUPLICATE has run
 	duplicating           bool    // launching the plan: no CHECK-T yet
 	planned               []int   // racksMapCount after duplication
 	plan                  []Duplication
 	pairs                 map[int32]*pair
-	reducerQuota          []int
-	reducersPlaced        []int
 	tReached              bool
 	T                     float64 // from t0
 	predicted             float64 // T_t of SELECT-AT-T, from t0
@@ -69,10 +66,14 @@ type jobState struct {
 
 // Policy is the Shadow scheduler: an engine.HostScheduler with an
 // OutputChooser and the attempt hooks. Its base scheduler is delay
-// scheduling with a rack-locality delay only (§2.2, §4.2).
+// scheduling with a rack-locality delay only (§2.2, §4.2), and its
+// reducers go by the reduce_placement arg, round-robin on the planned map
+// counts by default (§2.3, A11); both are mapplace's.
 type Policy struct {
-	cfg  Config
-	jobs map[engine.JobID]*jobState
+	cfg      Config
+	maps     *mapplace.Placer
+	reducers *mapplace.Reducers
+	jobs     map[engine.JobID]*jobState
 
 	// run counters, for Figures
 	originals, duplicates, chosen, early, relocated int
@@ -80,7 +81,12 @@ type Policy struct {
 
 // New builds the policy from its args.
 func New(cfg Config) *Policy {
-	return &Policy{cfg: cfg, jobs: map[engine.JobID]*jobState{}}
+	return &Policy{
+		cfg:      cfg,
+		maps:     mapplace.NewPlacer(mapplace.Config{Mode: mapplace.Delay, RackLocalityDelay: cfg.RackLocalityDelay}),
+		reducers: mapplace.NewReducers(mapplace.ReducePlacement(cfg.ReducePlacement)),
+		jobs:     map[engine.JobID]*jobState{},
+	}
 }
 
 // Name is the registry name.
@@ -95,7 +101,7 @@ func (p *Policy) job(ctx *engine.Context, id engine.JobID) *jobState {
 		return js
 	}
 	j := ctx.Job(id)
-	js := &jobState{mapStage: -1, reduceStage: -1, originals: map[int32]*original{}, pairs: map[int32]*pair{}, waitSince: -1}
+	js := &jobState{mapStage: -1, reduceStage: -1, originals: map[int32]*original{}, pairs: map[int32]*pair{}, t0: math.Inf(1)}
 	for i, st := range j.Stages {
 		if st.Spec.Kind == workload.Map && js.mapStage < 0 {
 			js.mapStage = i
@@ -110,55 +116,25 @@ func (p *Policy) job(ctx *engine.Context, id engine.JobID) *jobState {
 	return js
 }
 
-// OfferHost is a heartbeat from host h: each running job in submission
-// order gets its maps placed by delay scheduling, then its reducers by
-// the configured placement.
+// OfferHost is a heartbeat from host h: the base scheduler places
+// original maps, then every job whose original maps are all launched (the
+// last wave: none pending) gets its duplicates, then reducers are placed.
 func (p *Policy) OfferHost(ctx *engine.Context, h cluster.HostID) {
+	p.maps.OfferMaps(ctx, h)
 	for _, j := range ctx.Running() {
 		js := p.job(ctx, j.ID)
-		if ctx.Offering() != engine.ReduceSlot {
-			p.offerMaps(ctx, j.ID, js, h)
-		}
-		if ctx.Offering() != engine.MapSlot {
-			p.offerReducers(ctx, j.ID, js, h)
+		if js.mapStage >= 0 && !js.duplicated && p.maps.AllOriginalMapsAssigned(ctx, j.ID) {
+			p.duplicate(ctx, j.ID, js)
 		}
 	}
+	p.reducers.OfferReducers(ctx, h)
 }
 
-// offerMaps is the base scheduler: rack-local maps at once, others only
-// after the job has waited RackLocalityDelay since its first skipped
-// offer. When it launches the job's last pending map it runs the
-// duplication (§2.4 trigger: all originals placed, last wave).
-func (p *Policy) offerMaps(ctx *engine.Context, id engine.JobID, js *jobState, h cluster.HostID) {
-	for ctx.FreeMapSlots(h) > 0 && ctx.PendingMaps(id) > 0 {
-		t, _, ok := ctx.PickMap(id, h, engine.RackLocal)
-		if ok {
-			js.waitSince = -1
-		} else {
-			if js.waitSince < 0 {
-				js.waitSince = ctx.Now()
-			}
-			if ctx.Now()-js.waitSince < p.cfg.RackLocalityDelay {
-				return // skip: wait for a rack-local slot
-			}
-			if t, _, ok = ctx.PickMap(id, h, engine.Remote); !ok {
-				return
-			}
-		}
-		a, err := ctx.Launch(t, h, engine.LaunchOptions{})
-		if err != nil {
-			return
-		}
-		if int(t.Stage) == js.mapStage {
-			if !js.started {
-				js.started, js.t0 = true, ctx.Now()
-			}
-			js.originals[t.Index] = &original{attempt: a, rack: int(ctx.Topology().RackOf(h)), start: ctx.Now(), running: true}
-		}
-	}
-	if js.mapStage >= 0 && !js.duplicated && js.started && ctx.PendingMaps(id) == 0 {
-		p.duplicate(ctx, id, js)
-	}
+// JobFinished forgets the job in the placers; the policy keeps its own
+// record for the figures.
+func (p *Policy) JobFinished(_ *engine.Context, id engine.JobID) {
+	p.maps.JobFinished(id)
+	p.reducers.JobFinished(id)
 }
 
 // duplicate runs SHADOW-DUPLICATE over the live racks and launches its
@@ -175,21 +151,34 @@ func (p *Policy) duplicate(ctx *engine.Context, id engine.JobID, js *jobState) {
 			}
 		}
 	}
-	st := ctx.Job(id).Stages[js.mapStage]
 	var in []Original
-	for i := range st.Tasks {
-		o := js.originals[int32(i)]
-		if o == nil || o.killed {
-			continue // never launched by us, or replaced: not an original of this plan
+	for _, m := range p.maps.Originals(ctx, id, nil) {
+		if int(m.Task.Stage) != js.mapStage {
+			continue
 		}
-		ref := engine.TaskRef{Job: id, Stage: int16(js.mapStage), Index: int32(i)}
-		in = append(in, Original{Split: i, Rack: o.rack, ReplicaRacks: replicaRacks(ctx, ref), Done: o.finished || !o.running})
+		task := ctx.Task(m.Task)
+		o := js.originals[m.Task.Index]
+		if o == nil {
+			o = &original{rack: int(m.Rack), attempt: -1}
+			js.originals[m.Task.Index] = o
+		}
+		for _, a := range task.Running() {
+			if at := ctx.Attempt(a); at != nil && at.Host == m.Host {
+				o.attempt, o.start = a, at.Start
+				break
+			}
+		}
+		if o.attempt >= 0 {
+			js.t0 = min(js.t0, o.start)
+		}
+		in = append(in, Original{Split: int(m.Task.Index), Rack: int(m.Rack), ReplicaRacks: replicaRacks(ctx, m.Task),
+			Done: task.State == engine.TaskDone || o.attempt < 0})
 	}
 	var rng *rand.Rand
 	if !p.cfg.DeterministicPick {
 		rng = ctx.Rand()
 	}
-	theta := Theta(p.cfg.Theta, len(st.Tasks))
+	theta := Theta(p.cfg.Theta, len(ctx.Job(id).Stages[js.mapStage].Tasks))
 	plan, planned, err := Duplicate(DuplicateInput{Racks: n, Originals: in, FreeSlots: free, Theta: theta, Rand: rng})
 	if err != nil {
 		ctx.Reject("shadow duplicate: " + err.Error())
@@ -202,15 +191,13 @@ func (p *Policy) duplicate(ctx *engine.Context, id engine.JobID, js *jobState) {
 	for _, d := range plan {
 		ref := engine.TaskRef{Job: id, Stage: int16(js.mapStage), Index: int32(d.Split)}
 		host, src, ok := chooseNode(ctx, ref, d)
-		if !ok {
-			// the rack's slots went between planning and launching: keep
-			// the original where it is
-			js.planned[d.To]--
-			js.planned[d.From]++
-			continue
+		var a engine.AttemptID
+		if ok {
+			a, err = ctx.LaunchDuplicate(ref, host, engine.LaunchOptions{Source: src, Note: engine.DecisionNote{Reason: reasonOf(d)}})
 		}
-		a, err := ctx.LaunchDuplicate(ref, host, engine.LaunchOptions{Source: src})
-		if err != nil {
+		if !ok || err != nil {
+			// the rack's slots went between planning and launching: the
+			// original stays where it is
 			js.planned[d.To]--
 			js.planned[d.From]++
 			continue
@@ -242,8 +229,21 @@ func (p *Policy) duplicate(ctx *engine.Context, id engine.JobID, js *jobState) {
 			}
 		}
 	}
-	p.setReducerQuota(ctx, id, js)
-	p.checkT(ctx, id, js)
+	p.reducers.SetMapCounts(id, js.planned)
+	p.checkT(ctx, id, js, -1)
+}
+
+// Reason codes of the duplicates' launches (DecisionNote.Reason).
+const (
+	ReasonDupLocal  = "shadow-dup-local"
+	ReasonDupRemote = "shadow-dup-remote"
+)
+
+func reasonOf(d Duplication) string {
+	if d.Local {
+		return ReasonDupLocal
+	}
+	return ReasonDupRemote
 }
 
 func capacities(topo *cluster.Topology) (up, down []float64) {
@@ -298,79 +298,11 @@ func chooseNode(ctx *engine.Context, ref engine.TaskRef, d Duplication) (cluster
 	return best, src, best >= 0
 }
 
-// setReducerQuota fixes H for the job from its planned map counts (A11).
-func (p *Policy) setReducerQuota(ctx *engine.Context, id engine.JobID, js *jobState) {
-	if js.reduceStage < 0 || js.reducerQuota != nil {
-		return
-	}
-	t := len(ctx.Job(id).Stages[js.reduceStage].Tasks)
-	switch p.cfg.ReducePlacement {
-	case PlaceRandom:
-		racks := RoundRobinOrder(js.planned)
-		js.reducerQuota = make([]int, len(js.planned))
-		if len(racks) > 0 {
-			for k := 0; k < t; k++ {
-				js.reducerQuota[racks[ctx.Rand().IntN(len(racks))]]++
-			}
-		}
-	default:
-		js.reducerQuota = RoundRobinQuota(js.planned, t)
-	}
-	js.reducersPlaced = make([]int, len(js.planned))
-}
-
-// offerReducers launches the job's pending reducers on h while h's rack
-// is under its quota, or while a rack under quota has no free reduce slot
-// (the cycle skips a full rack, §2.3). Before the quota is known (maps
-// still unplaced) reducers wait, except under the hadoop placement.
-func (p *Policy) offerReducers(ctx *engine.Context, id engine.JobID, js *jobState, h cluster.HostID) {
-	for ctx.FreeReduceSlots(h) > 0 {
-		t, ok := ctx.NextPendingShuffle(id)
-		if !ok || !ctx.CanRun(t) {
-			return
-		}
-		rack := int(ctx.Topology().RackOf(h))
-		if int(t.Stage) == js.reduceStage && p.cfg.ReducePlacement != PlaceHadoop {
-			if js.reducerQuota == nil {
-				return
-			}
-			if js.reducersPlaced[rack] >= js.reducerQuota[rack] && !p.quotaBlocked(ctx, js) {
-				return
-			}
-		}
-		if _, err := ctx.Launch(t, h, engine.LaunchOptions{}); err != nil {
-			return
-		}
-		if int(t.Stage) == js.reduceStage && js.reducersPlaced != nil {
-			js.reducersPlaced[rack]++
-		}
-	}
-}
-
-// quotaBlocked reports whether some rack still owed reducers has no free
-// reduce slot on any live host.
-func (p *Policy) quotaBlocked(ctx *engine.Context, js *jobState) bool {
-	for r, q := range js.reducerQuota {
-		if js.reducersPlaced[r] >= q {
-			continue
-		}
-		free := 0
-		for _, h := range ctx.Topology().Racks[r].Hosts {
-			if ctx.Alive(h) {
-				free += ctx.FreeReduceSlots(h)
-			}
-		}
-		if free == 0 {
-			return true
-		}
-	}
-	return false
-}
-
 var (
 	_ engine.HostScheduler    = (*Policy)(nil)
 	_ engine.OutputChooser    = (*Policy)(nil)
 	_ engine.AttemptEndedHook = (*Policy)(nil)
 	_ engine.Configurer       = (*Policy)(nil)
 	_ engine.FigureReporter   = (*Policy)(nil)
+	_ engine.JobFinishedHook  = (*Policy)(nil)
 )
