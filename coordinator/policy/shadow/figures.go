@@ -90,9 +90,15 @@ func (p *Policy) Inspect(jobs []*engine.Job) string {
 		}
 		if js.tReached {
 			fmt.Fprintf(&b, "\n  T=%.6g originals_only=%.6g predicted=%.6g", js.T, js.baseline, js.predicted)
+			if js.reduceStage >= 0 && js.reducersLeft == 0 && js.actual > 0 {
+				fmt.Fprintf(&b, " actual=%.6g", js.actual)
+			}
 		}
 		b.WriteString("\n")
 	}
 	fmt.Fprintf(&b, "originals=%d duplicates=%d chosen=%d early=%d relocated=%d", p.originals, p.duplicates, p.chosen, p.early, p.relocated)
+	if e, ok := p.Figures()["shadow_pred_error_mean"]; ok {
+		fmt.Fprintf(&b, " pred_error_mean=%.6g", e)
+	}
 	return b.String()
 }
