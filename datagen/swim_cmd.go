@@ -50,6 +50,8 @@ Sizes take units: 128MiB, 1GiB, 1.5GB.`,
 	f.IntVar(&opts.MaxReducers, "max-reducers", opts.MaxReducers, "most reduce tasks a job gets (0: no cap)")
 	f.Float64Var(&opts.ComputeNsPerByte, "compute-ns-per-byte", opts.ComputeNsPerByte, "CPU time per input byte of every stage (ns)")
 	f.IntVar(&opts.MaxJobs, "max-jobs", 0, "import at most this many jobs (0: all)")
+	f.IntVar(&opts.Sample, "sample", 0, "import this many jobs drawn at random, each keeping its own gap to the job before it (0: all)")
+	f.Uint64Var(&opts.SampleSeed, "sample-seed", 1, "random seed of --sample")
 	f.BoolVar(&opts.LiteralPaths, "literal-paths", false, "take input paths as written, not as SWIM's numbered inputPath<N>")
 	for _, name := range []string{"trace", "out-workload", "out-datasets"} {
 		_ = cmd.MarkFlagRequired(name)

@@ -19,6 +19,7 @@ import (
 	"github.com/racklab/racklab/datagen/coflow"
 	"github.com/racklab/racklab/datagen/fbtiers"
 	"github.com/racklab/racklab/datagen/mix"
+	"github.com/racklab/racklab/datagen/swim"
 	"github.com/racklab/racklab/internal/units"
 	"github.com/racklab/racklab/internal/yamlfile"
 	"gopkg.in/yaml.v3"
@@ -160,7 +161,13 @@ type GeneratorSpec struct {
 	// every stage's CPU cost per byte (0: 1; see datagen/mix Options);
 	// OutputReplicas is every job output's replication (0: none set, one
 	// replica; 3 is HDFS's dfs.replication).
+	// Apps, instead of a preset, are the mix's own lines ("1 terasort
+	// 120GB", datagen/mix's file format); MaxReducers caps every job's
+	// reduce tasks (0: no cap).
 	Preset         string
+	Apps           []string
+	MaxReducers    int
+	ReduceBytes    int64 // shuffle bytes per reduce task (0: the generator's 1 GiB)
 	ComputeScale   float64
 	OutputReplicas int
 	// fbtiers (Trident's Facebook-derived workload): Jobs jobs (0: 1000)
@@ -177,6 +184,10 @@ type GeneratorSpec struct {
 type SwimSpec struct {
 	Trace       string
 	MaxJobs     int
+	Sample      int
+	SampleSeed  uint64
+	Replication int
+	ComputeNs   float64
 	Scale       float64
 	BlockSize   int64
 	ReduceBytes int64
@@ -271,6 +282,9 @@ type RunSet struct {
 	Placement       string
 	OutputPlacement bool
 	TierMix         placement.TierMix
+	// WriterRacks are the racks the hdfs placer writes every block's
+	// first replica from (hdfs.Placer.WriterRacks); empty: any host.
+	WriterRacks []cluster.RackID
 	// MemoryLRU turns on the engine's LRU memory tier (engine.Config):
 	// each host's memory tier is held to its capacity.
 	MemoryLRU   bool
@@ -518,9 +532,20 @@ func parseWorkload(d *yamlfile.Decoder, n *yaml.Node, where string) WorkloadSpec
 			m.Fail("swim", "give either file or swim, not both")
 		}
 		sm := d.Map(sn, where+" swim")
-		sm.Known("trace", "max_jobs", "scale", "block_size", "reduce_bytes", "max_reducers")
+		sm.Known("trace", "max_jobs", "sample", "sample_seed", "replication", "compute_ns_per_byte", "scale", "block_size", "reduce_bytes", "max_reducers")
 		sm.Require("trace")
-		s := &SwimSpec{Trace: sm.Str("trace"), MaxJobs: int(sm.Int("max_jobs")), Scale: 1, BlockSize: 128 << 20, ReduceBytes: 1 << 30, MaxReducers: 999}
+		def := swim.DefaultOptions()
+		s := &SwimSpec{Trace: sm.Str("trace"), MaxJobs: int(sm.Int("max_jobs")), Sample: int(sm.Int("sample")), SampleSeed: 1,
+			Replication: def.Replication, ComputeNs: def.ComputeNsPerByte, Scale: 1, BlockSize: 128 << 20, ReduceBytes: 1 << 30, MaxReducers: 999}
+		if sm.Has("sample_seed") {
+			s.SampleSeed = uint64(sm.Int("sample_seed"))
+		}
+		if sm.Has("replication") {
+			s.Replication = int(sm.Int("replication"))
+		}
+		if sm.Has("compute_ns_per_byte") {
+			s.ComputeNs = sm.Float("compute_ns_per_byte")
+		}
 		if sm.Has("scale") {
 			s.Scale = sm.Float("scale")
 		}
@@ -658,7 +683,7 @@ func parseRunSet(d *yamlfile.Decoder, n *yaml.Node, i int, workloads []string) R
 	where := fmt.Sprintf("runs[%d]", i)
 	m := d.Map(n, where)
 	m.Known("mode", "name", "policies", "repetitions", "network", "nats", "credentials", "listen", "member_addr", "workloads", "cluster",
-		"priorities", "shape_nics", "compute", "full_recompute", "placement", "place_outputs", "tier_mix", "memory_lru")
+		"priorities", "shape_nics", "compute", "full_recompute", "placement", "place_outputs", "tier_mix", "writer_racks", "memory_lru")
 	m.Require("mode", "policies")
 	rs := RunSet{Mode: m.Str("mode"), Name: m.Str("name"), Repetitions: 1,
 		NATS: m.Str("nats"), Credentials: m.Str("credentials"), Listen: m.Str("listen"), MemberAddr: m.Str("member_addr")}
@@ -762,6 +787,24 @@ func parseStorage(d *yamlfile.Decoder, m *yamlfile.Map, rs *RunSet, where string
 		}
 		rs.TierMix = parseTierMix(d, n, where+" tier_mix")
 	}
+	if m.Has("writer_racks") {
+		if rs.Placement != placement.HDFS {
+			m.Fail("writer_racks", "writer_racks is a setting of the hdfs placement, not of %s", rs.Placement)
+			return
+		}
+		racks := m.Strs("writer_racks")
+		if len(racks) == 0 && d.Err() == nil {
+			m.Fail("writer_racks", "writer_racks lists the racks the datasets were written from: give at least one")
+		}
+		for _, s := range racks {
+			r, err := yamlfile.ParseInt(s)
+			if err != nil || r < 0 || r > math.MaxInt32 {
+				m.Fail("writer_racks", "writer rack %q is not a rack index (an integer, 0 or more)", s)
+				return
+			}
+			rs.WriterRacks = append(rs.WriterRacks, cluster.RackID(r))
+		}
+	}
 	rs.MemoryLRU = m.Bool("memory_lru")
 	if d.Err() == nil {
 		// the checks placement.New makes when the runs start, made now
@@ -857,14 +900,14 @@ func parseGenerator(d *yamlfile.Decoder, n *yaml.Node, where string) *GeneratorS
 	m.Known("name", "seed", "scale", "arrivals", "rate", "block_size", "replication",
 		"scale_factor", "multistage", "workloads", "set", "size_error", "arrival_error", "arrival_shift", "preset",
 		"duration", "labels", "rounds", "window", "queries", "jobs", "task_scale", "adhoc", "compute_scale",
-		"output_replicas", "total_input", "zipf", "trace")
+		"output_replicas", "total_input", "zipf", "trace", "apps", "max_reducers", "reduce_bytes")
 	m.Require("name")
 	g := &GeneratorSpec{Name: m.Str("name"), Seed: 1, Scale: 1, Arrivals: "trace", BlockSize: 128 << 20, Replication: 3,
 		ScaleFactor: m.Float("scale_factor"), MultiStage: m.Bool("multistage"), Workloads: int(m.Int("workloads")),
 		Set: m.Str("set"), Preset: m.Str("preset"), Rate: m.Float("rate"),
 		Duration: m.Float("duration"), Window: m.Float("window"), Rounds: int(m.Int("rounds")), Labels: m.Strs("labels"),
 		Jobs: int(m.Int("jobs")), TaskScale: m.Float("task_scale"), AdHoc: int(m.Int("adhoc")), ComputeScale: m.Float("compute_scale"),
-		OutputReplicas: int(m.Int("output_replicas")), Trace: m.Str("trace")}
+		OutputReplicas: int(m.Int("output_replicas")), Trace: m.Str("trace"), Apps: m.Strs("apps"), MaxReducers: int(m.Int("max_reducers"))}
 	if m.Has("seed") {
 		g.Seed = uint64(m.Int("seed"))
 	}
@@ -876,6 +919,16 @@ func parseGenerator(d *yamlfile.Decoder, n *yaml.Node, where string) *GeneratorS
 	}
 	if m.Has("replication") {
 		g.Replication = int(m.Int("replication"))
+	}
+	if m.Has("reduce_bytes") {
+		v, err := units.ParseBytes(m.Str("reduce_bytes"))
+		if err == nil && v <= 0 {
+			err = fmt.Errorf("reduce_bytes is the shuffle of one reduce task and must be positive (got %s)", m.Str("reduce_bytes"))
+		}
+		if err != nil {
+			m.Fail("reduce_bytes", "%v", err)
+		}
+		g.ReduceBytes = v
 	}
 	if m.Has("block_size") {
 		v, err := units.ParseBytes(m.Str("block_size"))
@@ -899,6 +952,7 @@ func parseGenerator(d *yamlfile.Decoder, n *yaml.Node, where string) *GeneratorS
 		{"workloads", "ml"}, {"duration", "ml fbtiers"}, {"labels", "ml"},
 		{"size_error", "recurring"}, {"arrival_error", "recurring"}, {"arrival_shift", "recurring"},
 		{"jobs", "recurring fbtiers"}, {"task_scale", "recurring"}, {"adhoc", "recurring"}, {"compute_scale", "mix"}, {"output_replicas", "mix"},
+		{"apps", "mix"}, {"max_reducers", "mix"}, {"reduce_bytes", "mix"},
 		{"total_input", "fbtiers"}, {"zipf", "fbtiers"}, {"trace", "fbtiers"},
 	} {
 		if m.Has(f.key) && !slices.Contains(strings.Fields(f.gen), g.Name) && g.Name != "" {
@@ -913,6 +967,10 @@ func parseGenerator(d *yamlfile.Decoder, n *yaml.Node, where string) *GeneratorS
 		m.Fail("task_scale", "task_scale multiplies W1's task counts and must be positive (got %g)", g.TaskScale)
 	case m.Has("adhoc") && g.AdHoc < 0:
 		m.Fail("adhoc", "adhoc is a number of jobs and must be at least 0 (got %d)", g.AdHoc)
+	case m.Has("apps") && m.Has("preset"):
+		m.Fail("apps", "give either a preset or apps, not both")
+	case m.Has("max_reducers") && g.MaxReducers < 1:
+		m.Fail("max_reducers", "max_reducers caps a job's reduce tasks and must be at least 1 (got %d)", g.MaxReducers)
 	case m.Has("output_replicas") && (g.OutputReplicas < 1 || g.OutputReplicas > workload.MaxReplicas):
 		m.Fail("output_replicas", "output_replicas is a job output's replication and must be between 1 and %d (got %d)", workload.MaxReplicas, g.OutputReplicas)
 	}

@@ -2,6 +2,7 @@ package campaign
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/racklab/racklab/coordinator/workload"
 	"github.com/racklab/racklab/datagen/fbtiers"
@@ -79,11 +80,21 @@ func generate(g *GeneratorSpec) (*workload.Workload, *workload.Datasets, *worklo
 		if preset == "" {
 			preset = "puma"
 		}
-		m, err := mix.Preset(preset)
+		var m *mix.Mix
+		var err error
+		if len(g.Apps) > 0 {
+			m, err = mix.ParseMix(strings.NewReader(strings.Join(g.Apps, "\n")+"\n"), "apps")
+		} else {
+			m, err = mix.Preset(preset)
+		}
 		if err != nil {
 			return nil, nil, nil, err
 		}
 		o := mix.DefaultOptions()
+		o.MaxReducers = g.MaxReducers
+		if g.ReduceBytes > 0 {
+			o.ReduceBytes = g.ReduceBytes
+		}
 		o.Options = common
 		if g.ComputeScale != 0 {
 			o.ComputeScale = g.ComputeScale

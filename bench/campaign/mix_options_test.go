@@ -53,3 +53,40 @@ func TestMixOutputReplicas(t *testing.T) {
 		t.Errorf("recurring with output_replicas: err %v, want %q", err, want)
 	}
 }
+
+// apps are the mix's own lines and max_reducers caps each job's
+// reducers; both are refused where they make no sense.
+func TestMixAppsAndMaxReducers(t *testing.T) {
+	text := "name: p\ncluster: {racks: 2, hosts_per_rack: 3}\nworkload:\n  generator: {name: mix, apps: [1 sequence-count 8GB, 1 terasort 1GiB], block_size: 256MiB, max_reducers: 4, reduce_bytes: 600MiB}\nruns: [{mode: sim, policies: [fifo]}]\n"
+	c, err := Load(writeCampaign(t, text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, ds, _, err := generate(c.Workload.Generator)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(w.Jobs) != 2 || len(w.Jobs[0].Stages) != 2 || len(ds.Datasets) != 2 {
+		t.Fatalf("want one map-reduce job over one dataset, got %+v", w.Jobs)
+	}
+	if d, reds := ds.Datasets[0], w.Jobs[0].Stages[1].Tasks; d.Size != 8e9 || d.BlockSize != 256<<20 || reds != 4 {
+		t.Errorf("input %d B in %d B blocks and %d reducers, want 8 GB in 256 MiB blocks and 4 (capped from 12: 12 GB of shuffle)", d.Size, d.BlockSize, reds)
+	}
+	if reds := w.Jobs[1].Stages[1].Tasks; reds != 2 {
+		t.Errorf("terasort of 1 GiB has %d reducers, want 2 (600 MiB each, rounded up)", reds)
+	}
+	for opts, want := range map[string]string{
+		"preset: puma, apps: [1 terasort 1GB]":    "give either a preset or apps, not both",
+		"apps: [1 terasort 1GB], max_reducers: 0": "max_reducers caps a job's reduce tasks and must be at least 1",
+		"apps: [1 nosuchapp 1GB]":                 "nosuchapp",
+	} {
+		text := "name: p\ncluster: {racks: 2, hosts_per_rack: 3}\nworkload:\n  generator: {name: mix, " + opts + "}\nruns: [{mode: sim, policies: [fifo]}]\n"
+		c, err := Load(writeCampaign(t, text))
+		if err == nil {
+			_, _, _, err = generate(c.Workload.Generator)
+		}
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%q: err %v, want %q", opts, err, want)
+		}
+	}
+}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/racklab/racklab/coordinator/cluster"
 	"github.com/racklab/racklab/coordinator/placement"
+	"github.com/racklab/racklab/coordinator/placement/hdfs"
 )
 
 const storageHead = "name: p\ncluster: {racks: 2, hosts_per_rack: 3}\nworkload:\n  generator: {name: recurring, set: w1, scale: 0.01}\nruns:\n"
@@ -130,5 +131,30 @@ func TestStorageKeysReachTheSimulator(t *testing.T) {
 	def, oct, mem := memFrac("sim"), memFrac("sim-oct"), memFrac("sim-mem")
 	if def != 0 || oct <= 0 || oct >= 1 || mem <= oct {
 		t.Fatalf("share of maps reading memory: hdfs %g, octopus %g, hdfs with a memory mix %g; want 0, in (0,1), above octopus", def, oct, mem)
+	}
+}
+
+// writer_racks reaches the hdfs placer; it is refused with octopus and
+// when it is not a list of rack indexes.
+func TestWriterRacksKey(t *testing.T) {
+	c, err := Load(writeCampaign(t, storageHead+"  - {mode: sim, policies: [fifo], writer_racks: [1]}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	placer, _, err := placers(c.Runs[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if hp, ok := placer.(*hdfs.Placer); !ok || len(hp.WriterRacks) != 1 || hp.WriterRacks[0] != 1 {
+		t.Fatalf("placer %#v, want hdfs writing from rack 1", placer)
+	}
+	for run, want := range map[string]string{
+		"  - {mode: sim, policies: [fifo], placement: octopus, writer_racks: [0]}\n": "writer_racks is a setting of the hdfs placement, not of octopus",
+		"  - {mode: sim, policies: [fifo], writer_racks: [-1]}\n":                    `writer rack "-1" is not a rack index`,
+		"  - {mode: sim, policies: [fifo], writer_racks: []}\n":                      "give at least one",
+	} {
+		if _, err := Load(writeCampaign(t, storageHead+run)); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%q: err %v, want %q", run, err, want)
+		}
 	}
 }

@@ -23,6 +23,7 @@ import (
 	"github.com/racklab/racklab/coordinator/engine"
 	"github.com/racklab/racklab/coordinator/live"
 	"github.com/racklab/racklab/coordinator/placement"
+	"github.com/racklab/racklab/coordinator/placement/hdfs"
 	"github.com/racklab/racklab/coordinator/policy"
 	"github.com/racklab/racklab/coordinator/wire"
 	"github.com/racklab/racklab/coordinator/workload"
@@ -156,6 +157,7 @@ func loadWorkload(spec WorkloadSpec, topo *cluster.Topology) (*inputs, error) {
 		s := spec.Swim
 		o := swim.DefaultOptions()
 		o.Scale, o.BlockSize, o.ReduceBytes, o.MaxJobs, o.MaxReducers = s.Scale, s.BlockSize, s.ReduceBytes, s.MaxJobs, s.MaxReducers
+		o.Sample, o.SampleSeed, o.Replication, o.ComputeNsPerByte = s.Sample, s.SampleSeed, s.Replication, s.ComputeNs
 		f, err := os.Open(s.Trace)
 		if err != nil {
 			return nil, err
@@ -647,6 +649,9 @@ func placers(rs RunSet) (engine.DatasetPlacer, engine.ReplicaPlacer, error) {
 	placer, err := placement.New(rs.Placement, rs.TierMix)
 	if err != nil {
 		return nil, nil, err
+	}
+	if hp, ok := placer.(*hdfs.Placer); ok {
+		hp.WriterRacks = rs.WriterRacks
 	}
 	var outputs engine.ReplicaPlacer
 	if rp, ok := placer.(engine.ReplicaPlacer); ok && rs.OutputPlacement {

@@ -144,6 +144,18 @@ type Summary struct {
 	// uploaded and out of it to make room (engine.Config.MemoryLRU; 0
 	// without it).
 	MemoryUploads, MemoryDemotions int64
+	// ShuffleSkewMean is the mean over the jobs that succeeded and
+	// fetched shuffle bytes across racks of a job's shuffle Skew (Shadow's
+	// Eq. 1 over its rack uplinks and downlinks, RackLinkSkew of
+	// engine.JobRecord.ShuffleUp and ShuffleDown); NaN when no such job.
+	ShuffleSkewMean float64
+	// RackLinkSkew is Shadow's Skew over the bytes the rack links
+	// carried, as the simulator or the kernel counted them (every class,
+	// not shuffle alone): each rack's uplink and downlink apart, idle
+	// links left out (RackLinkSkew). LinkSkew, its predecessor, adds a
+	// rack's two directions and counts an idle rack. NaN when the run
+	// had no link counters (a live run without kernel counters).
+	RackLinkSkew float64
 }
 
 // PriorityOrder is what a run measured of the network's priority order
@@ -172,6 +184,7 @@ var SummaryHeader = []string{
 	"mem_local_frac", "ssd_local_frac", "hdd_local_frac", "decision_max_s",
 	"shadow_originals", "shadow_duplicates", "shadow_chosen", "shadow_early_chosen", "shadow_relocated_local", "shadow_pred_error_mean",
 	"memory_uploads", "memory_demotions", "mem_bytes_frac",
+	"shuffle_skew_mean", "rack_link_skew",
 }
 
 // PolicyFigureColumns are the summary.csv columns a policy fills with its
@@ -211,6 +224,7 @@ var SummaryAdded = map[string]float64{
 	"shadow_originals": math.NaN(), "shadow_duplicates": math.NaN(), "shadow_chosen": math.NaN(),
 	"shadow_early_chosen": math.NaN(), "shadow_relocated_local": math.NaN(), "shadow_pred_error_mean": math.NaN(),
 	"memory_uploads": 0, "memory_demotions": 0, "mem_bytes_frac": math.NaN(),
+	"shuffle_skew_mean": math.NaN(), "rack_link_skew": math.NaN(),
 }
 
 // SummaryRequired is the columns every summary.csv has: SummaryHeader
@@ -237,6 +251,7 @@ var emptyWhenUndefined = map[string]bool{
 	"prio_shared_s": true, "prio_in_order_frac": true, "decision_max_s": true,
 	"shadow_originals": true, "shadow_duplicates": true, "shadow_chosen": true,
 	"shadow_early_chosen": true, "shadow_relocated_local": true, "shadow_pred_error_mean": true,
+	"shuffle_skew_mean": true, "rack_link_skew": true,
 }
 
 // MayBeEmpty reports whether a summary.csv column's cell may be empty:
@@ -283,6 +298,7 @@ func (s *Summary) Row() []string {
 		s.figure("shadow_originals"), s.figure("shadow_duplicates"), s.figure("shadow_chosen"),
 		s.figure("shadow_early_chosen"), s.figure("shadow_relocated_local"), s.figure("shadow_pred_error_mean"),
 		i(s.MemoryUploads), i(s.MemoryDemotions), ff(s.MemBytesFrac),
+		share(s.ShuffleSkewMean), share(s.RackLinkSkew),
 	}
 }
 
@@ -331,6 +347,10 @@ type Recorder struct {
 	// attempts of stages that are not maps, by job id
 	attemptSeconds float64
 	reduceTime     map[engine.JobID]*timeSum
+	// shuffleSkewSum sums the shuffle Skew of the shuffleSkewJobs jobs
+	// that succeeded with cross-rack shuffle bytes, for ShuffleSkewMean
+	shuffleSkewSum  float64
+	shuffleSkewJobs int
 }
 
 // timeSum is a sum of durations and how many.
@@ -474,7 +494,8 @@ var attemptHeader = []string{
 	"data_class", "net_saturated", "reason", "source_host",
 }
 
-var jobHeader = []string{"job", "queue", "state", "arrival_s", "submitted_s", "started_s", "finished_s", "jct_s", "tasks", "attempts", "reason", "input_bytes"}
+var jobHeader = []string{"job", "queue", "state", "arrival_s", "submitted_s", "started_s", "finished_s", "jct_s", "tasks", "attempts", "reason", "input_bytes",
+	"shuffle_skew", "duplicates", "duplicates_used"}
 
 // Attempt records a finished attempt.
 func (r *Recorder) Attempt(a *engine.AttemptRecord) error {
@@ -584,11 +605,17 @@ func (r *Recorder) SetPriorityOrder(sharedS, inOrderS float64) {
 // the files.
 func (r *Recorder) Job(j *engine.JobRecord) error {
 	jct := j.Finished - j.Arrival
+	skew, crossShuffle := JobShuffleSkew(j)
 	if err := r.jobs.Write([]string{
 		j.Name, j.Queue, j.State.String(), ff(j.Arrival), known(j.Submitted), known(j.Started), known(j.Finished), known(jct),
 		strconv.Itoa(j.Tasks), strconv.Itoa(j.Attempts), j.Reason, strconv.FormatInt(j.InputBytes, 10),
+		ff(skew), strconv.Itoa(j.Duplicates), strconv.Itoa(j.DuplicatesUsed),
 	}); err != nil {
 		return err
+	}
+	if crossShuffle && j.State == engine.JobSucceeded {
+		r.shuffleSkewSum += skew
+		r.shuffleSkewJobs++
 	}
 	r.sum.Jobs++
 	r.tally.Add(j.State, j.Arrival, j.Finished)
@@ -721,6 +748,14 @@ func (r *Recorder) Finish(policy string, seed uint64, st *engine.Stats, up, down
 		loads[i] = up[i] + down[i]
 	}
 	s.LinkSkew = Skew(loads)
+	s.RackLinkSkew = math.NaN()
+	if up != nil || down != nil {
+		s.RackLinkSkew = RackLinkSkew(up, down)
+	}
+	s.ShuffleSkewMean = math.NaN()
+	if r.shuffleSkewJobs > 0 {
+		s.ShuffleSkewMean = r.shuffleSkewSum / float64(r.shuffleSkewJobs)
+	}
 	if s.WorkloadsFinished > 0 {
 		s.MeasuredCrossRackBytesPerWorkload = s.MeasuredCrossRackBytes / float64(s.WorkloadsFinished)
 	}
@@ -795,6 +830,44 @@ func Skew(xs []float64) float64 {
 		return math.Inf(1)
 	}
 	return hi / lo
+}
+
+// RackLinkSkew is Shadow's Skew (its Eq. 1) over rack links: each
+// rack's uplink (up) and downlink (down) is a link of its own, and Skew is
+// the most loaded link's bytes over the least loaded of the links that
+// carried any; 1 when none carried any. An idle link is a link not in use
+// (a rack without reducers receives no shuffle), not an infinitely less
+// loaded one: Skew thus never is infinite, unlike Skew of a rack's summed
+// directions. A link at or below zero, or NaN, counts as idle.
+func RackLinkSkew(up, down []float64) float64 {
+	lo, hi := math.Inf(1), 0.0
+	for _, links := range [][]float64{up, down} {
+		for _, x := range links {
+			if x > 0 {
+				lo, hi = math.Min(lo, x), math.Max(hi, x)
+			}
+		}
+	}
+	if hi == 0 {
+		return 1
+	}
+	return hi / lo
+}
+
+// JobShuffleSkew is a job's shuffle Skew, RackLinkSkew of the cross-rack
+// shuffle bytes its reduce and generic attempts fetched per rack link
+// (engine.JobRecord.ShuffleUp and ShuffleDown), and whether it fetched
+// any across racks (else the Skew is 1).
+func JobShuffleSkew(j *engine.JobRecord) (skew float64, crossShuffle bool) {
+	up, down := make([]float64, len(j.ShuffleUp)), make([]float64, len(j.ShuffleDown))
+	for i, n := range j.ShuffleUp {
+		up[i] = float64(n)
+		crossShuffle = crossShuffle || n > 0
+	}
+	for i, n := range j.ShuffleDown {
+		down[i] = float64(n)
+	}
+	return RackLinkSkew(up, down), crossShuffle
 }
 
 // WriteSummaries writes summary.csv, replacing the file (see

@@ -66,6 +66,10 @@ var Families = []Family{
 	}},
 	{"skew", "Rack-link load skew", []Metric{
 		{"link_skew", "Link skew (max/min bytes)", Ratio},
+		// Shadow's Skew (its Eq. 1): each rack's uplink and downlink apart,
+		// idle links left out
+		{"rack_link_skew", "Rack-link skew, up and down apart, idle links out (max/min bytes)", Ratio},
+		{"shuffle_skew_mean", "Per-job shuffle skew, mean over jobs shuffling across racks", Ratio},
 	}},
 }
 

@@ -9,7 +9,8 @@ import (
 // fault: metrics.Skew gives +Inf when the least loaded rack link carried
 // nothing and another did. No column may hold NaN or -Inf, and no other
 // column +Inf: a record with one is broken, and a mean over it would be
-// meaningless.
+// meaningless. Shadow's Skew columns (rack_link_skew, shuffle_skew_mean)
+// leave idle links out, so they are finite, or empty when unknown.
 var mayBeInfinite = map[string]bool{"link_skew": true}
 
 // checkFinite refuses a non-finite number in column name of a record

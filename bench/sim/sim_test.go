@@ -134,6 +134,7 @@ func TestPropertiesRandomWorkloads(t *testing.T) {
 			// upstream wrote; cross-rack bytes the engine expects equal what
 			// the rack links carried
 			checkConservation(t, pol, seed, eng, sink, res)
+			checkShuffleLinks(t, pol, seed, eng, sink, res)
 		}
 	}
 }

@@ -38,9 +38,8 @@ func (e *Engine) Cut() ([]AttemptRecord, []JobRecord) {
 		if j.State == JobSucceeded || j.State == JobFailed {
 			continue
 		}
-		rec := JobRecord{ID: j.ID, Name: j.Spec.ID, Queue: e.queues[j.Queue].Name, Arrival: j.Arrival,
-			Submitted: math.NaN(), Started: math.NaN(), Finished: math.NaN(), State: JobUnfinished,
-			Tasks: j.Tasks, Attempts: j.Attempts, InputBytes: j.inputBytes()}
+		rec := e.jobRecord(j)
+		rec.Submitted, rec.Started, rec.Finished, rec.State = math.NaN(), math.NaN(), math.NaN(), JobUnfinished
 		switch {
 		case j.State == JobRunning:
 			rec.Submitted = j.Submitted

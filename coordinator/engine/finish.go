@@ -2,6 +2,7 @@ package engine
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/racklab/racklab/coordinator/workload"
 )
@@ -72,6 +73,7 @@ func (e *Engine) finishTask(j *Job, st *Stage, t *Task, a *Attempt) {
 	}
 	if a.Duplicate {
 		e.Stats.DuplicatesUsed++
+		j.DuplicatesUsed++
 	}
 	t.State = TaskDone
 	t.OutHost = a.OutputReplicas[0].Host
@@ -185,6 +187,10 @@ func (e *Engine) account(j *Job, st *Stage, a *Attempt) {
 		a.Bytes[class][LevelLocal] += local
 		a.Bytes[class][LevelRack] += inRack - local
 		a.Bytes[class][LevelCross] += total - inRack
+		a.fetchedFrom = e.crossSources(j, st, a, total-inRack)
+	}
+	if st.Spec.Kind != workload.Map {
+		e.countShuffleLinks(j, a)
 	}
 	for _, r := range a.OutputReplicas[1:] {
 		a.Bytes[ClassOutput][levelOf(e.localityOf(a.Host, r.Host))] += a.OutputBytes
@@ -239,11 +245,9 @@ func (e *Engine) finishJob(j *Job, state JobState, reason string) {
 		st.byHost, st.byRack, st.queue = nil, nil, taskQueue{}
 	}
 	e.finished++
-	e.ready.Jobs = append(e.ready.Jobs, JobRecord{
-		ID: j.ID, Name: j.Spec.ID, Queue: e.queues[j.Queue].Name, Arrival: j.Arrival,
-		Submitted: j.Submitted, Started: j.Started, Finished: j.Finished, State: state,
-		Tasks: j.Tasks, Attempts: j.Attempts, Reason: reason, InputBytes: j.inputBytes(),
-	})
+	rec := e.jobRecord(j)
+	rec.Submitted, rec.Started, rec.Finished, rec.State, rec.Reason = j.Submitted, j.Started, j.Finished, state, reason
+	e.ready.Jobs = append(e.ready.Jobs, rec)
 	if h, ok := e.policy.(JobFinishedHook); ok {
 		h.JobFinished(&e.ctx, j.ID)
 	}
@@ -268,6 +272,16 @@ func (e *Engine) failWaiting(j *Job, reason string) {
 	j.Submitted = e.now
 	e.running = append(e.running, j)
 	e.finishJob(j, JobFailed, reason)
+}
+
+// jobRecord is a job's record with the fields that do not depend on how
+// it ended; the caller sets its times, state and reason.
+func (e *Engine) jobRecord(j *Job) JobRecord {
+	return JobRecord{ID: j.ID, Name: j.Spec.ID, Queue: e.queues[j.Queue].Name, Arrival: j.Arrival,
+		Tasks: j.Tasks, Attempts: j.Attempts, InputBytes: j.inputBytes(),
+		// copies: a record does not change with the engine's state
+		ShuffleUp: slices.Clone(j.shuffleUp), ShuffleDown: slices.Clone(j.shuffleDown),
+		Duplicates: j.Duplicates, DuplicatesUsed: j.DuplicatesUsed}
 }
 
 // inputBytes is what a job's maps read from datasets, known from the

@@ -73,6 +73,7 @@ func (e *Engine) launch(ref TaskRef, h cluster.HostID, opt LaunchOptions, dup bo
 		t.State = TaskRunning
 	} else {
 		e.Stats.Duplicates++
+		j.Duplicates++
 	}
 	t.Attempts++
 	t.running = append(t.running, a.ID)

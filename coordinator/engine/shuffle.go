@@ -1,6 +1,8 @@
 package engine
 
 import (
+	"math/bits"
+
 	"github.com/racklab/racklab/coordinator/cluster"
 	"github.com/racklab/racklab/coordinator/workload"
 )
@@ -85,7 +87,75 @@ func (e *Engine) fixShuffle(a *Attempt) {
 	t.InputBytes, t.OutputBytes = a.InputBytes, a.OutputBytes
 	local, inRack, total := e.shuffleLevels(j, st, a)
 	a.fetched = &[NumLevels]int64{local, inRack - local, total - inRack}
+	a.fetchedFrom = e.crossSources(j, st, a, total-inRack)
 	a.InputFixed = true
+}
+
+// crossSources splits a shuffling attempt's cross-rack input, cross (its
+// LevelCross bytes), by the rack it comes from: in proportion to the
+// upstream outputs in each other rack now, as shuffleLevels counts them.
+// Every upstream stage is cut by the same partition share, so the split
+// follows the bytes summed over them. It is a largest-remainder
+// apportionment (ties to the lower rack), so the parts are whole bytes
+// that add up to cross exactly: the links' counts and the class-and-level
+// counts agree. nil when nothing comes across racks.
+func (e *Engine) crossSources(j *Job, st *Stage, a *Attempt, cross int64) []int64 {
+	if cross <= 0 {
+		return nil
+	}
+	own := e.topo.RackOf(a.Host)
+	weight := make([]int64, len(e.topo.Racks))
+	var sum int64
+	for _, u := range st.upstream {
+		us := j.Stages[u]
+		for r, b := range us.outByRack {
+			if cluster.RackID(r) != own && b > 0 {
+				weight[r] += b
+				sum += b
+			}
+		}
+	}
+	if sum == 0 {
+		return nil
+	}
+	parts := make([]int64, len(weight))
+	rems := make([]uint64, len(weight))
+	left := cross
+	for r, w := range weight {
+		// cross·w/sum in 128 bits: both may be large
+		hi, lo := bits.Mul64(uint64(cross), uint64(w))
+		q, rem := bits.Div64(hi, lo, uint64(sum))
+		parts[r], rems[r] = int64(q), rem
+		left -= int64(q)
+	}
+	for ; left > 0; left-- {
+		best := -1
+		for r, w := range weight {
+			if w > 0 && (best < 0 || rems[r] > rems[best]) {
+				best = r
+			}
+		}
+		parts[best]++
+		rems[best] = 0
+	}
+	return parts
+}
+
+// countShuffleLinks adds what a successful shuffling attempt fetched
+// across racks to its job's per-rack uplink and downlink bytes.
+func (e *Engine) countShuffleLinks(j *Job, a *Attempt) {
+	if len(a.fetchedFrom) == 0 {
+		return
+	}
+	if j.shuffleUp == nil {
+		j.shuffleUp = make([]int64, len(e.topo.Racks))
+		j.shuffleDown = make([]int64, len(e.topo.Racks))
+	}
+	into := e.topo.RackOf(a.Host)
+	for r, n := range a.fetchedFrom {
+		j.shuffleUp[r] += n
+		j.shuffleDown[into] += n
+	}
 }
 
 // shuffleLevels is a shuffling attempt's input as the upstream outputs

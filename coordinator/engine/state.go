@@ -27,6 +27,17 @@ type Job struct {
 	TasksDone int
 	Attempts  int
 	Reason    string
+	// Duplicates counts the duplicate attempts the job launched
+	// (Stats.Duplicates, per job), DuplicatesUsed those whose output its
+	// task used (Stats.DuplicatesUsed).
+	Duplicates     int
+	DuplicatesUsed int
+
+	// shuffleUp and shuffleDown are the cross-rack shuffle bytes its
+	// successful reduce and generic attempts fetched, by the rack they
+	// left and the rack they entered (JobRecord.ShuffleUp); nil until
+	// the first such byte.
+	shuffleUp, shuffleDown []int64
 
 	parentsLeft int
 	children    []JobID

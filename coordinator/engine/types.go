@@ -172,6 +172,10 @@ type Attempt struct {
 	// the engine fixed it: what the attempt fetched, even if an
 	// upstream output is lost and recomputed elsewhere afterwards.
 	fetched *[NumLevels]int64
+	// fetchedFrom is fetched[LevelCross] split by the rack each part
+	// comes from (nil when nothing came across racks): the rack uplinks
+	// the fetch loads.
+	fetchedFrom []int64
 }
 
 // AttemptRecord is what a run records of a finished attempt.
@@ -208,4 +212,17 @@ type JobRecord struct {
 	// parents' outputs): the job's input size, by which papers bin jobs
 	// (Trident's Table 2).
 	InputBytes int64
+	// ShuffleUp and ShuffleDown are the cross-rack shuffle bytes the
+	// job's successful reduce and generic attempts fetched, by rack: out
+	// of the rack where each upstream output lay (its uplink) and into
+	// the rack where the attempt ran (its downlink); nil when they
+	// fetched nothing across racks. A run's metrics take Shadow's Skew
+	// over them (its Eq. 1: each link apart). Each sums to the job's
+	// cross-rack shuffle bytes: its attempts' ClassShuffle bytes at
+	// LevelCross, plus the ClassDuplicate ones of its duplicate reduce
+	// and generic attempts, which load the same links.
+	ShuffleUp, ShuffleDown []int64
+	// Duplicates and DuplicatesUsed are the job's duplicate attempts and
+	// those whose output was used (Job.Duplicates).
+	Duplicates, DuplicatesUsed int
 }

@@ -33,6 +33,10 @@ type Options struct {
 	ComputeNsPerByte float64
 	// MaxJobs stops after this many jobs; 0 reads them all.
 	MaxJobs int
+	// Sample, when positive, imports that many jobs drawn at random with
+	// SampleSeed, keeping their own inter-arrival gaps (see Sample).
+	Sample     int
+	SampleSeed uint64
 	// LiteralPaths takes the input paths of a trace with paths as they are
 	// written. By default, a trace whose first input path is inputPath<N>
 	// has its paths decoded by the numbering of SWIM's WorkloadSynthesis.pl
@@ -60,6 +64,8 @@ func (o *Options) check() error {
 		return fmt.Errorf("replication must be at least 1 (got %d)", o.Replication)
 	case o.MaxJobs < 0:
 		return fmt.Errorf("max jobs must not be negative (got %d)", o.MaxJobs)
+	case o.Sample < 0:
+		return fmt.Errorf("sample must not be negative (got %d)", o.Sample)
 	case o.BlockSize > workload.MaxBytes:
 		return fmt.Errorf("block size %d is above the limit of 2^62 bytes", o.BlockSize)
 	case o.ReduceBytes > workload.MaxBytes:
@@ -139,6 +145,13 @@ func importStats(r io.Reader, name string, opts Options, onJob func(JobSizes)) (
 	var st Stats
 	if err := opts.check(); err != nil {
 		return nil, nil, st, fmt.Errorf("%s: %w", name, err)
+	}
+	if opts.Sample > 0 {
+		sampled, err := Sample(r, name, opts.Sample, opts.SampleSeed)
+		if err != nil {
+			return nil, nil, st, err
+		}
+		r, name = sampled, fmt.Sprintf("%s (sample of %d, seed %d)", name, opts.Sample, opts.SampleSeed)
 	}
 	w := &workload.Workload{}
 	ds := &workload.Datasets{}

@@ -17,6 +17,13 @@ type Placer struct {
 	// drawn tier gets its slowest one. All zero: HDD (or the host's
 	// slowest tier).
 	TierMix [cluster.NumTierKinds]float64
+	// WriterRacks, when set, are the racks the datasets were written
+	// from: each block's first replica (HDFS's writer-local one) goes on a
+	// random host of these racks, the rest by HDFS's rule. Datasets
+	// uploaded from a few racks, or written by a job whose writers ran
+	// there, leave every block a replica in those racks, which skews where
+	// locality-first schedulers run the maps (shadow.md §7.2).
+	WriterRacks []cluster.RackID
 }
 
 // PlaceDataset implements engine.DatasetPlacer.
@@ -31,9 +38,21 @@ func (p *Placer) PlaceDataset(t *cluster.Topology, rng *rand.Rand, d *workload.D
 	// like HDFS, a cluster smaller than the replication keeps the block
 	// under-replicated rather than refusing it
 	n = min(n, len(t.Hosts))
+	var writers []cluster.HostID
+	for _, r := range p.WriterRacks {
+		if r < 0 || int(r) >= len(t.Racks) {
+			return nil, fmt.Errorf("writer rack %d is not a rack of the topology (it has %d)", r, len(t.Racks))
+		}
+		writers = append(writers, t.Racks[r].Hosts...)
+	}
 	out := make([][]workload.Replica, len(sizes))
 	for b := range sizes {
-		hosts := Hosts(t, rng, n, nil)
+		var hosts []cluster.HostID
+		if len(writers) > 0 {
+			hosts = placeFrom(t, rng, writers[rng.IntN(len(writers))], n, nil)
+		} else {
+			hosts = Hosts(t, rng, n, nil)
+		}
 		reps := make([]workload.Replica, len(hosts))
 		for i, h := range hosts {
 			reps[i] = workload.Replica{Host: h, Tier: p.tier(t, rng, h)}

@@ -120,3 +120,30 @@ func TestTierOrSlowest(t *testing.T) {
 		}
 	}
 }
+
+// With writer racks every block's first replica is in one of them and
+// its second in another rack; without, the first replicas spread over
+// every rack. A writer rack outside the topology is an error.
+func TestWriterRacks(t *testing.T) {
+	tp := topo(t, 4, 3)
+	d := &workload.Dataset{Name: "d", Size: 400 * 64, BlockSize: 64, Replication: 2}
+	p := &Placer{WriterRacks: []cluster.RackID{1, 2}}
+	reps, err := p.PlaceDataset(tp, rand.New(rand.NewPCG(1, 2)), d, d.BlockSizes())
+	if err != nil {
+		t.Fatal(err)
+	}
+	first := make([]int, 4)
+	for b, r := range reps {
+		r0, r1 := tp.RackOf(r[0].Host), tp.RackOf(r[1].Host)
+		if (r0 != 1 && r0 != 2) || r0 == r1 {
+			t.Fatalf("block %d: replicas in racks %d and %d, want the first in rack 1 or 2 and the second elsewhere", b, r0, r1)
+		}
+		first[r0]++
+	}
+	if first[1] < 150 || first[2] < 150 {
+		t.Errorf("first replicas per rack %v: both writer racks should write about half", first)
+	}
+	if _, err := (&Placer{WriterRacks: []cluster.RackID{4}}).PlaceDataset(tp, rand.New(rand.NewPCG(1, 2)), d, d.BlockSizes()); err == nil {
+		t.Error("writer rack 4 of a 4-rack topology accepted")
+	}
+}
