@@ -182,6 +182,7 @@ var SummaryHeader = []string{
 	"plan_objective_s", "plan_lower_bound_s", "plan_gap", "plan_wall_s",
 	"jct_p90_s", "prio_shared_s", "prio_in_order_frac",
 	"mem_local_frac", "ssd_local_frac", "hdd_local_frac", "decision_max_s",
+	"shadow_originals", "shadow_duplicates", "shadow_chosen", "shadow_early_chosen", "shadow_relocated_local", "shadow_pred_error_mean",
 	"memory_uploads", "memory_demotions", "mem_bytes_frac",
 	"shuffle_skew_mean", "rack_link_skew",
 }
@@ -191,9 +192,12 @@ var SummaryHeader = []string{
 // none: an offline planner's objective (seconds: a batch plan's
 // makespan, an online plan's average completion time), its lower bound
 // (Corral's LP relaxation, §2.9) and the gap between them (objective /
-// bound − 1). A figure of another name reaches no record: add its column
-// here, to SummaryHeader and to SummaryAdded.
-var PolicyFigureColumns = []string{"plan_objective_s", "plan_lower_bound_s", "plan_gap"}
+// bound − 1); Shadow's counters of originals, duplicates, chosen,
+// early-chosen and relocated duplicates, and its mean T_t prediction
+// error (shadow.Policy.Figures). A figure of another name reaches no
+// record: add its column here, to SummaryHeader and to SummaryAdded.
+var PolicyFigureColumns = []string{"plan_objective_s", "plan_lower_bound_s", "plan_gap",
+	"shadow_originals", "shadow_duplicates", "shadow_chosen", "shadow_early_chosen", "shadow_relocated_local", "shadow_pred_error_mean"}
 
 // WallClockColumns are the summary.csv columns that measure the machine
 // rather than the run: the only ones that may differ between two
@@ -217,6 +221,8 @@ var SummaryAdded = map[string]float64{
 	"plan_objective_s": math.NaN(), "plan_lower_bound_s": math.NaN(), "plan_gap": math.NaN(), "plan_wall_s": math.NaN(),
 	"jct_p90_s": math.NaN(), "prio_shared_s": math.NaN(), "prio_in_order_frac": math.NaN(),
 	"mem_local_frac": math.NaN(), "ssd_local_frac": math.NaN(), "hdd_local_frac": math.NaN(), "decision_max_s": math.NaN(),
+	"shadow_originals": math.NaN(), "shadow_duplicates": math.NaN(), "shadow_chosen": math.NaN(),
+	"shadow_early_chosen": math.NaN(), "shadow_relocated_local": math.NaN(), "shadow_pred_error_mean": math.NaN(),
 	"memory_uploads": 0, "memory_demotions": 0, "mem_bytes_frac": math.NaN(),
 	"shuffle_skew_mean": math.NaN(), "rack_link_skew": math.NaN(),
 }
@@ -243,6 +249,8 @@ var emptyWhenUndefined = map[string]bool{
 	"traffic_tasks_unsaturated_frac": true, "zero_traffic_tasks_saturated_frac": true,
 	"reduce_time_p50_s": true, "plan_objective_s": true, "plan_lower_bound_s": true, "plan_gap": true, "plan_wall_s": true,
 	"prio_shared_s": true, "prio_in_order_frac": true, "decision_max_s": true,
+	"shadow_originals": true, "shadow_duplicates": true, "shadow_chosen": true,
+	"shadow_early_chosen": true, "shadow_relocated_local": true, "shadow_pred_error_mean": true,
 	"shuffle_skew_mean": true, "rack_link_skew": true,
 }
 
@@ -287,6 +295,8 @@ func (s *Summary) Row() []string {
 		s.figure("plan_objective_s"), s.figure("plan_lower_bound_s"), s.figure("plan_gap"), share(s.PlanWallS),
 		ff(s.JCTP90S), share(s.PrioritySharedS), share(s.PriorityInOrderFrac),
 		ff(s.LocalTierFrac[cluster.Mem]), ff(s.LocalTierFrac[cluster.SSD]), ff(s.LocalTierFrac[cluster.HDD]), share(s.DecisionMaxS),
+		s.figure("shadow_originals"), s.figure("shadow_duplicates"), s.figure("shadow_chosen"),
+		s.figure("shadow_early_chosen"), s.figure("shadow_relocated_local"), s.figure("shadow_pred_error_mean"),
 		i(s.MemoryUploads), i(s.MemoryDemotions), ff(s.MemBytesFrac),
 		share(s.ShuffleSkewMean), share(s.RackLinkSkew),
 	}

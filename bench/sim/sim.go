@@ -474,7 +474,7 @@ func (s *Sim) fireDue() error {
 		r := f.owner
 		r.active--
 		switch {
-		case r.dead:
+		case s.gone(r):
 		case r.phase == phaseFetch:
 			if f.srcRack >= 0 {
 				r.busyRack[f.srcRack] = false
@@ -498,13 +498,13 @@ func (s *Sim) fireDue() error {
 		s.events++
 		switch tm.kind {
 		case timerCompute:
-			if !tm.r.dead {
+			if !s.gone(tm.r) {
 				if err := s.advance(tm.r); err != nil {
 					return err
 				}
 			}
 		case timerPoll:
-			if !tm.r.dead {
+			if !s.gone(tm.r) {
 				tm.r.waiting = false
 				if err := s.fetch(tm.r); err != nil {
 					return err
@@ -655,6 +655,12 @@ func (s *Sim) apply(rd *engine.Ready) error {
 	}
 	return nil
 }
+
+// gone reports whether a run has ended: cancelled, or ended by the engine
+// since the last Ready (a policy's hook killed it while the simulator
+// reported another attempt's event of the same instant; its kill comes
+// with the next Ready).
+func (s *Sim) gone(r *run) bool { return r.dead || s.eng.Attempt(r.a.ID) == nil }
 
 func (s *Sim) cancel(r *run) {
 	r.dead = true

@@ -11,10 +11,12 @@ import (
 	"github.com/racklab/racklab/coordinator/policy/dawn"
 	"github.com/racklab/racklab/coordinator/policy/fair"
 	"github.com/racklab/racklab/coordinator/policy/fifo"
+	"github.com/racklab/racklab/coordinator/policy/hadoop1"
 	"github.com/racklab/racklab/coordinator/policy/hscheduler"
 	"github.com/racklab/racklab/coordinator/policy/neat"
 	"github.com/racklab/racklab/coordinator/policy/pushbox"
 	"github.com/racklab/racklab/coordinator/policy/quartet"
+	"github.com/racklab/racklab/coordinator/policy/shadow"
 	"github.com/racklab/racklab/coordinator/policy/shufflewatcher"
 	"github.com/racklab/racklab/coordinator/policy/sparkdefault"
 	"github.com/racklab/racklab/coordinator/policy/trident"
@@ -36,6 +38,10 @@ var factories = index(
 	Define("sparkdefault", sparkdefault.DefaultConfig(), sparkdefault.New),
 	Define("hscheduler", hscheduler.DefaultConfig(), hscheduler.New),
 	Define("quartet", quartet.DefaultConfig(), quartet.New),
+	Define("hadoop", hadoop1.DefaultHadoopConfig(), hadoop1.NewHadoop),
+	Define("delay", hadoop1.DefaultDelayConfig(), hadoop1.NewDelay),
+	Define("even", hadoop1.DefaultEvenConfig(), hadoop1.NewEven),
+	Define("shadow", shadow.DefaultConfig(), shadow.New),
 )
 
 func index(fs ...Factory) map[string]Factory {
