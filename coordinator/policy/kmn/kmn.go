@@ -218,9 +218,11 @@ func (p *Policy) launchCopies(ctx *engine.Context, s *jobState) {
 		if pr.launched || pr.dropped || pr.decided {
 			continue
 		}
-		if ctx.Task(pr.task).State != engine.TaskRunning {
+		if task := ctx.Task(pr.task); task.State != engine.TaskRunning {
 			p.drop(s, pr)
 			continue
+		} else if len(task.Running()) == 0 {
+			continue // its original just ended: it runs again first
 		}
 		h, ok := p.copyHost(ctx, pr)
 		if !ok {
@@ -442,8 +444,19 @@ func (p *Policy) ChooseOutput(ctx *engine.Context, a *engine.Attempt) engine.Out
 // AttemptEnded implements engine.AttemptEndedHook: a copy lost before its
 // split is decided leaves the selection; a chosen attempt lost after
 // leaves its split to the other attempt (the engine uses its held output
-// or its running attempt).
+// or its running attempt). The slot the attempt frees may take a copy
+// waiting for one: the engine offers hosts only while some task is
+// pending, so a copy cannot wait for a heartbeat once every map runs.
 func (p *Policy) AttemptEnded(ctx *engine.Context, a *engine.Attempt) {
+	p.lost(ctx, a)
+	for _, j := range p.order {
+		if ctx.Job(j).State == engine.JobRunning {
+			p.launchCopies(ctx, p.jobs[j])
+		}
+	}
+}
+
+func (p *Policy) lost(ctx *engine.Context, a *engine.Attempt) {
 	if a.Outcome != engine.AttemptFailed && a.Outcome != engine.AttemptKilled {
 		return
 	}
