@@ -474,7 +474,7 @@ func (s *Sim) fireDue() error {
 		r := f.owner
 		r.active--
 		switch {
-		case r.dead:
+		case s.gone(r):
 		case r.phase == phaseFetch:
 			if f.srcRack >= 0 {
 				r.busyRack[f.srcRack] = false
@@ -498,13 +498,13 @@ func (s *Sim) fireDue() error {
 		s.events++
 		switch tm.kind {
 		case timerCompute:
-			if !tm.r.dead {
+			if !s.gone(tm.r) {
 				if err := s.advance(tm.r); err != nil {
 					return err
 				}
 			}
 		case timerPoll:
-			if !tm.r.dead {
+			if !s.gone(tm.r) {
 				tm.r.waiting = false
 				if err := s.fetch(tm.r); err != nil {
 					return err
@@ -535,6 +535,11 @@ func (s *Sim) fireDue() error {
 	}
 	return nil
 }
+
+// gone reports whether a run's attempt has ended: cancelled, or ended by
+// the engine earlier at this instant, before step reads its Kills (the
+// loser of a duplicate race finishing at the same moment as the winner).
+func (s *Sim) gone(r *run) bool { return r.dead || s.eng.Attempt(r.a.ID) == nil }
 
 // step lets the engine schedule and carries out what it decided, until
 // nothing more happens at this instant.
@@ -649,6 +654,9 @@ func (s *Sim) apply(rd *engine.Ready) error {
 		s.opt.Progress(s.now, s.eng.JobsFinished(), len(s.eng.Jobs()))
 	}
 	for _, a := range rd.Launches {
+		if s.eng.Attempt(a.ID) == nil {
+			continue // launched and ended within the same engine calls
+		}
 		if err := s.start(a); err != nil {
 			return err
 		}
