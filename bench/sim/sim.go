@@ -536,6 +536,13 @@ func (s *Sim) fireDue() error {
 	return nil
 }
 
+// gone reports whether a run's attempt has ended: cancelled, or ended by
+// the engine since the last Ready (the loser of a duplicate race
+// finishing at the same moment as the winner, or an attempt a policy's
+// hook killed while the simulator reported another event of the same
+// instant; its kill comes with the next Ready).
+func (s *Sim) gone(r *run) bool { return r.dead || s.eng.Attempt(r.a.ID) == nil }
+
 // step lets the engine schedule and carries out what it decided, until
 // nothing more happens at this instant.
 func (s *Sim) step() error {
@@ -649,18 +656,15 @@ func (s *Sim) apply(rd *engine.Ready) error {
 		s.opt.Progress(s.now, s.eng.JobsFinished(), len(s.eng.Jobs()))
 	}
 	for _, a := range rd.Launches {
+		if s.eng.Attempt(a.ID) == nil {
+			continue // launched and ended within the same engine calls
+		}
 		if err := s.start(a); err != nil {
 			return err
 		}
 	}
 	return nil
 }
-
-// gone reports whether a run has ended: cancelled, or ended by the engine
-// since the last Ready (a policy's hook killed it while the simulator
-// reported another attempt's event of the same instant; its kill comes
-// with the next Ready).
-func (s *Sim) gone(r *run) bool { return r.dead || s.eng.Attempt(r.a.ID) == nil }
 
 func (s *Sim) cancel(r *run) {
 	r.dead = true

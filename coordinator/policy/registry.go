@@ -13,6 +13,7 @@ import (
 	"github.com/racklab/racklab/coordinator/policy/fifo"
 	"github.com/racklab/racklab/coordinator/policy/hadoop1"
 	"github.com/racklab/racklab/coordinator/policy/hscheduler"
+	"github.com/racklab/racklab/coordinator/policy/kmn"
 	"github.com/racklab/racklab/coordinator/policy/neat"
 	"github.com/racklab/racklab/coordinator/policy/pushbox"
 	"github.com/racklab/racklab/coordinator/policy/quartet"
@@ -41,6 +42,7 @@ var factories = index(
 	Define("hadoop", hadoop1.DefaultHadoopConfig(), hadoop1.NewHadoop),
 	Define("delay", hadoop1.DefaultDelayConfig(), hadoop1.NewDelay),
 	Define("even", hadoop1.DefaultEvenConfig(), hadoop1.NewEven),
+	Define("kmn", kmn.DefaultConfig(), kmn.New),
 	Define("shadow", shadow.DefaultConfig(), shadow.New),
 )
 

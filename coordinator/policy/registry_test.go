@@ -17,7 +17,7 @@ import (
 // defaults, by Build and by New alike.
 func TestEveryPolicyBuildsWithDefaults(t *testing.T) {
 	names := policy.Names()
-	if want := []string{"capacity", "corral", "dawn", "delay", "even", "fair", "fifo", "hadoop", "hscheduler", "neat", "pushbox", "quartet", "shadow", "shufflewatcher", "sparkdefault", "trident"}; !reflect.DeepEqual(names, want) {
+	if want := []string{"capacity", "corral", "dawn", "delay", "even", "fair", "fifo", "hadoop", "hscheduler", "kmn", "neat", "pushbox", "quartet", "shadow", "shufflewatcher", "sparkdefault", "trident"}; !reflect.DeepEqual(names, want) {
 		t.Fatalf("Names() = %v, want %v", names, want)
 	}
 	for _, name := range names {
@@ -107,7 +107,7 @@ func TestBadArgsNameThePolicyAndTheArg(t *testing.T) {
 			`policy fifo: unknown arg "x" (known: classes, network_priorities)`},
 		{policy.Spec{Name: "fifo", Args: map[string]any{"network_priorities": "fair"}},
 			`policy fifo: fifo: network_priorities "fair": want none or job_fifo`},
-		{policy.Spec{Name: "fare"}, `unknown policy "fare" (known: capacity, corral, dawn, delay, even, fair, fifo, hadoop, hscheduler, neat, pushbox, quartet, shadow, shufflewatcher, sparkdefault, trident)`},
+		{policy.Spec{Name: "fare"}, `unknown policy "fare" (known: capacity, corral, dawn, delay, even, fair, fifo, hadoop, hscheduler, kmn, neat, pushbox, quartet, shadow, shufflewatcher, sparkdefault, trident)`},
 	}
 	for _, c := range cases {
 		_, err := policy.Build(c.spec)

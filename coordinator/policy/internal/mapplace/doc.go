@@ -13,7 +13,9 @@
 //     one, else any pending map of the same job; no waiting. The random
 //     free node of the spec's wording is the offered host: heartbeats come
 //     in a seeded random order. As Hadoop 1.2.1 does, at most one off-rack
-//     map is launched per heartbeat.
+//     map is launched per heartbeat (per OfferMaps call: a driver that
+//     offers a host again at the same instant, as the simulator does while
+//     launches happen, lets the next one go at once).
 //   - Delay (§4.2): only the rack-locality delay. A job with a pending map
 //     whose input has a replica in the host's rack launches it at once
 //     (node-local first): the node-locality delay is 0. Otherwise the job

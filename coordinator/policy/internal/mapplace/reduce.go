@@ -220,6 +220,8 @@ func (r *Reducers) OfferReducers(ctx *engine.Context, h cluster.HostID) int {
 			continue
 		}
 		r.buf = ctx.Pending(j.ID, r.buf[:0])
+		var placed []int // the stage's tasks per rack, under RoundRobin
+		stage := int16(-1)
 		for _, t := range r.buf {
 			if ctx.FreeReduceSlots(h) == 0 {
 				return n
@@ -227,12 +229,18 @@ func (r *Reducers) OfferReducers(ctx *engine.Context, h cluster.HostID) int {
 			if ctx.Job(j.ID).Stages[t.Stage].Spec.Kind == workload.Map || !ctx.CanRun(t) {
 				continue
 			}
-			reason, ok := r.allows(ctx, t, h)
+			if r.mode == RoundRobin && t.Stage != stage {
+				stage, placed = t.Stage, Placed(ctx, j.ID, int(t.Stage))
+			}
+			reason, ok := r.allows(ctx, t, h, placed)
 			if !ok {
 				continue
 			}
 			if _, err := ctx.Launch(t, h, engine.LaunchOptions{Note: engine.DecisionNote{Reason: reason}}); err != nil {
 				return n
+			}
+			if placed != nil {
+				placed[ctx.Topology().RackOf(h)]++
 			}
 			n++
 		}
@@ -240,8 +248,9 @@ func (r *Reducers) OfferReducers(ctx *engine.Context, h cluster.HostID) int {
 	return n
 }
 
-// allows reports whether task t may run on host h now.
-func (r *Reducers) allows(ctx *engine.Context, t engine.TaskRef, h cluster.HostID) (string, bool) {
+// allows reports whether task t may run on host h now; placed is, under
+// RoundRobin, the tasks of t's stage per rack.
+func (r *Reducers) allows(ctx *engine.Context, t engine.TaskRef, h cluster.HostID, placed []int) (string, bool) {
 	switch r.mode {
 	case HadoopReduce:
 		return ReasonHadoopReduce, true
@@ -255,7 +264,6 @@ func (r *Reducers) allows(ctx *engine.Context, t engine.TaskRef, h cluster.HostI
 	}
 	p := r.plan(ctx, t.Job, int(t.Stage))
 	rack := ctx.Topology().RackOf(h)
-	placed := Placed(ctx, t.Job, int(t.Stage))
 	if placed[rack] >= p.quota[rack] {
 		r.passOn(ctx, p, placed)
 	}
