@@ -228,7 +228,7 @@ func (p *Policy) launchCopies(ctx *engine.Context, s *jobState) {
 		if !ok {
 			continue
 		}
-		id, err := ctx.LaunchDuplicate(pr.task, h, engine.LaunchOptions{Note: engine.DecisionNote{Reason: ReasonCopy}})
+		id, err := ctx.LaunchDuplicate(pr.task, h, engine.LaunchOptions{Source: mapplace.Source(ctx, pr.task, h), Note: engine.DecisionNote{Reason: ReasonCopy}})
 		if err != nil {
 			continue
 		}

@@ -112,3 +112,47 @@ func TestRoundRobinTakesTheCallersMapCounts(t *testing.T) {
 		t.Fatalf("H on the planned counts {1,0,5} = %v, want [1 0 2]", got)
 	}
 }
+
+// srcProbe notes what Source answers for the job's first map on each
+// offered host, many times over.
+type srcProbe struct{ got map[cluster.HostID][]cluster.HostID }
+
+func (*srcProbe) Name() string { return "srcprobe" }
+
+func (p *srcProbe) OfferHost(ctx *engine.Context, h cluster.HostID) {
+	t := engine.TaskRef{Job: 0, Stage: 0, Index: 0}
+	for range 40 {
+		src := mapplace.Source(ctx, t, h)
+		if src == nil {
+			p.got[h] = append(p.got[h], -1)
+		} else {
+			p.got[h] = append(p.got[h], src.Host)
+		}
+	}
+}
+
+// A reader with a replica in its rack leaves the choice to the engine; a
+// reader off every replica's rack gets each replica at random, not the
+// lowest host every time.
+func TestSourceIsRandomOnlyOffRack(t *testing.T) {
+	topo := policytest.Topology(t, 3, 2, 1)
+	d := policytest.Dataset("in", 64<<20, 0)
+	d.Blocks[0].Replicas = append(d.Blocks[0].Replicas, workload.Replica{Host: 2, Tier: cluster.HDD})
+	w := &workload.Workload{Jobs: []workload.Job{policytest.MapReduceJob("j", 0, "in", 1)}}
+	p := &srcProbe{got: map[cluster.HostID][]cluster.HostID{}}
+	e := policytest.Engine(t, engine.Config{}, topo, w, &workload.Datasets{Datasets: []workload.Dataset{d}}, p)
+	e.Offer(1)
+	e.Offer(4)
+	for _, s := range p.got[1] {
+		if s != -1 {
+			t.Fatalf("host 1 (rack 0, beside the replica on host 0): Source chose host %d, want the engine's choice", s)
+		}
+	}
+	seen := map[cluster.HostID]int{}
+	for _, s := range p.got[4] {
+		seen[s]++
+	}
+	if len(p.got[4]) != 40 || seen[0] == 0 || seen[2] == 0 || seen[-1] != 0 {
+		t.Fatalf("host 4 (rack 2, off both replicas' racks): sources %v, want both replicas drawn", seen)
+	}
+}

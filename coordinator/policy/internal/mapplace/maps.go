@@ -175,7 +175,7 @@ func (p *Placer) OfferMaps(ctx *engine.Context, h cluster.HostID) int {
 
 // launch starts an original map attempt and records where.
 func (p *Placer) launch(ctx *engine.Context, t engine.TaskRef, h cluster.HostID, reason string) bool {
-	if _, err := ctx.Launch(t, h, engine.LaunchOptions{Note: engine.DecisionNote{Reason: reason}}); err != nil {
+	if _, err := ctx.Launch(t, h, engine.LaunchOptions{Source: Source(ctx, t, h), Note: engine.DecisionNote{Reason: reason}}); err != nil {
 		return false // the engine counts why
 	}
 	s := p.state(ctx, t.Job)
@@ -333,4 +333,26 @@ func (p *Placer) RackCounts(j engine.JobID) []int {
 		return append([]int(nil), s.count...)
 	}
 	return nil
+}
+
+// Source is the replica a map launched on host h reads: nil, the
+// engine's choice (the closest live replica), when one is on h or in its
+// rack; otherwise a live replica drawn at random, as HDFS 1.x's
+// NetworkTopology.pseudoSortByDistance puts a random replica first when
+// none is local to the reader. The engine's own tie rule (lowest host)
+// would send every off-rack read of a job to the same few hosts, and so
+// through the same rack uplinks.
+func Source(ctx *engine.Context, t engine.TaskRef, h cluster.HostID) *workload.Replica {
+	reps := ctx.Replicas(t)
+	if len(reps) == 0 {
+		return nil
+	}
+	topo := ctx.Topology()
+	for _, r := range reps {
+		if topo.RackOf(r.Host) == topo.RackOf(h) {
+			return nil
+		}
+	}
+	r := reps[ctx.Rand().IntN(len(reps))]
+	return &r
 }
