@@ -115,7 +115,9 @@ func TestRoundRobinTakesTheCallersMapCounts(t *testing.T) {
 
 // srcProbe notes what Source answers for the job's first map on each
 // offered host, many times over.
-type srcProbe struct{ got map[cluster.HostID][]cluster.HostID }
+type srcProbe struct {
+	got map[cluster.HostID][]cluster.HostID
+}
 
 func (*srcProbe) Name() string { return "srcprobe" }
 
