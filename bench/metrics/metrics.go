@@ -183,6 +183,7 @@ var SummaryHeader = []string{
 	"jct_p90_s", "prio_shared_s", "prio_in_order_frac",
 	"mem_local_frac", "ssd_local_frac", "hdd_local_frac", "decision_max_s",
 	"shadow_originals", "shadow_duplicates", "shadow_chosen", "shadow_early_chosen", "shadow_relocated_local", "shadow_pred_error_mean",
+	"shadow_dup_frac", "shadow_chosen_frac",
 	"memory_uploads", "memory_demotions", "mem_bytes_frac",
 	"shuffle_skew_mean", "rack_link_skew",
 }
@@ -197,7 +198,8 @@ var SummaryHeader = []string{
 // error (shadow.Policy.Figures). A figure of another name reaches no
 // record: add its column here, to SummaryHeader and to SummaryAdded.
 var PolicyFigureColumns = []string{"plan_objective_s", "plan_lower_bound_s", "plan_gap",
-	"shadow_originals", "shadow_duplicates", "shadow_chosen", "shadow_early_chosen", "shadow_relocated_local", "shadow_pred_error_mean"}
+	"shadow_originals", "shadow_duplicates", "shadow_chosen", "shadow_early_chosen", "shadow_relocated_local", "shadow_pred_error_mean",
+	"shadow_dup_frac", "shadow_chosen_frac"}
 
 // WallClockColumns are the summary.csv columns that measure the machine
 // rather than the run: the only ones that may differ between two
@@ -223,6 +225,7 @@ var SummaryAdded = map[string]float64{
 	"mem_local_frac": math.NaN(), "ssd_local_frac": math.NaN(), "hdd_local_frac": math.NaN(), "decision_max_s": math.NaN(),
 	"shadow_originals": math.NaN(), "shadow_duplicates": math.NaN(), "shadow_chosen": math.NaN(),
 	"shadow_early_chosen": math.NaN(), "shadow_relocated_local": math.NaN(), "shadow_pred_error_mean": math.NaN(),
+	"shadow_dup_frac": math.NaN(), "shadow_chosen_frac": math.NaN(),
 	"memory_uploads": 0, "memory_demotions": 0, "mem_bytes_frac": math.NaN(),
 	"shuffle_skew_mean": math.NaN(), "rack_link_skew": math.NaN(),
 }
@@ -251,6 +254,7 @@ var emptyWhenUndefined = map[string]bool{
 	"prio_shared_s": true, "prio_in_order_frac": true, "decision_max_s": true,
 	"shadow_originals": true, "shadow_duplicates": true, "shadow_chosen": true,
 	"shadow_early_chosen": true, "shadow_relocated_local": true, "shadow_pred_error_mean": true,
+	"shadow_dup_frac": true, "shadow_chosen_frac": true,
 	"shuffle_skew_mean": true, "rack_link_skew": true,
 }
 
@@ -297,6 +301,7 @@ func (s *Summary) Row() []string {
 		ff(s.LocalTierFrac[cluster.Mem]), ff(s.LocalTierFrac[cluster.SSD]), ff(s.LocalTierFrac[cluster.HDD]), share(s.DecisionMaxS),
 		s.figure("shadow_originals"), s.figure("shadow_duplicates"), s.figure("shadow_chosen"),
 		s.figure("shadow_early_chosen"), s.figure("shadow_relocated_local"), s.figure("shadow_pred_error_mean"),
+		s.figure("shadow_dup_frac"), s.figure("shadow_chosen_frac"),
 		i(s.MemoryUploads), i(s.MemoryDemotions), ff(s.MemBytesFrac),
 		share(s.ShuffleSkewMean), share(s.RackLinkSkew),
 	}

@@ -26,7 +26,11 @@ import (
 //     input (the attempt's InputDoneAt; its end if the driver never said),
 //     so it covers the map phase (the last chosen map) and the shuffle.
 //     Jobs without reducers, or that never reached T, are left out; with
-//     none the figure is absent.
+//     none the figure is absent;
+//   - shadow_dup_frac: duplicates over originals (Fig. 16, 17), absent
+//     without originals;
+//   - shadow_chosen_frac: chosen over duplicates, absent without
+//     duplicates.
 func (p *Policy) Figures() map[string]float64 {
 	f := map[string]float64{
 		"shadow_originals":       float64(p.originals),
@@ -34,6 +38,12 @@ func (p *Policy) Figures() map[string]float64 {
 		"shadow_chosen":          float64(p.chosen),
 		"shadow_early_chosen":    float64(p.early),
 		"shadow_relocated_local": float64(p.relocated),
+	}
+	if p.originals > 0 {
+		f["shadow_dup_frac"] = float64(p.duplicates) / float64(p.originals)
+	}
+	if p.duplicates > 0 {
+		f["shadow_chosen_frac"] = float64(p.chosen) / float64(p.duplicates)
 	}
 	sum, n := 0.0, 0
 	for _, id := range p.sortedJobs() {

@@ -46,6 +46,12 @@ func TestSimulatedFigures(t *testing.T) {
 	if !(f["shadow_chosen"] <= f["shadow_duplicates"] && f["shadow_early_chosen"] <= f["shadow_chosen"] && f["shadow_relocated_local"] <= f["shadow_chosen"]) {
 		t.Errorf("figures %v: want early, relocated ≤ chosen ≤ duplicates", f)
 	}
+	if got, want := f["shadow_dup_frac"], f["shadow_duplicates"]/12; got != want {
+		t.Errorf("duplicate share %v, want duplicates / originals = %v", got, want)
+	}
+	if got, want := f["shadow_chosen_frac"], f["shadow_chosen"]/f["shadow_duplicates"]; got != want {
+		t.Errorf("chosen share %v, want chosen / duplicates = %v", got, want)
+	}
 	if e, ok := f["shadow_pred_error_mean"]; !ok || !(e >= 0 && e < 10) {
 		t.Errorf("prediction error %v (reported %v): want a finite value", e, ok)
 	}
