@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"encoding/csv"
 	"fmt"
+	"github.com/racklab/racklab/internal/skew"
 	"io"
 	"math"
 	"os"
@@ -146,13 +147,13 @@ type Summary struct {
 	MemoryUploads, MemoryDemotions int64
 	// ShuffleSkewMean is the mean over the jobs that succeeded and
 	// fetched shuffle bytes across racks of a job's shuffle Skew (Shadow's
-	// Eq. 1 over its rack uplinks and downlinks, RackLinkSkew of
+	// Eq. 1 over its rack uplinks and downlinks, skew.Links of
 	// engine.JobRecord.ShuffleUp and ShuffleDown); NaN when no such job.
 	ShuffleSkewMean float64
 	// RackLinkSkew is Shadow's Skew over the bytes the rack links
 	// carried, as the simulator or the kernel counted them (every class,
 	// not shuffle alone): each rack's uplink and downlink apart, idle
-	// links left out (RackLinkSkew). LinkSkew, its predecessor, adds a
+	// links left out (skew.Links). LinkSkew, its predecessor, adds a
 	// rack's two directions and counts an idle rack. NaN when the run
 	// had no link counters (a live run without kernel counters).
 	RackLinkSkew float64
@@ -755,7 +756,7 @@ func (r *Recorder) Finish(policy string, seed uint64, st *engine.Stats, up, down
 	s.LinkSkew = Skew(loads)
 	s.RackLinkSkew = math.NaN()
 	if up != nil || down != nil {
-		s.RackLinkSkew = RackLinkSkew(up, down)
+		s.RackLinkSkew = skew.Links(up, down)
 	}
 	s.ShuffleSkewMean = math.NaN()
 	if r.shuffleSkewJobs > 0 {
@@ -837,33 +838,11 @@ func Skew(xs []float64) float64 {
 	return hi / lo
 }
 
-// RackLinkSkew is Shadow's Skew (its Eq. 1) over rack links: each
-// rack's uplink (up) and downlink (down) is a link of its own, and Skew is
-// the most loaded link's bytes over the least loaded of the links that
-// carried any; 1 when none carried any. An idle link is a link not in use
-// (a rack without reducers receives no shuffle), not an infinitely less
-// loaded one: Skew thus never is infinite, unlike Skew of a rack's summed
-// directions. A link at or below zero, or NaN, counts as idle.
-func RackLinkSkew(up, down []float64) float64 {
-	lo, hi := math.Inf(1), 0.0
-	for _, links := range [][]float64{up, down} {
-		for _, x := range links {
-			if x > 0 {
-				lo, hi = math.Min(lo, x), math.Max(hi, x)
-			}
-		}
-	}
-	if hi == 0 {
-		return 1
-	}
-	return hi / lo
-}
-
-// JobShuffleSkew is a job's shuffle Skew, RackLinkSkew of the cross-rack
+// JobShuffleSkew is a job's shuffle Skew, skew.Links of the cross-rack
 // shuffle bytes its reduce and generic attempts fetched per rack link
 // (engine.JobRecord.ShuffleUp and ShuffleDown), and whether it fetched
 // any across racks (else the Skew is 1).
-func JobShuffleSkew(j *engine.JobRecord) (skew float64, crossShuffle bool) {
+func JobShuffleSkew(j *engine.JobRecord) (s float64, crossShuffle bool) {
 	up, down := make([]float64, len(j.ShuffleUp)), make([]float64, len(j.ShuffleDown))
 	for i, n := range j.ShuffleUp {
 		up[i] = float64(n)
@@ -872,7 +851,7 @@ func JobShuffleSkew(j *engine.JobRecord) (skew float64, crossShuffle bool) {
 	for i, n := range j.ShuffleDown {
 		down[i] = float64(n)
 	}
-	return RackLinkSkew(up, down), crossShuffle
+	return skew.Links(up, down), crossShuffle
 }
 
 // WriteSummaries writes summary.csv, replacing the file (see

@@ -21,11 +21,13 @@ import (
 // Shadow on live workers: every block of the job's input is in rack 0, so
 // delay scheduling puts all six maps there and Shadow duplicates four of
 // them into the empty racks 1 and 2 (θ = every map), each reading its
-// whole block across racks. Every duplicate must really run on its
-// worker and move its block (the worker's own byte count says so), and
-// no reducer may be told to fetch an output other than the one its task
-// used: never a killed duplicate's, never an original's whose duplicate
-// won (the losers of §2.5's selection).
+// whole block across racks. The duplicates must really run on their
+// workers and move their blocks (the workers' own byte counts say so),
+// and no reducer may be told to fetch an output other than the one its
+// task used: never a killed duplicate's partial one, never an original's
+// whose duplicate won (the losers of §2.5's selection). Which side wins
+// depends on the machine's timing: on an idle one the duplicates are
+// accepted at T, on a loaded one rejected and killed; both are checked.
 func TestShadowDuplicatesRunAndLosersAreNeverRead(t *testing.T) {
 	topo := memTopology(t, 3, 2)
 	for i := range topo.Hosts {
@@ -118,7 +120,8 @@ func TestShadowDuplicatesRunAndLosersAreNeverRead(t *testing.T) {
 		Reported map[string][3]int64 `json:"reported_bytes"`
 	}
 	outcome := map[string]string{} // output key -> its attempt's outcome
-	var dups, dupsDone int
+	var dups int
+	var moved int64
 	for sc := bufio.NewScanner(f); sc.Scan(); {
 		var a line
 		if err := json.Unmarshal(sc.Bytes(), &a); err != nil {
@@ -135,24 +138,24 @@ func TestShadowDuplicatesRunAndLosersAreNeverRead(t *testing.T) {
 		if a.Host[:2] == "r0" {
 			t.Errorf("duplicate %d ran on %s, in the rack it was to leave", a.ID, a.Host)
 		}
-		if a.Outcome == "succeeded" {
-			dupsDone++
-			// it read its whole block from rack 0, as its worker counted
-			var cross int64
-			for _, row := range a.Reported {
-				cross += row[2]
-			}
-			if cross < block {
-				t.Errorf("duplicate %d on %s succeeded having read %d bytes across racks, want its block (%d)", a.ID, a.Host, cross, block)
-			}
+		var cross int64
+		for _, row := range a.Reported {
+			cross += row[2]
+		}
+		moved += cross
+		t.Logf("duplicate %d on %s: %s, %d bytes read across racks as its worker counted", a.ID, a.Host, a.Outcome, cross)
+		// one that succeeded read its whole block from rack 0; one
+		// killed (rejected at T, or beaten by its original) read part
+		if a.Outcome == "succeeded" && cross < block {
+			t.Errorf("duplicate %d on %s succeeded having read %d bytes across racks, want its block (%d)", a.ID, a.Host, cross, block)
 		}
 	}
-	if dups == 0 || dupsDone == 0 {
-		t.Fatalf("%d duplicates launched, %d succeeded: the test tests nothing", dups, dupsDone)
+	if dups == 0 || moved == 0 {
+		t.Fatalf("%d duplicates launched, %d bytes moved across racks by them: the test tests nothing", dups, moved)
 	}
 	mu.Lock()
 	defer mu.Unlock()
-	t.Logf("%d duplicates, %d succeeded; reducers told %v", dups, dupsDone, told)
+	t.Logf("%d duplicates; reducers told %v", dups, told)
 	if len(told) != 6 {
 		t.Errorf("reducers were told about %d maps' outputs, want 6", len(told))
 	}

@@ -148,13 +148,13 @@ func (p *Policy) Inspect(jobs []*engine.Job) string {
 		if j.State != engine.JobRunning {
 			continue
 		}
-		fmt.Fprintf(&b, "%s L=%s", j.Spec.ID, braces(p.Maps.RackCounts(j.ID)))
+		fmt.Fprintf(&b, "%s L=%s", j.Spec.ID, mapplace.Braces(p.Maps.RackCounts(j.ID)))
 		for _, st := range j.Stages {
 			if st.Spec.Kind == workload.Map {
 				continue
 			}
 			if h, ok := p.Reducers.PlannedQuota(j.ID, st.Index); ok {
-				fmt.Fprintf(&b, " H(%s)=%s", st.Spec.Name, braces(h))
+				fmt.Fprintf(&b, " H(%s)=%s", st.Spec.Name, mapplace.Braces(h))
 			}
 		}
 		if since, ok := p.Maps.Waiting(j.ID); ok {
@@ -163,12 +163,4 @@ func (p *Policy) Inspect(jobs []*engine.Job) string {
 		b.WriteByte('\n')
 	}
 	return b.String()
-}
-
-func braces(v []int) string {
-	s := make([]string, len(v))
-	for i, x := range v {
-		s[i] = fmt.Sprint(x)
-	}
-	return "{" + strings.Join(s, ",") + "}"
 }

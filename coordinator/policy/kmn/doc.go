@@ -17,7 +17,7 @@
 //     dropped if its original finishes first.
 //  3. Selection (§4.4 step 5, arg selection): from "all originals", the
 //     greedy repeatedly swaps in the copy whose swap gives the lowest
-//     count Skew (CountSkew, §2.1, with the reducer counts H below), while
+//     count Skew (internal/skew, §2.1, with the reducer counts H below), while
 //     that is strictly lower than the current Skew (ties: lowest split).
 //     selection=exhaustive instead takes the subset of copies of minimum
 //     Skew (fewest copies, then lowest splits, on ties), for at most 20

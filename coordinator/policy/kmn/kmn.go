@@ -2,6 +2,7 @@ package kmn
 
 import (
 	"fmt"
+	"github.com/racklab/racklab/internal/skew"
 	"math"
 	"sort"
 	"strings"
@@ -337,7 +338,7 @@ func swap(l []int, pr *pair, sign int) {
 // (candidates are in split order).
 func greedy(l, h []int, pairs []*pair, cands []int) []int {
 	l = append([]int(nil), l...)
-	cn, cd := skewRatio(l, h)
+	cn, cd := skew.CountRatio(l, h)
 	used := make([]bool, len(cands))
 	var picked []int
 	for {
@@ -348,7 +349,7 @@ func greedy(l, h []int, pairs []*pair, cands []int) []int {
 				continue
 			}
 			swap(l, pairs[i], 1)
-			n, d := skewRatio(l, h)
+			n, d := skew.CountRatio(l, h)
 			swap(l, pairs[i], -1)
 			if best < 0 || lessSkew(n, d, bn, bd) {
 				best, bn, bd = k, n, d
@@ -368,7 +369,7 @@ func greedy(l, h []int, pairs []*pair, cands []int) []int {
 // copies, then the lowest splits (the subsets in binary order).
 func exhaustive(l, h []int, pairs []*pair, cands []int) []int {
 	l = append([]int(nil), l...)
-	bn, bd := skewRatio(l, h)
+	bn, bd := skew.CountRatio(l, h)
 	bestMask, bestSize := uint32(0), 0
 	for mask := uint32(1); mask < 1<<len(cands); mask++ {
 		size := 0
@@ -378,7 +379,7 @@ func exhaustive(l, h []int, pairs []*pair, cands []int) []int {
 				size++
 			}
 		}
-		n, d := skewRatio(l, h)
+		n, d := skew.CountRatio(l, h)
 		for k, i := range cands {
 			if mask&(1<<k) != 0 {
 				swap(l, pairs[i], -1)
@@ -504,7 +505,7 @@ func (p *Policy) Inspect(jobs []*engine.Job) string {
 	for _, j := range p.order {
 		s := p.jobs[j]
 		job := jobs[j]
-		fmt.Fprintf(&b, "%s L=%s copies=%d\n", job.Spec.ID, braces(s.l), len(s.pairs))
+		fmt.Fprintf(&b, "%s L=%s copies=%d\n", job.Spec.ID, mapplace.Braces(s.l), len(s.pairs))
 		for _, pr := range s.pairs {
 			state := "running"
 			switch {
@@ -526,16 +527,8 @@ func (p *Policy) Inspect(jobs []*engine.Job) string {
 					swap(l, pr, 1)
 				}
 			}
-			fmt.Fprintf(&b, "  H=%s L now=%s count Skew %.4g\n", braces(s.h), braces(l), CountSkew(l, s.h))
+			fmt.Fprintf(&b, "  H=%s L now=%s count Skew %.4g\n", mapplace.Braces(s.h), mapplace.Braces(l), skew.Counts(l, s.h))
 		}
 	}
 	return b.String()
-}
-
-func braces(v []int) string {
-	s := make([]string, len(v))
-	for i, x := range v {
-		s[i] = fmt.Sprint(x)
-	}
-	return "{" + strings.Join(s, ",") + "}"
 }

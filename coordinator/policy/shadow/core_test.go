@@ -1,6 +1,7 @@
 package shadow
 
 import (
+	"github.com/racklab/racklab/internal/skew"
 	"math/rand/v2"
 	"reflect"
 	"testing"
@@ -14,10 +15,10 @@ import (
 
 func TestS1Fig6Duplication(t *testing.T) {
 	h := []int{1, 1, 1}
-	if got := CountSkew([]int{4, 1, 1}, h); got != 4 {
+	if got := skew.Counts([]int{4, 1, 1}, h); got != 4 {
 		t.Fatalf("initial count Skew = %v, want 4", got)
 	}
-	up, down := CountLoads([]int{4, 1, 1}, h)
+	up, down := skew.CountLoads([]int{4, 1, 1}, h)
 	if !reflect.DeepEqual(up, []float64{8, 2, 2}) || !reflect.DeepEqual(down, []float64{2, 5, 5}) {
 		t.Fatalf("loads up %v down %v, want {8,2,2} {2,5,5}", up, down)
 	}
@@ -41,10 +42,10 @@ func TestS1Fig6Duplication(t *testing.T) {
 		t.Fatalf("final L %v, want {2,2,2}", cnt)
 	}
 	// The Skew after each step: 3, then 1.
-	if got := CountSkew([]int{3, 2, 1}, h); got != 3 {
+	if got := skew.Counts([]int{3, 2, 1}, h); got != 3 {
 		t.Errorf("Skew after step 1 = %v, want 3", got)
 	}
-	if got := CountSkew(cnt, h); got != 1 {
+	if got := skew.Counts(cnt, h); got != 1 {
 		t.Errorf("Skew after step 2 = %v, want 1", got)
 	}
 	if _, got := mapplace.RoundRobinQuota(cnt, 3); !reflect.DeepEqual(got, []cluster.RackID{0, 1, 2}) {
@@ -58,8 +59,8 @@ func TestS1Fig6Duplication(t *testing.T) {
 
 func TestS1BaselineUplink(t *testing.T) {
 	// Delay scheduling keeps {4,1,1}: R1's uplink carries 8 units, 4 under Shadow.
-	up, _ := CountLoads([]int{4, 1, 1}, []int{1, 1, 1})
-	upS, _ := CountLoads([]int{2, 2, 2}, []int{1, 1, 1})
+	up, _ := skew.CountLoads([]int{4, 1, 1}, []int{1, 1, 1})
+	upS, _ := skew.CountLoads([]int{2, 2, 2}, []int{1, 1, 1})
 	if up[0] != 8 || upS[0] != 4 {
 		t.Fatalf("R1 uplink %v → %v, want 8 → 4", up[0], upS[0])
 	}
@@ -133,7 +134,7 @@ func TestS2Reject(t *testing.T) {
 	if res.Accept[0] || res.Predicted != 24.5 {
 		t.Fatalf("accept %v predicted %v, want reject at 24.5 (C' would be 26.5)", res.Accept[0], res.Predicted)
 	}
-	if got := CountSkew([]int{3, 2, 1}, []int{1, 1, 1}); got != 3 {
+	if got := skew.Counts([]int{3, 2, 1}, []int{1, 1, 1}); got != 3 {
 		t.Errorf("final count Skew %v, want 3", got)
 	}
 }
@@ -236,10 +237,10 @@ func s3Originals() []Original {
 
 func TestS3CorrectedLoop(t *testing.T) {
 	h := []int{1, 1, 1}
-	if got := CountSkew([]int{4, 4, 1}, h); got != 4 {
+	if got := skew.Counts([]int{4, 4, 1}, h); got != 4 {
 		t.Fatalf("Skew {4,4,1} = %v, want 4", got)
 	}
-	if got := CountSkew([]int{3, 4, 2}, h); got != 2 {
+	if got := skew.Counts([]int{3, 4, 2}, h); got != 2 {
 		t.Fatalf("Skew {3,4,2} = %v, want 2", got)
 	}
 	plan, cnt, err := Duplicate(DuplicateInput{Racks: 3, Theta: -1, Originals: s3Originals()})
@@ -250,7 +251,7 @@ func TestS3CorrectedLoop(t *testing.T) {
 	if !reflect.DeepEqual(plan, want) || !reflect.DeepEqual(cnt, []int{3, 3, 3}) {
 		t.Fatalf("plan %+v counts %v, want %+v {3,3,3}", plan, cnt, want)
 	}
-	if got := CountSkew(cnt, h); got != 1 {
+	if got := skew.Counts(cnt, h); got != 1 {
 		t.Errorf("final Skew %v, want 1", got)
 	}
 	// The literal printed loop stops early at {3,4,2}; we must not.
@@ -366,20 +367,20 @@ func TestDoneOriginalsCountButAreNotEligible(t *testing.T) {
 func TestS4RoundRobin(t *testing.T) {
 	// The quota is mapplace's, which the policy's reducers use.
 	h3, _ := mapplace.RoundRobinQuota([]int{2, 2, 2}, 3)
-	if !reflect.DeepEqual(h3, []int{1, 1, 1}) || CountSkew([]int{2, 2, 2}, h3) != 1 {
+	if !reflect.DeepEqual(h3, []int{1, 1, 1}) || skew.Counts([]int{2, 2, 2}, h3) != 1 {
 		t.Errorf("t=3: H %v, want {1,1,1} and Skew 1", h3)
 	}
 	h4, _ := mapplace.RoundRobinQuota([]int{2, 2, 2}, 4)
 	if !reflect.DeepEqual(h4, []int{2, 1, 1}) {
 		t.Fatalf("t=4: H %v, want {2,1,1}", h4)
 	}
-	up, down := CountLoads([]int{2, 2, 2}, h4)
-	if !reflect.DeepEqual(up, []float64{4, 6, 6}) || !reflect.DeepEqual(down, []float64{8, 4, 4}) || CountSkew([]int{2, 2, 2}, h4) != 2 {
+	up, down := skew.CountLoads([]int{2, 2, 2}, h4)
+	if !reflect.DeepEqual(up, []float64{4, 6, 6}) || !reflect.DeepEqual(down, []float64{8, 4, 4}) || skew.Counts([]int{2, 2, 2}, h4) != 2 {
 		t.Errorf("t=4: up %v down %v, want {4,6,6} {8,4,4}, Skew 2", up, down)
 	}
 	pre, _ := mapplace.RoundRobinQuota([]int{4, 1, 1}, 4)
-	if !reflect.DeepEqual(pre, []int{2, 1, 1}) || CountSkew([]int{4, 1, 1}, pre) != 8.0/3 {
-		t.Errorf("pre-duplication: H %v Skew %v, want {2,1,1}, 8/3", pre, CountSkew([]int{4, 1, 1}, pre))
+	if !reflect.DeepEqual(pre, []int{2, 1, 1}) || skew.Counts([]int{4, 1, 1}, pre) != 8.0/3 {
+		t.Errorf("pre-duplication: H %v Skew %v, want {2,1,1}, 8/3", pre, skew.Counts([]int{4, 1, 1}, pre))
 	}
 	// Descending counts, ties by index, racks without maps get none.
 	if _, got := mapplace.RoundRobinQuota([]int{1, 3, 0, 3}, 3); !reflect.DeepEqual(got, []cluster.RackID{1, 3, 0}) {
@@ -405,7 +406,7 @@ func TestS5MaxMin(t *testing.T) {
 
 func TestS6Fig5(t *testing.T) {
 	h := []int{0, 1, 1}
-	if got := CountSkew([]int{3, 1, 1}, h); got != 6 {
+	if got := skew.Counts([]int{3, 1, 1}, h); got != 6 {
 		t.Fatalf("Skew {3,1,1} = %v, want 6", got)
 	}
 	o := []Original{{Split: 1, Rack: 0}, {Split: 2, Rack: 0}, {Split: 3, Rack: 0}, {Split: 4, Rack: 1}, {Split: 5, Rack: 2}}
@@ -413,24 +414,24 @@ func TestS6Fig5(t *testing.T) {
 	if len(plan) != 1 || !reflect.DeepEqual(cnt, []int{2, 2, 1}) {
 		t.Fatalf("plan %+v counts %v, want one duplicate, {2,2,1}", plan, cnt)
 	}
-	if got := CountSkew(cnt, h); got != 4 {
+	if got := skew.Counts(cnt, h); got != 4 {
 		t.Errorf("Skew after = %v, want 4", got)
 	}
 	// 4-rack variant: {3,0,1,1}, H {0,0,1,1} → {2,1,1,1}, 6 → 4; R2's uplink gains 2.
 	h4 := []int{0, 0, 1, 1}
 	o4 := []Original{{Split: 1, Rack: 0}, {Split: 2, Rack: 0}, {Split: 3, Rack: 0}, {Split: 4, Rack: 2}, {Split: 5, Rack: 3}}
 	_, cnt4, _ := Duplicate(DuplicateInput{Racks: 4, Theta: -1, Originals: o4})
-	up, _ := CountLoads(cnt4, h4)
-	if !reflect.DeepEqual(cnt4, []int{2, 1, 1, 1}) || CountSkew([]int{3, 0, 1, 1}, h4) != 6 || CountSkew(cnt4, h4) != 4 || up[1] != 2 {
-		t.Errorf("4 racks: counts %v, Skew %v → %v, R2 up %v", cnt4, CountSkew([]int{3, 0, 1, 1}, h4), CountSkew(cnt4, h4), up[1])
+	up, _ := skew.CountLoads(cnt4, h4)
+	if !reflect.DeepEqual(cnt4, []int{2, 1, 1, 1}) || skew.Counts([]int{3, 0, 1, 1}, h4) != 6 || skew.Counts(cnt4, h4) != 4 || up[1] != 2 {
+		t.Errorf("4 racks: counts %v, Skew %v → %v, R2 up %v", cnt4, skew.Counts([]int{3, 0, 1, 1}, h4), skew.Counts(cnt4, h4), up[1])
 	}
 }
 
 func TestLinkSkew(t *testing.T) {
-	if got := LinkSkew([]float64{0, 0}, []float64{0, 0}); got != 1 {
+	if got := skew.Links([]float64{0, 0}, []float64{0, 0}); got != 1 {
 		t.Errorf("no load: %v, want 1", got)
 	}
-	if got := LinkSkew([]float64{300, 0}, []float64{0, 100}); got != 3 {
+	if got := skew.Links([]float64{300, 0}, []float64{0, 100}); got != 3 {
 		t.Errorf("zero links ignored: %v, want 3", got)
 	}
 }

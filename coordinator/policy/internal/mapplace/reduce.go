@@ -3,6 +3,8 @@ package mapplace
 import (
 	"fmt"
 	"sort"
+	"strconv"
+	"strings"
 
 	"github.com/racklab/racklab/coordinator/cluster"
 	"github.com/racklab/racklab/coordinator/engine"
@@ -334,4 +336,13 @@ func (r *Reducers) PlannedQuota(j engine.JobID, stage int) ([]int, bool) {
 		return nil, false
 	}
 	return append([]int(nil), p.quota...), true
+}
+
+// Braces prints per-rack counts as the spec writes them: {4,1,1}.
+func Braces(v []int) string {
+	s := make([]string, len(v))
+	for i, x := range v {
+		s[i] = strconv.Itoa(x)
+	}
+	return "{" + strings.Join(s, ",") + "}"
 }
