@@ -83,6 +83,8 @@ type Agent struct {
 
 	mu    sync.Mutex
 	peers map[string]Peer
+	// onMessage gets each user message (see Send); nil drops them
+	onMessage func([]byte)
 }
 
 // Start creates the member; it is alone until Join.
@@ -209,6 +211,48 @@ func (d *eventDelegate) NotifyJoin(n *memberlist.Node)   { (*Agent)(d).note(Join
 func (d *eventDelegate) NotifyLeave(n *memberlist.Node)  { (*Agent)(d).note(Left, n) }
 func (d *eventDelegate) NotifyUpdate(n *memberlist.Node) { (*Agent)(d).note(Updated, n) }
 
+// maxDatagram is the largest message Send puts in one UDP packet
+// (memberlist's UDPBufferSize, 1400, less its headers); larger ones go
+// over TCP.
+const maxDatagram = 1200
+
+// Send sends msg to every live member that want selects, directly (one
+// hop, so it arrives within a network round trip, unlike memberlist's
+// gossip queue, which reaches only a few random members per round), as
+// one best-effort UDP packet, or over TCP if it is too large for one.
+// Errors name the members that could not be sent to.
+func (a *Agent) Send(msg []byte, want func(Peer) bool) error {
+	var errs []error
+	for _, n := range a.list.Members() {
+		if n.Name == a.name {
+			continue
+		}
+		p, ok := a.peerOf(n)
+		if !ok || (want != nil && !want(p)) {
+			continue
+		}
+		var err error
+		if len(msg) <= maxDatagram {
+			err = a.list.SendBestEffort(n, msg)
+		} else {
+			err = a.list.SendReliable(n, msg)
+		}
+		if err != nil {
+			errs = append(errs, fmt.Errorf("members: send to %s: %w", n.Name, err))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// OnMessage sets the function that gets each message other members Send
+// to this one (nil: drop them). It is called from memberlist's receiving
+// goroutine, with a copy of the message it may keep, and must not block.
+func (a *Agent) OnMessage(f func(msg []byte)) {
+	a.mu.Lock()
+	a.onMessage = f
+	a.mu.Unlock()
+}
+
 type delegate Agent
 
 func (d *delegate) NodeMeta(limit int) []byte {
@@ -217,7 +261,15 @@ func (d *delegate) NodeMeta(limit int) []byte {
 	}
 	return d.meta
 }
-func (d *delegate) NotifyMsg([]byte)                           {}
+func (d *delegate) NotifyMsg(b []byte) {
+	d.mu.Lock()
+	f := d.onMessage
+	d.mu.Unlock()
+	if f != nil && len(b) > 0 {
+		// memberlist reuses b after we return
+		f(append([]byte(nil), b...))
+	}
+}
 func (d *delegate) GetBroadcasts(overhead, limit int) [][]byte { return nil }
 func (d *delegate) LocalState(join bool) []byte                { return nil }
 func (d *delegate) MergeRemoteState(buf []byte, join bool)     {}

@@ -72,3 +72,54 @@ func TestRacksFormAndDeathIsNoticed(t *testing.T) {
 		t.Fatal("the coordinator got no Left event for the dead worker")
 	}
 }
+
+// Send reaches every selected member directly, small messages by UDP and
+// large ones by TCP; members not selected hear nothing.
+func TestSendReachesSelectedMembers(t *testing.T) {
+	coord := start(t, "coordinator", RoleCoordinator, "")
+	defer coord.Leave(time.Second)
+	var agents []*Agent
+	got := make([]chan []byte, 3)
+	for i, name := range []string{"r0h0", "r0h1", "r1h0"} {
+		a := start(t, name, RoleWorker, "r"+name[1:2])
+		defer a.Leave(time.Second)
+		if err := a.Join([]string{coord.Addr()}); err != nil {
+			t.Fatal(err)
+		}
+		got[i] = make(chan []byte, 16)
+		a.OnMessage(func(b []byte) { got[i] <- b })
+		agents = append(agents, a)
+	}
+	heard := make(chan []byte, 16)
+	coord.OnMessage(func(b []byte) { heard <- b })
+	waitFor(t, "every member to see the others", func() bool {
+		return len(agents[0].Peers()) == 3 && len(coord.Peers()) == 3
+	}, agents...)
+	workers := func(p Peer) bool { return p.Role == RoleWorker }
+	large := make([]byte, 3*maxDatagram)
+	for i := range large {
+		large[i] = byte('a' + i%26)
+	}
+	for _, msg := range [][]byte{[]byte("demand"), large} {
+		if err := agents[0].Send(msg, workers); err != nil {
+			t.Fatal(err)
+		}
+		for i := 1; i < 3; i++ {
+			select {
+			case b := <-got[i]:
+				if string(b) != string(msg) {
+					t.Errorf("%s got %d bytes, want the %d sent", agents[i].name, len(b), len(msg))
+				}
+			case <-time.After(5 * time.Second):
+				t.Fatalf("%s got nothing", agents[i].name)
+			}
+		}
+	}
+	select {
+	case b := <-got[0]:
+		t.Errorf("the sender got its own message %q", b[:min(len(b), 10)])
+	case b := <-heard:
+		t.Errorf("the coordinator, not selected, got %q", b[:min(len(b), 10)])
+	case <-time.After(200 * time.Millisecond):
+	}
+}
