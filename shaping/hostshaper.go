@@ -3,6 +3,7 @@ package shaping
 import (
 	"errors"
 	"fmt"
+	"math"
 	"net"
 	"sort"
 	"sync"
@@ -147,6 +148,34 @@ func (s *HostShaper) SetRack(rack int, rateBps float64, peers []net.IP) error {
 	return nil
 }
 
+// SetRackRate changes the rate (= ceil) of destination rack's class,
+// leaving its filters alone; 0 means unshaped. The class must exist
+// (SetRack). It is what demand sharing calls every few hundred
+// milliseconds, so it changes the classes in place and nothing else.
+func (s *HostShaper) SetRackRate(rack int, rateBps float64) error {
+	if rateBps < 0 || math.IsNaN(rateBps) || math.IsInf(rateBps, 0) {
+		return fmt.Errorf("shaping: rate %v for rack %d: must be finite and not negative", rateBps, rack)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return errors.New("shaping: HostShaper is closed")
+	}
+	rc := s.racks[rack]
+	if rc == nil {
+		return fmt.Errorf("shaping: rack %d has no class on %s", rack, s.dev)
+	}
+	rate := rateBps
+	if rate == 0 {
+		rate = UnshapedBps
+	}
+	if err := setGroup(s.tc, s.ifindex, rackMinor(rack), rate, s.prios, false); err != nil {
+		return err
+	}
+	rc.rateBps = rateBps
+	return nil
+}
+
 // RemoveRack removes the class and filters of a destination rack; its
 // traffic then goes to the default class.
 func (s *HostShaper) RemoveRack(rack int) error {
@@ -214,6 +243,8 @@ func (s *HostShaper) Racks() []int {
 }
 
 // Counters returns the kernel's counters of every destination-rack class.
+// With priorities, a class's Qlen and Backlog are its leaves' (where its
+// packets wait).
 func (s *HostShaper) Counters() (map[int]ClassCounters, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -250,7 +281,22 @@ func rackCounters(cs map[uint32]ClassCounters) map[int]ClassCounters {
 	out := make(map[int]ClassCounters)
 	for minor, c := range cs {
 		if r := minorRack(minor); r >= 0 {
+			cur := out[r]
+			c.Qlen += cur.Qlen
+			c.Backlog += cur.Backlog
 			out[r] = c
+		}
+	}
+	// an inner class queues nothing itself: add its leaves' queues
+	for minor, c := range cs {
+		if minor&0xf == 0 || minor < 0x10 {
+			continue
+		}
+		r := minorRack(minor &^ 0xf)
+		if cur, ok := out[r]; ok {
+			cur.Qlen += c.Qlen
+			cur.Backlog += c.Backlog
+			out[r] = cur
 		}
 	}
 	return out

@@ -1,6 +1,7 @@
 package shaping
 
 import (
+	"math"
 	"net"
 	"testing"
 
@@ -181,5 +182,63 @@ func TestHostShaperLifecycle(t *testing.T) {
 	}
 	if kind, handle := rootKind(); kind != "htb" || handle>>16 != 1 {
 		t.Errorf("foreign root qdisc changed to %s %x", kind, handle)
+	}
+}
+
+// SetRackRate changes a rack class's rate (and its priority leaves'
+// ceilings) in place and keeps its filters: the class still carries the
+// rack's traffic.
+func TestSetRackRate(t *testing.T) {
+	spec := ClusterSpec{Prefix: testPrefix("sr"), Mode: Flat, Racks: racks(2, 1, 0, 0)}
+	c := upCluster(t, spec)
+	src, dst := c.Hosts[0], c.Hosts[1]
+	s, err := NewHostShaperIn(src.Netns, src.DataDev)
+	if err != nil {
+		t.Fatalf("NewHostShaperIn: %v", err)
+	}
+	defer s.Close()
+	if err := s.SetPriorities(true); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.SetRackRate(1, 1e6); err == nil {
+		t.Error("SetRackRate on a rack without a class succeeded")
+	}
+	if err := s.SetRack(1, 125e6, c.RackDataIPs(1)); err != nil {
+		t.Fatalf("SetRack: %v", err)
+	}
+	if err := s.SetRackRate(1, 5e6); err != nil {
+		t.Fatalf("SetRackRate: %v", err)
+	}
+	rates := func() map[uint32][2]uint64 {
+		t.Helper()
+		cs, err := s.tc.Class().Get(&tc.Msg{Family: unix.AF_UNSPEC, Ifindex: s.ifindex})
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := map[uint32][2]uint64{}
+		for _, c := range cs {
+			if c.Htb == nil || c.Htb.Parms == nil {
+				continue
+			}
+			_, minor := core.SplitHandle(c.Handle)
+			out[minor] = [2]uint64{uint64(c.Htb.Parms.Rate.Rate), uint64(c.Htb.Parms.Ceil.Rate)}
+		}
+		return out
+	}()
+	m := rackMinor(1)
+	if got := rates[m]; got != [2]uint64{5e6, 5e6} {
+		t.Errorf("rack class rate, ceil = %v, want 5e6", got)
+	}
+	if got := rates[leafMinor(m, 0)]; got[1] != 5e6 {
+		t.Errorf("priority leaf ceil = %d, want 5e6", got[1])
+	}
+	const n = 1 << 20
+	var x xfer
+	rk, _ := classDelta(t, s, func() { x = transfer(t, src, dst, n) })
+	checkPayload(t, "class of rack 1 after SetRackRate", rk[1].Bytes, rk[1].Packets, n, x)
+	for _, bad := range []float64{-1, math.NaN(), math.Inf(1)} {
+		if err := s.SetRackRate(1, bad); err == nil {
+			t.Errorf("SetRackRate(%v) succeeded", bad)
+		}
 	}
 }
