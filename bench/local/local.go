@@ -48,6 +48,10 @@ type Options struct {
 	Priorities bool
 	// ShapeHostNICs shapes every host's NIC at the topology's rate.
 	ShapeHostNICs bool
+	// ShareRackLinks, in flat mode, has the workers share each rack's
+	// links by demand (worker --shape-share) rather than split its
+	// uplink equally among its hosts.
+	ShareRackLinks bool
 	// SleepCompute has the workers wait their attempts' compute time out
 	// instead of burning CPU (worker --sleep-compute): the emulated hosts
 	// share this machine's cores, and a cluster of many slots would
@@ -178,6 +182,10 @@ func (e *Emulator) startWorker(i int, hn shaping.HostNet, credsPath string) erro
 	if e.opt.Mode == shaping.Flat && rack.UplinkBps > 0 {
 		// a static equal split of the rack's uplink among its hosts
 		args = append(args, "--shape", strconv.FormatInt(int64(rack.UplinkBps/float64(len(rack.Hosts))), 10))
+		if e.opt.ShareRackLinks {
+			// the equal split holds until the first share, 100 ms in
+			args = append(args, "--shape-share", fmt.Sprintf("%.0f:%.0f:%.0f", rack.UplinkBps, rack.DownlinkBps, host.NICBps))
+		}
 		if e.opt.Priorities {
 			args = append(args, "--shape-priorities")
 		}

@@ -49,6 +49,9 @@ type Config struct {
 	// ShapePriorities gives each shaped rack class one HTB leaf per band
 	// of the priority table (internal/traffic), chosen by DSCP.
 	ShapePriorities bool
+	// Share, with ShapeBps, sets the rack classes by demand sharing
+	// instead (ShapeBps is the rate until the first share).
+	Share *ShareConfig
 	// SleepCompute makes attempts wait their compute time out rather
 	// than burn it (task.Env.SleepCompute): for hosts emulated on one
 	// machine.
@@ -164,6 +167,13 @@ func (w *Worker) open() error {
 	}
 	if w.nc, err = nats.Connect(w.cfg.NATSURL, opts...); err != nil {
 		return fmt.Errorf("worker %s: connect to NATS at %s: %w", w.cfg.Host, w.cfg.NATSURL, err)
+	}
+	if w.cfg.Share != nil {
+		// last: it reports its problems over NATS
+		if w.shaper == nil {
+			return fmt.Errorf("worker %s: demand sharing needs host shaping (--shape)", w.cfg.Host)
+		}
+		w.shaper.startSharing(w.members, w.cfg.Host, *w.cfg.Share, w.problem)
 	}
 	return nil
 }

@@ -122,6 +122,7 @@ runs the attempts it is sent. It removes its objects and shaping on exit.`,
 	f.BoolVar(&cfg.ShapePriorities, "shape-priorities", false, "with --shape: one HTB leaf per priority band in each rack class, chosen by DSCP")
 	f.IntVar(&cfg.Fetchers, "fetchers", 5, "parallel fetches per shuffling attempt")
 	f.BoolVar(&cfg.SleepCompute, "sleep-compute", false, "attempts wait their compute time out instead of burning CPU (hosts emulated on one machine)")
+	ShareFlag(f, &cfg)
 	f.StringVar(&cfg.MetricsAddr, "metrics-addr", "", "serve Prometheus metrics on this address (e.g. :9465)")
 	f.StringArrayVar(&tiers, "tier", nil, "storage tier KIND:DIR[:READ[:WRITE[:CAPACITY]]], repeatable (default: one unlimited mem tier in the temp dir)")
 	f.BoolVar(&bypassCache, "bypass-cache", true, "keep SSD and HDD tier objects out of the page cache (fdatasync and posix_fadvise DONTNEED after each write and read), so their reads come from the device, not RAM; tiers on tmpfs and the mem tier always use the cache; false: leave the cache alone")

@@ -1,24 +1,39 @@
 package agent
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"net"
 	"sort"
 	"strings"
+	"sync"
+	"time"
 
 	"github.com/racklab/racklab/coordinator/wire"
+	"github.com/racklab/racklab/internal/units"
 	"github.com/racklab/racklab/shaping"
+	"github.com/racklab/racklab/shaping/share"
 	"github.com/racklab/racklab/worker/members"
+	"github.com/spf13/pflag"
 )
 
 // shaper keeps one HTB class per other rack on the data NIC, each at the
-// host's static share of the rack uplink, with u32 filters on the data
-// addresses of that rack's workers as memberlist reports them.
+// host's static share of the rack uplink (or, with demand sharing, at the
+// share the sharer last computed), with u32 filters on the data addresses
+// of that rack's workers as memberlist reports them.
 type shaper struct {
 	hs   *shaping.HostShaper
 	rack string
 	rate float64
+	// sharing, if on
+	sharer *sharer
+
+	mu sync.Mutex // the fields below; the sharer runs beside the worker
+	// rates are the rates demand sharing set, by class; a class not in it
+	// is at rate
+	rates map[int]float64
 	// index numbers the racks as the coordinator's topology does, so that
 	// class n means rack n on every host; racks it does not name get
 	// numbers after them, in order first seen.
@@ -36,17 +51,41 @@ func newShaper(dev, rack string, rate float64, prios bool) (*shaper, error) {
 	if err := hs.SetPriorities(prios); err != nil {
 		return nil, errors.Join(err, hs.Close())
 	}
-	return &shaper{hs: hs, rack: rack, rate: rate, index: map[string]int{}}, nil
+	return &shaper{hs: hs, rack: rack, rate: rate, index: map[string]int{}, rates: map[int]float64{}}, nil
 }
 
 func (s *shaper) setRacks(racks []string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	for i, r := range racks {
 		s.index[r] = i
 	}
 	s.names = append([]string(nil), racks...)
 }
 
+// rackIndex returns the class number of rack r, giving a rack the
+// topology did not name the next free one. Call with s.mu held.
+func (s *shaper) rackIndex(r string) int {
+	i, ok := s.index[r]
+	if !ok {
+		i = len(s.names)
+		s.index[r] = i
+		s.names = append(s.names, r)
+	}
+	return i
+}
+
+// rateOf is class i's current rate. Call with s.mu held.
+func (s *shaper) rateOf(i int) float64 {
+	if r, ok := s.rates[i]; ok {
+		return r
+	}
+	return s.rate
+}
+
 func (s *shaper) update(peers []members.Peer) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	var sig strings.Builder
 	for _, p := range peers {
 		fmt.Fprintf(&sig, "%s/%s/%s;", p.Name, p.Rack, p.DataAddr)
@@ -74,13 +113,8 @@ func (s *shaper) update(peers []members.Peer) error {
 	}
 	sort.Strings(racks)
 	for _, r := range racks {
-		i, ok := s.index[r]
-		if !ok {
-			i = len(s.names)
-			s.index[r] = i
-			s.names = append(s.names, r)
-		}
-		if err := s.hs.SetRack(i, s.rate, byRack[r]); err != nil {
+		i := s.rackIndex(r)
+		if err := s.hs.SetRack(i, s.rateOf(i), byRack[r]); err != nil {
 			return err
 		}
 	}
@@ -93,6 +127,8 @@ func (s *shaper) counters() map[string]wire.Counter {
 	if err != nil {
 		return nil
 	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	out := make(map[string]wire.Counter, len(cs))
 	for i, c := range cs {
 		if i >= 0 && i < len(s.names) {
@@ -102,4 +138,333 @@ func (s *shaper) counters() map[string]wire.Counter {
 	return out
 }
 
-func (s *shaper) close() error { return s.hs.Close() }
+func (s *shaper) close() error {
+	if s.sharer != nil {
+		s.sharer.stop()
+	}
+	return s.hs.Close()
+}
+
+// ShareConfig turns on demand sharing of rack links (flat mode, where each
+// worker shapes its own traffic): every ShareInterval each worker measures
+// its demand toward every other rack, sends it to the other workers over
+// memberlist, and sets each of its rack classes to its max-min fair share
+// (package shaping/share) of its rack's uplink, the destination rack's
+// downlink and its NIC, computed from everyone's demand. Every worker
+// computes the same shares from the same messages, so the hosts of a rack
+// together stay within its links without a coordinator in the loop.
+type ShareConfig struct {
+	// This host's rack's links and its NIC's sending rate, in bytes per
+	// second (the rates of the coordinator's topology); each worker
+	// sends its own with its demand, so a rack's downlink is known to
+	// the others. 0 means not limited. Where the hosts of a rack say
+	// different things, the smallest rate holds.
+	UplinkBps, DownlinkBps, NICBps float64
+}
+
+// Demand sharing's timing.
+const (
+	// ShareInterval is how often a worker measures and sends its demand
+	// and recomputes its shares.
+	ShareInterval = 100 * time.Millisecond
+	// a host's demand not renewed for this long counts as none (the
+	// host died, or its messages are being lost)
+	demandStaleAfter = 10 * ShareInterval
+)
+
+// The demand estimator. Over the last interval a class sent sent bytes/s
+// at a class rate of rate. It wants more than it has (it is Backlogged) if
+// packets are waiting in its queue, or if it sent at least nearFull of its
+// rate (a sender held by the class, whose queue happened to be empty when
+// read). Otherwise something else holds it (the application, the
+// receiver), and it wants what it sent plus headroom: enough that a sender
+// that speeds up reaches nearFull of its new rate, and is then Backlogged,
+// within an interval or two; headroom×nearFull > 1 keeps a steady sender
+// that is not held by its class from being classed as backlogged.
+const (
+	nearFull = 0.9
+	headroom = 1.2
+)
+
+// estimateDemand returns a class's demand in bytes/s (share.Backlogged if
+// it wants all it can get) from its counters at the start (prev) and end
+// (cur) of an interval of dt seconds and its rate over it (0: unshaped).
+func estimateDemand(prev, cur shaping.ClassCounters, dt, rate float64) float64 {
+	if dt <= 0 || cur.Bytes < prev.Bytes {
+		return 0 // no interval yet, or a class made anew
+	}
+	sent := float64(cur.Bytes-prev.Bytes) / dt
+	if cur.Backlog > 0 || (rate > 0 && sent >= nearFull*rate) {
+		return share.Backlogged
+	}
+	return headroom * sent
+}
+
+// demandMsg is what a worker sends the others every ShareInterval.
+type demandMsg struct {
+	Kind string `json:"k"` // demandKind
+	Host string `json:"h"`
+	Rack string `json:"r"`
+	// Seq orders one host's messages: an older one arriving late is
+	// dropped.
+	Seq         uint64  `json:"s"`
+	UplinkBps   float64 `json:"u,omitempty"`
+	DownlinkBps float64 `json:"d,omitempty"`
+	NICBps      float64 `json:"n,omitempty"`
+	// Demand by destination rack in bytes/s, -1 for backlogged; racks
+	// not listed: none.
+	Demand map[string]float64 `json:"w,omitempty"`
+}
+
+const demandKind = "demand"
+
+// heardDemand is the last demand heard from a host, and when.
+type heardDemand struct {
+	msg demandMsg
+	at  time.Time
+}
+
+// sharer runs demand sharing for a shaper.
+type sharer struct {
+	s       *shaper
+	m       *members.Agent
+	host    string
+	cfg     ShareConfig
+	problem func(format string, args ...any)
+
+	heardMu sync.Mutex
+	heard   map[string]heardDemand
+
+	// the loop's own state
+	seq     uint64
+	prev    map[int]shaping.ClassCounters
+	prevAt  time.Time
+	lastErr string
+
+	quit chan struct{}
+	done chan struct{}
+}
+
+// startSharing starts demand sharing: it listens to the other workers'
+// demand on m and runs every ShareInterval until the shaper is closed.
+// problem reports an error (each distinct one once in a row).
+func (s *shaper) startSharing(m *members.Agent, host string, cfg ShareConfig, problem func(format string, args ...any)) {
+	sh := &sharer{s: s, m: m, host: host, cfg: cfg, problem: problem, heard: map[string]heardDemand{},
+		quit: make(chan struct{}), done: make(chan struct{})}
+	s.sharer = sh
+	m.OnMessage(sh.receive)
+	go sh.run()
+}
+
+func (sh *sharer) stop() {
+	sh.m.OnMessage(nil)
+	close(sh.quit)
+	<-sh.done
+}
+
+func (sh *sharer) run() {
+	defer close(sh.done)
+	t := time.NewTicker(ShareInterval)
+	defer t.Stop()
+	for {
+		select {
+		case <-sh.quit:
+			return
+		case now := <-t.C:
+			err := sh.step(now)
+			if msg := fmt.Sprint(err); err != nil && msg != sh.lastErr {
+				sh.problem("demand sharing: %v", err)
+			}
+			sh.lastErr = fmt.Sprint(err)
+		}
+	}
+}
+
+// receive takes another worker's demand message (memberlist's goroutine).
+func (sh *sharer) receive(b []byte) {
+	var d demandMsg
+	if err := json.Unmarshal(b, &d); err != nil || d.Kind != demandKind || d.Host == "" || d.Host == sh.host {
+		return // not a demand message of a peer
+	}
+	sh.heardMu.Lock()
+	defer sh.heardMu.Unlock()
+	if old, ok := sh.heard[d.Host]; ok && old.msg.Seq >= d.Seq {
+		return
+	}
+	sh.heard[d.Host] = heardDemand{msg: d, at: time.Now()}
+}
+
+// step measures this host's demand, sends it, and sets its classes to
+// the shares computed from everyone's.
+func (sh *sharer) step(now time.Time) error {
+	cs, err := sh.s.hs.Counters()
+	if err != nil {
+		return err
+	}
+	dt := 0.0
+	if sh.prev != nil {
+		dt = now.Sub(sh.prevAt).Seconds()
+	}
+	sh.seq++
+	own := demandMsg{Kind: demandKind, Host: sh.host, Rack: sh.s.rack, Seq: sh.seq,
+		UplinkBps: sh.cfg.UplinkBps, DownlinkBps: sh.cfg.DownlinkBps, NICBps: sh.cfg.NICBps, Demand: map[string]float64{}}
+	sh.s.mu.Lock()
+	for i, c := range cs {
+		if i < 0 || i >= len(sh.s.names) {
+			continue
+		}
+		if d := estimateDemand(sh.prev[i], c, dt, sh.s.rateOf(i)); math.IsInf(d, 1) {
+			own.Demand[sh.s.names[i]] = -1
+		} else if d > 0 {
+			own.Demand[sh.s.names[i]] = d
+		}
+	}
+	sh.s.mu.Unlock()
+	sh.prev, sh.prevAt = cs, now
+	body, err := json.Marshal(&own)
+	if err != nil {
+		return err
+	}
+	// a peer we cannot reach this time hears the next message
+	sendErr := sh.m.Send(body, func(p members.Peer) bool { return p.Role == members.RoleWorker })
+
+	msgs := []demandMsg{own}
+	sh.heardMu.Lock()
+	live := map[string]bool{}
+	for _, p := range sh.m.Peers() {
+		if p.Role != members.RoleWorker {
+			continue
+		}
+		live[p.Name] = true
+		if h, ok := sh.heard[p.Name]; ok && now.Sub(h.at) <= demandStaleAfter && h.msg.Rack == p.Rack {
+			msgs = append(msgs, h.msg)
+		} else {
+			// a live host we have not heard from lately: no demand, but
+			// it counts for the floors of its links
+			msgs = append(msgs, demandMsg{Host: p.Name, Rack: p.Rack})
+		}
+	}
+	for h := range sh.heard {
+		if !live[h] {
+			delete(sh.heard, h)
+		}
+	}
+	sh.heardMu.Unlock()
+
+	sh.s.mu.Lock()
+	defer sh.s.mu.Unlock()
+	in, self := shareInput(msgs, sh.s.rackIndex)
+	out, err := share.Compute(in)
+	if err != nil {
+		return errors.Join(sendErr, err)
+	}
+	for _, i := range sh.s.hs.Racks() {
+		if i >= len(out[self]) {
+			continue
+		}
+		rate := out[self][i]
+		if math.IsInf(rate, 1) {
+			rate = 0 // no limited link on the way: unshaped
+		}
+		if old := sh.s.rateOf(i); math.Abs(rate-old) <= rateSlack*old {
+			continue // a no-op change: leave the class alone
+		}
+		if err := sh.s.hs.SetRackRate(i, rate); err != nil {
+			return errors.Join(sendErr, err)
+		}
+		sh.s.rates[i] = rate
+	}
+	return sendErr
+}
+
+// rateSlack is the relative change of a class's rate below which it is
+// not changed (HTB rates are whole bytes/s, and a change costs netlink
+// calls for every leaf).
+const rateSlack = 0.01
+
+// shareInput turns demand messages (the first one this host's) into
+// share's input, with hosts in name order so that every worker computes
+// the same thing, and returns this host's index in it. index numbers a
+// rack.
+func shareInput(msgs []demandMsg, index func(rack string) int) (share.Input, int) {
+	self := msgs[0].Host
+	sorted := append([]demandMsg(nil), msgs...)
+	sort.Slice(sorted, func(a, b int) bool { return sorted[a].Host < sorted[b].Host })
+	for _, m := range sorted {
+		index(m.Rack)
+		for r := range m.Demand {
+			index(r)
+		}
+	}
+	nr := 0
+	for _, m := range sorted {
+		nr = max(nr, index(m.Rack)+1)
+		for r := range m.Demand {
+			nr = max(nr, index(r)+1)
+		}
+	}
+	in := share.Input{Racks: make([]share.Rack, nr)}
+	// a rack's links: the smallest any of its hosts gives
+	tighter := func(cur *float64, v float64) {
+		if v > 0 && (*cur == 0 || v < *cur) {
+			*cur = v
+		}
+	}
+	selfAt := 0
+	for _, m := range sorted {
+		r := index(m.Rack)
+		tighter(&in.Racks[r].UplinkBps, m.UplinkBps)
+		tighter(&in.Racks[r].DownlinkBps, m.DownlinkBps)
+		h := share.Host{Rack: r, NICBps: m.NICBps, Demand: make([]float64, nr)}
+		for rack, d := range m.Demand {
+			if d < 0 {
+				d = share.Backlogged
+			}
+			h.Demand[index(rack)] = d
+		}
+		if m.Host == self {
+			selfAt = len(in.Hosts)
+		}
+		in.Hosts = append(in.Hosts, h)
+	}
+	return in, selfAt
+}
+
+// shareFlag is --shape-share UPLINK:DOWNLINK[:NIC].
+type shareFlag struct{ cfg **ShareConfig }
+
+func (f shareFlag) String() string {
+	if f.cfg == nil || *f.cfg == nil {
+		return ""
+	}
+	c := *f.cfg
+	return fmt.Sprintf("%.0f:%.0f:%.0f", c.UplinkBps, c.DownlinkBps, c.NICBps)
+}
+
+func (f shareFlag) Type() string { return "UPLINK:DOWNLINK[:NIC]" }
+
+func (f shareFlag) Set(v string) error {
+	parts := strings.Split(v, ":")
+	if len(parts) < 2 || len(parts) > 3 {
+		return fmt.Errorf("%q: want UPLINK:DOWNLINK[:NIC], rates per second such as 125MB", v)
+	}
+	var rates [3]float64
+	for i, p := range parts {
+		n, err := units.ParseBytes(p)
+		if err != nil {
+			return fmt.Errorf("%q: field %d: %w", v, i+1, err)
+		}
+		if n < 0 {
+			return fmt.Errorf("%q: field %d is negative", v, i+1)
+		}
+		rates[i] = float64(n)
+	}
+	*f.cfg = &ShareConfig{UplinkBps: rates[0], DownlinkBps: rates[1], NICBps: rates[2]}
+	return nil
+}
+
+// ShareFlag registers --shape-share on f, setting cfg.Share.
+func ShareFlag(f *pflag.FlagSet, cfg *Config) {
+	f.Var(shareFlag{&cfg.Share}, "shape-share",
+		"with --shape: share this rack's uplink and downlink (and cap this host's sending at NIC), in bytes per second, among the hosts by their demand, exchanged over memberlist every 100 ms (flat mode); --shape is the rate until the first share")
+}

@@ -1,11 +1,14 @@
 package agent
 
 import (
+	"encoding/json"
 	"fmt"
+	"math"
 	"os"
 	"testing"
 
 	"github.com/racklab/racklab/shaping"
+	"github.com/racklab/racklab/shaping/share"
 )
 
 // --shape-priorities reaches the worker's own shaper: its rack classes get
@@ -36,6 +39,107 @@ func TestShaperPriorities(t *testing.T) {
 		}
 		if got != prios {
 			t.Errorf("newShaper(priorities %v): the shaper's priorities are %v", prios, got)
+		}
+	}
+}
+
+func TestEstimateDemand(t *testing.T) {
+	c := func(bytes uint64, backlog uint32) shaping.ClassCounters {
+		return shaping.ClassCounters{Bytes: bytes, Backlog: backlog}
+	}
+	for _, tc := range []struct {
+		name       string
+		prev, cur  shaping.ClassCounters
+		dt, rate   float64
+		want       float64
+		backlogged bool
+	}{
+		{name: "first interval", prev: c(0, 0), cur: c(1000, 0), dt: 0, rate: 100},
+		{name: "idle", prev: c(500, 0), cur: c(500, 0), dt: 0.1, rate: 1000},
+		{name: "held by something else", prev: c(0, 0), cur: c(50, 0), dt: 0.1, rate: 1000, want: 600},
+		{name: "near its rate", prev: c(0, 0), cur: c(90, 0), dt: 0.1, rate: 1000, backlogged: true},
+		{name: "queue waiting", prev: c(0, 0), cur: c(10, 1500), dt: 0.1, rate: 1000, backlogged: true},
+		{name: "class made anew", prev: c(5000, 0), cur: c(10, 0), dt: 0.1, rate: 1000},
+		{name: "unshaped", prev: c(0, 0), cur: c(1e6, 0), dt: 0.1, rate: 0, want: 1.2e7},
+	} {
+		got := estimateDemand(tc.prev, tc.cur, tc.dt, tc.rate)
+		if tc.backlogged != math.IsInf(got, 1) || (!tc.backlogged && math.Abs(got-tc.want) > 1e-6) {
+			t.Errorf("%s: demand %v, want %v (backlogged %v)", tc.name, got, tc.want, tc.backlogged)
+		}
+	}
+}
+
+// Every worker builds the same input, whatever the order it heard from
+// its peers: hosts by name, racks by the topology's numbering, a rack's
+// links the smallest its hosts report.
+func TestShareInput(t *testing.T) {
+	index := map[string]int{"ra": 0, "rb": 1}
+	number := func(r string) int {
+		if _, ok := index[r]; !ok {
+			index[r] = len(index)
+		}
+		return index[r]
+	}
+	msgs := []demandMsg{
+		{Host: "h2", Rack: "rb", UplinkBps: 100, DownlinkBps: 80, Demand: map[string]float64{"ra": -1}},
+		{Host: "h1", Rack: "ra", UplinkBps: 100, DownlinkBps: 100, NICBps: 50, Demand: map[string]float64{"rb": 30, "rc": 5}},
+		{Host: "h3", Rack: "rb", UplinkBps: 90},
+		{Host: "h0", Rack: "ra"},
+	}
+	in, self := shareInput(msgs, number)
+	if self != 2 {
+		t.Errorf("this host (h2) at %d, want 2", self)
+	}
+	if len(in.Racks) != 3 || in.Racks[0] != (share.Rack{UplinkBps: 100, DownlinkBps: 100}) || in.Racks[1] != (share.Rack{UplinkBps: 90, DownlinkBps: 80}) || in.Racks[2] != (share.Rack{}) {
+		t.Errorf("racks %+v", in.Racks)
+	}
+	want := []share.Host{
+		{Rack: 0, Demand: []float64{0, 0, 0}},
+		{Rack: 0, NICBps: 50, Demand: []float64{0, 30, 5}},
+		{Rack: 1, Demand: []float64{share.Backlogged, 0, 0}},
+		{Rack: 1, Demand: []float64{0, 0, 0}},
+	}
+	if fmt.Sprint(in.Hosts) != fmt.Sprint(want) {
+		t.Errorf("hosts %v, want %v", in.Hosts, want)
+	}
+}
+
+// A peer's older message, arriving after a newer one, is dropped; so are
+// our own and other kinds of messages.
+func TestReceiveKeepsTheNewest(t *testing.T) {
+	sh := &sharer{host: "me", heard: map[string]heardDemand{}}
+	send := func(m demandMsg) {
+		b, err := json.Marshal(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sh.receive(b)
+	}
+	send(demandMsg{Kind: demandKind, Host: "p", Rack: "r1", Seq: 5, Demand: map[string]float64{"r0": 1}})
+	send(demandMsg{Kind: demandKind, Host: "p", Rack: "r1", Seq: 4, Demand: map[string]float64{"r0": 2}})
+	send(demandMsg{Kind: demandKind, Host: "me", Rack: "r0", Seq: 9})
+	send(demandMsg{Kind: "other", Host: "q", Seq: 1})
+	sh.receive([]byte("not json"))
+	if len(sh.heard) != 1 || sh.heard["p"].msg.Demand["r0"] != 1 {
+		t.Errorf("heard %+v", sh.heard)
+	}
+}
+
+func TestShareFlag(t *testing.T) {
+	var cfg Config
+	f := shareFlag{&cfg.Share}
+	if err := f.Set("125MB:100MB"); err != nil {
+		t.Fatal(err)
+	}
+	if *cfg.Share != (ShareConfig{UplinkBps: 125e6, DownlinkBps: 100e6}) {
+		t.Errorf("got %+v", *cfg.Share)
+	}
+	if err := f.Set("1000:2000:3000"); err != nil || cfg.Share.NICBps != 3000 {
+		t.Errorf("with a NIC: %+v, %v", cfg.Share, err)
+	}
+	for _, bad := range []string{"", "125MB", "1:2:3:4", "x:1", "1:-2"} {
+		if err := f.Set(bad); err == nil {
+			t.Errorf("%q accepted", bad)
 		}
 	}
 }
