@@ -155,8 +155,15 @@ func (e *env) up() error {
 			return err
 		}
 	}
-	// the flows' source: an unpaced memory tier
-	if e.st, err = store.Open([]store.TierConfig{{Kind: cluster.Mem, Dir: filepath.Join(opt.Dir, "flows")}}); err != nil {
+	return e.serve()
+}
+
+// serve starts the flows' source on e.net: a store in opt.Dir with the
+// blob, and a data server on every host.
+func (e *env) serve() error {
+	var err error
+	// an unpaced memory tier
+	if e.st, err = store.Open([]store.TierConfig{{Kind: cluster.Mem, Dir: filepath.Join(e.opt.Dir, "flows")}}); err != nil {
 		return err
 	}
 	if _, err := e.st.Generate(cluster.Mem, blob, 64<<20, 1); err != nil {

@@ -1,0 +1,242 @@
+package check
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/racklab/racklab/bench/local"
+	"github.com/racklab/racklab/coordinator/cluster"
+	"github.com/racklab/racklab/coordinator/live"
+	"github.com/racklab/racklab/coordinator/wire"
+	"github.com/racklab/racklab/shaping"
+)
+
+// In flat mode, one host of rack 0 sends to rack 1 while its rack-mate is
+// idle. With demand sharing (worker --shape-share) the workers give it the
+// rack's whole uplink: rack 0's uplink, counted by the kernel in its hosts'
+// HTB classes, carries at least 90% of the rack's rate. Without, it gets
+// the static split, half. With sharing, when both hosts of rack 0 send,
+// they together stay within the uplink (at most 105% of it, the check's
+// slack for a shaped rate). The workers are real (bench worker), in the
+// emulated cluster of bench local, with a stand-in coordinator that only
+// admits them; the flow is the check's. A noisy machine may fail a
+// measurement: each case is measured up to twice.
+func TestFlatShareGivesBusySenderTheUplink(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("needs root for network namespaces and tc")
+	}
+	bin := buildBench(t)
+	for _, sharing := range []bool{true, false} {
+		t.Run(fmt.Sprintf("share=%v", sharing), func(t *testing.T) {
+			// 2 racks × 2 hosts, 50 MB/s NICs, 4:1 oversubscribed: 25 MB/s
+			// rack links, 12.5 MB/s per host without sharing
+			topo, err := cluster.Uniform(cluster.UniformSpec{Racks: 2, HostsPerRack: 2, Slots: 1, NICBps: 50e6, Oversubscription: 4,
+				Tiers: []cluster.Tier{{Kind: cluster.Mem, ReadBps: 400e6, WriteBps: 400e6, CapacityBytes: 1 << 30}}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			up := topo.Racks[0].UplinkBps
+			got, both := measureOneSender(t, bin, topo, sharing)
+			t.Logf("share=%v: rack 0's uplink carried %s of %s (%.1f%%) with one of its two hosts sending", sharing, mbps(got), mbps(up), 100*got/up)
+			if sharing && got < 0.90*up {
+				t.Errorf("with sharing, one busy sender got %s of the rack's %s uplink, want at least 90%%", mbps(got), mbps(up))
+			}
+			if !sharing && (got < 0.40*up || got > 0.60*up) {
+				t.Errorf("without sharing, one busy sender got %s of the rack's %s uplink, want about half", mbps(got), mbps(up))
+			}
+			if sharing {
+				t.Logf("share=true: rack 0's uplink carried %s of %s (%.1f%%) with both hosts sending", mbps(both), mbps(up), 100*both/up)
+				if both > rateHigh*up || both < rateLow*up {
+					t.Errorf("with sharing, both hosts of rack 0 together sent %s through its %s uplink, want within %.0f%%..%.0f%%", mbps(both), mbps(up), 100*rateLow, 100*rateHigh)
+				}
+			}
+		})
+	}
+}
+
+// measureOneSender brings up the cluster with its workers, waits until
+// every worker shapes toward the other rack, runs one flow from r0h0 to
+// r1h0, and returns rack 0's uplink rate (the best of two tries if the
+// first misses the mark); with sharing, then flows from both hosts of
+// rack 0, and their rate through its uplink.
+func measureOneSender(t *testing.T, bin string, topo *cluster.Topology, sharing bool) (one, both float64) {
+	prefix := fmt.Sprintf("fs%d%d", map[bool]int{true: 1, false: 0}[sharing], os.Getpid()%1000)
+	t.Cleanup(func() {
+		if err := local.Cleanup(prefix); err != nil {
+			t.Errorf("cleanup: %v", err)
+		}
+	})
+	opt := local.Options{Prefix: prefix, Mode: shaping.Flat, Topology: topo, WorkerCommand: []string{bin, "worker"},
+		Dir: filepath.Join(t.TempDir(), "cluster"), NATSPort: 14322, Cluster: "test", ShareRackLinks: sharing, Logf: t.Logf}
+	em, err := local.Start(opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := em.Stop(); err != nil {
+			t.Error(err)
+		}
+		if left, err := local.Leftovers(prefix); err != nil || len(left) > 0 {
+			t.Errorf("left behind: %v %v", left, err)
+		}
+	})
+	admitWorkers(t, em, topo)
+
+	e := &env{opt: Options{Prefix: prefix, Mode: shaping.Flat, Topology: topo, Dir: t.TempDir(), Measure: 3 * time.Second, Logf: t.Logf},
+		ctx: context.Background(), net: em.Net}
+	t.Cleanup(func() {
+		for _, s := range e.servers {
+			s.Close()
+		}
+		if e.st != nil {
+			_ = e.st.Wipe()
+		}
+	})
+	if err := e.serve(); err != nil {
+		t.Fatal(err)
+	}
+	uplink := func() ([]uint64, error) {
+		cs, err := e.net.RackLinkCounters()
+		if err != nil {
+			return nil, err
+		}
+		return []uint64{cs[0].UpBytes}, nil
+	}
+	flows := [][3]int{{e.host(0, 0), e.host(1, 0), job0}}
+	up := topo.Racks[0].UplinkBps
+	for try := 1; try <= 2; try++ {
+		got, err := e.measure(flows, uplink)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("one sender, try %d: %s", try, mbps(got[0]))
+		one = max(one, got[0])
+		if !sharing || got[0] >= 0.9*up {
+			break
+		}
+	}
+	if !sharing {
+		return one, 0
+	}
+	got, err := e.measure([][3]int{{e.host(0, 0), e.host(1, 0), job0}, {e.host(0, 1), e.host(1, 1), job0}}, uplink)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return one, got[0]
+}
+
+// admitWorkers stands in for the coordinator: an embedded NATS server that
+// answers every worker's registration with the members so far and the
+// racks, and returns once every worker's heartbeat shows it sees the
+// three others and shapes toward the other rack.
+func admitWorkers(t *testing.T, em *local.Emulator, topo *cluster.Topology) {
+	t.Helper()
+	subj, err := wire.NewSubjects("test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv, err := live.StartServer(em.NATSListen(), subj, em.Creds)
+	if err != nil {
+		t.Fatal(err)
+	}
+	nc, err := nats.Connect(srv.URL(), nats.UserInfo(wire.CoordinatorUser, em.Creds.Coordinator))
+	if err != nil {
+		srv.Close()
+		t.Fatal(err)
+	}
+	// the workers stop when the cluster does; the server goes after them
+	t.Cleanup(func() { nc.Close(); srv.Close() })
+	var racks []string
+	for _, r := range topo.Racks {
+		racks = append(racks, r.Name)
+	}
+	var mu sync.Mutex
+	var members []string
+	ready := map[string]bool{}
+	if _, err := nc.Subscribe(subj.Register("*"), func(m *nats.Msg) {
+		var reg wire.Register
+		if err := wire.Decode(m.Data, wire.TypeRegister, &reg); err != nil {
+			t.Errorf("registration: %v", err)
+			return
+		}
+		mu.Lock()
+		rep := wire.Registered{OK: true, Members: append([]string(nil), members...), Racks: racks}
+		members = append(members, reg.MemberAddr)
+		mu.Unlock()
+		_ = m.Respond(wire.MustEncode(wire.TypeRegistered, &rep))
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := nc.Subscribe(subj.Heartbeat("*"), func(m *nats.Msg) {
+		var hb wire.Heartbeat
+		if wire.Decode(m.Data, wire.TypeHeartbeat, &hb) != nil {
+			return
+		}
+		mu.Lock()
+		ready[hb.Host] = len(hb.Members) == len(topo.Hosts)-1 && len(hb.Shaped) == len(topo.Racks)-1
+		mu.Unlock()
+	}); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		mu.Lock()
+		n := 0
+		for _, ok := range ready {
+			if ok {
+				n++
+			}
+		}
+		mu.Unlock()
+		if n == len(topo.Hosts) {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("after 30 s, %d of %d workers see the others and shape toward the other rack", n, len(topo.Hosts))
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+var (
+	buildOnce sync.Once
+	benchBin  string
+	buildErr  error
+)
+
+// TestMain removes the bench binary that buildBench made.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if benchBin != "" {
+		_ = os.RemoveAll(filepath.Dir(benchBin))
+	}
+	os.Exit(code)
+}
+
+// buildBench builds the bench binary the emulator starts workers with,
+// once per test binary (TestMain removes it).
+func buildBench(t *testing.T) string {
+	t.Helper()
+	buildOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "racklab-check-test-")
+		if err != nil {
+			buildErr = err
+			return
+		}
+		benchBin = filepath.Join(dir, "bench")
+		build := exec.Command("go", "build", "-o", benchBin, "github.com/racklab/racklab/bench")
+		build.Stdout, build.Stderr = os.Stderr, os.Stderr
+		buildErr = build.Run()
+	})
+	if buildErr != nil {
+		t.Fatalf("build bench: %v", buildErr)
+	}
+	return benchBin
+}
