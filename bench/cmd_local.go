@@ -36,6 +36,7 @@ type localFlags struct {
 	verbose    bool
 	priorities bool
 	shapeNICs  bool
+	shareLinks bool
 }
 
 func localCmd() *cobra.Command {
@@ -62,6 +63,7 @@ func addClusterFlags(c *cobra.Command, f *localFlags) {
 	fl.BoolVarP(&f.verbose, "verbose", "v", false, "log the coordinator's events")
 	fl.BoolVar(&f.priorities, "priorities", false, "one HTB leaf per priority band (chosen by DSCP) on every shaped bottleneck")
 	fl.BoolVar(&f.shapeNICs, "shape-nics", false, "shape every host's NIC at the topology's rate")
+	fl.BoolVar(&f.shareLinks, "share-links", false, "flat mode: the workers share each rack's links by demand (worker --shape-share) rather than split its uplink equally among its hosts")
 }
 
 func (f *localFlags) topologyAndMode() (*cluster.Topology, shaping.Mode, error) {
@@ -93,7 +95,7 @@ func (f *localFlags) options(topo *cluster.Topology, mode shaping.Mode, logf fun
 		return local.Options{}, err
 	}
 	return local.Options{Prefix: f.prefix, Mode: mode, Topology: topo, WorkerCommand: []string{exe, "worker"},
-		Dir: dir, NATSPort: f.natsPort, Cluster: "racklab", Logf: logf, Priorities: f.priorities, ShapeHostNICs: f.shapeNICs}, nil
+		Dir: dir, NATSPort: f.natsPort, Cluster: "racklab", Logf: logf, Priorities: f.priorities, ShapeHostNICs: f.shapeNICs, ShareRackLinks: f.shareLinks}, nil
 }
 
 func localRunCmd() *cobra.Command {

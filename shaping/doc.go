@@ -45,6 +45,13 @@
 // memberlist, SSH) goes to addresses that are never in a rack's filter set,
 // so it lands in the unshaped default class.
 //
+// A static rate per class splits a rack's uplink equally among its hosts.
+// With demand sharing (package share, worker --shape-share), the workers
+// exchange their demand every 100 ms and set their classes
+// ([HostShaper.SetRackRate]) to their max-min fair share of the rack's
+// uplink and the destination racks' downlinks, so that one busy host gets
+// what its idle rack-mates leave.
+//
 // # Priorities
 //
 // With [ClusterSpec.Priorities] (rack links and host NICs) or
