@@ -30,6 +30,10 @@ type HostShaper struct {
 	racks   map[int]*rackClass
 	prios   bool
 	closed  bool
+	// ingress, for a receive-side shaper (NewIngressShaper): the device
+	// whose ingress is redirected to dev, an IFB; rack filters then match
+	// source addresses
+	ingress *ingressOf
 }
 
 type rackClass struct {
@@ -98,6 +102,8 @@ func rackPrefs(rack int) [2]uint16 {
 // SetRack creates or updates the class of destination rack (rate = ceil =
 // rateBps bytes/s; 0 means unshaped but still counted) and replaces its
 // filters so that exactly peers map to it. Peers must be IPv4 addresses.
+// On a receive-side shaper (NewIngressShaper) the class is a source
+// rack's and peers are its senders.
 func (s *HostShaper) SetRack(rack int, rateBps float64, peers []net.IP) error {
 	if rack < 0 || rack > maxRack {
 		return fmt.Errorf("shaping: rack %d out of range 0..%d", rack, maxRack)
@@ -133,8 +139,12 @@ func (s *HostShaper) SetRack(rack int, rateBps float64, peers []net.IP) error {
 	if err := deleteFilters(s.tc, s.ifindex, 0, next, ethPIP); err != nil {
 		return err
 	}
+	key := dstKey
+	if s.ingress != nil {
+		key = srcKey
+	}
 	for _, p := range peers {
-		if err := addU32(s.tc, s.ifindex, 0, next, ethPIP, dstKey(p.To4()), minor); err != nil {
+		if err := addU32(s.tc, s.ifindex, 0, next, ethPIP, key(p.To4()), minor); err != nil {
 			_ = deleteFilters(s.tc, s.ifindex, 0, next, ethPIP)
 			return err
 		}
@@ -312,6 +322,11 @@ func (s *HostShaper) Close() error {
 	}
 	s.closed = true
 	_, err := removeRoot(s.tc, s.ifindex)
+	if in := s.ingress; in != nil {
+		_, ierr := removeIngress(in.nl, s.tc, in.dev, in.ifindex)
+		in.nl.Close()
+		err = errors.Join(err, ierr)
+	}
 	if cerr := s.tc.Close(); err == nil {
 		err = cerr
 	}
@@ -319,8 +334,9 @@ func (s *HostShaper) Close() error {
 }
 
 // RemoveHostShaper removes a root qdisc that racklab made from dev in the
-// calling thread's namespace (cleanup after a crashed worker). It reports
-// whether there was one.
+// calling thread's namespace, and dev's receive-side shaping (see
+// NewIngressShaper) if racklab made some: cleanup after a crashed worker.
+// It reports whether there was either.
 func RemoveHostShaper(dev string) (bool, error) {
 	link, err := netlink.LinkByName(dev)
 	if err != nil {
@@ -331,7 +347,12 @@ func RemoveHostShaper(dev string) (bool, error) {
 		return false, fmt.Errorf("shaping: open rtnetlink: %w", err)
 	}
 	defer t.Close()
-	return removeRoot(t, uint32(link.Attrs().Index))
+	root, err := removeRoot(t, uint32(link.Attrs().Index))
+	if err != nil {
+		return root, err
+	}
+	rx, err := RemoveIngressShaper(dev)
+	return root || rx, err
 }
 
 // openTcAt opens a tc socket in namespace h.
