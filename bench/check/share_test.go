@@ -61,47 +61,12 @@ func TestFlatShareGivesBusySenderTheUplink(t *testing.T) {
 	}
 }
 
-// measureOneSender brings up the cluster with its workers, waits until
-// every worker shapes toward the other rack, runs one flow from r0h0 to
-// r1h0, and returns rack 0's uplink rate (the best of two tries if the
-// first misses the mark); with sharing, then flows from both hosts of
-// rack 0, and their rate through its uplink.
+// measureOneSender runs one flow from r0h0 to r1h0 on a cluster with
+// workers (sharedCluster) and returns rack 0's uplink rate (the best of
+// two tries if the first misses the mark); with sharing, then flows from
+// both hosts of rack 0, and their rate through its uplink.
 func measureOneSender(t *testing.T, bin string, topo *cluster.Topology, sharing bool) (one, both float64) {
-	prefix := fmt.Sprintf("fs%d%d", map[bool]int{true: 1, false: 0}[sharing], os.Getpid()%1000)
-	t.Cleanup(func() {
-		if err := local.Cleanup(prefix); err != nil {
-			t.Errorf("cleanup: %v", err)
-		}
-	})
-	opt := local.Options{Prefix: prefix, Mode: shaping.Flat, Topology: topo, WorkerCommand: []string{bin, "worker"},
-		Dir: filepath.Join(t.TempDir(), "cluster"), NATSPort: 14322, Cluster: "test", ShareRackLinks: sharing, Logf: t.Logf}
-	em, err := local.Start(opt)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if err := em.Stop(); err != nil {
-			t.Error(err)
-		}
-		if left, err := local.Leftovers(prefix); err != nil || len(left) > 0 {
-			t.Errorf("left behind: %v %v", left, err)
-		}
-	})
-	admitWorkers(t, em, topo)
-
-	e := &env{opt: Options{Prefix: prefix, Mode: shaping.Flat, Topology: topo, Dir: t.TempDir(), Measure: 3 * time.Second, Logf: t.Logf},
-		ctx: context.Background(), net: em.Net}
-	t.Cleanup(func() {
-		for _, s := range e.servers {
-			s.Close()
-		}
-		if e.st != nil {
-			_ = e.st.Wipe()
-		}
-	})
-	if err := e.serve(); err != nil {
-		t.Fatal(err)
-	}
+	e := sharedCluster(t, bin, topo, sharing)
 	uplink := func() ([]uint64, error) {
 		cs, err := e.net.RackLinkCounters()
 		if err != nil {
@@ -130,6 +95,93 @@ func measureOneSender(t *testing.T, bin string, topo *cluster.Topology, sharing 
 		t.Fatal(err)
 	}
 	return one, got[0]
+}
+
+// sharedCluster brings up topo in flat mode with its workers (bench
+// worker, with --shape-share if sharing), admits them, waits until every
+// worker shapes toward the other racks, and returns a check env on it
+// whose flows can run. Everything goes when the test ends.
+func sharedCluster(t *testing.T, bin string, topo *cluster.Topology, sharing bool) *env {
+	prefix := fmt.Sprintf("fs%d%d", map[bool]int{true: 1, false: 0}[sharing], os.Getpid()%1000)
+	t.Cleanup(func() {
+		if err := local.Cleanup(prefix); err != nil {
+			t.Errorf("cleanup: %v", err)
+		}
+	})
+	opt := local.Options{Prefix: prefix, Mode: shaping.Flat, Topology: topo, WorkerCommand: []string{bin, "worker"},
+		Dir: filepath.Join(t.TempDir(), "cluster"), NATSPort: 14322, Cluster: "test", ShareRackLinks: sharing, Logf: t.Logf}
+	em, err := local.Start(opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := em.Stop(); err != nil {
+			t.Error(err)
+		}
+		if left, err := local.Leftovers(prefix); err != nil || len(left) > 0 {
+			t.Errorf("left behind: %v %v", left, err)
+		}
+	})
+	admitWorkers(t, em, topo)
+	e := &env{opt: Options{Prefix: prefix, Mode: shaping.Flat, Topology: topo, Dir: t.TempDir(), Measure: 3 * time.Second, Logf: t.Logf},
+		ctx: context.Background(), net: em.Net}
+	t.Cleanup(func() {
+		for _, s := range e.servers {
+			s.Close()
+		}
+		if e.st != nil {
+			_ = e.st.Wipe()
+		}
+	})
+	if err := e.serve(); err != nil {
+		t.Fatal(err)
+	}
+	return e
+}
+
+// A rack's downlink holds in flat mode with sharing: one host of rack 0
+// and one of rack 1 send to rack 2, whose downlink is half a rack's uplink;
+// what rack 2's hosts receive from other racks (the kernel's counts in
+// the senders' classes toward rack 2) stays within 90-105% of it. Without
+// sharing, flat mode does not enforce downlinks: each sender gets its
+// static half of its uplink, together twice the downlink.
+func TestFlatShareHoldsDownlink(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("needs root for network namespaces and tc")
+	}
+	bin := buildBench(t)
+	for _, sharing := range []bool{true, false} {
+		t.Run(fmt.Sprintf("share=%v", sharing), func(t *testing.T) {
+			// 3 racks × 2 hosts, 50 MB/s NICs, 25 MB/s rack links but
+			// rack 2's downlink, 12.5 MB/s
+			topo, err := cluster.Uniform(cluster.UniformSpec{Racks: 3, HostsPerRack: 2, Slots: 1, NICBps: 50e6, Oversubscription: 4,
+				Tiers: []cluster.Tier{{Kind: cluster.Mem, ReadBps: 400e6, WriteBps: 400e6, CapacityBytes: 1 << 30}}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			topo.Racks[2].DownlinkBps = topo.Racks[2].UplinkBps / 2
+			down := topo.Racks[2].DownlinkBps
+			e := sharedCluster(t, bin, topo, sharing)
+			flows := [][3]int{{e.host(0, 0), e.host(2, 0), job0}, {e.host(1, 0), e.host(2, 1), job0}}
+			got, err := e.measure(flows, func() ([]uint64, error) {
+				cs, err := e.net.RackLinkCounters()
+				if err != nil {
+					return nil, err
+				}
+				return []uint64{cs[2].DownBytes}, nil
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Logf("share=%v: rack 2 received %s through its %s downlink (%.1f%%) from two senders of two racks", sharing, mbps(got[0]), mbps(down), 100*got[0]/down)
+			if sharing && (got[0] > rateHigh*down || got[0] < rateLow*down) {
+				t.Errorf("with sharing, rack 2 received %s through its %s downlink, want within %.0f%%..%.0f%%", mbps(got[0]), mbps(down), 100*rateLow, 100*rateHigh)
+			}
+			if !sharing && got[0] < 1.5*down {
+				t.Errorf("without sharing, rack 2 received only %s through its %s downlink; the static split should let through about twice as much", mbps(got[0]), mbps(down))
+			}
+		})
+	}
 }
 
 // admitWorkers stands in for the coordinator: an embedded NATS server that

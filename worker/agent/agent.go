@@ -173,7 +173,9 @@ func (w *Worker) open() error {
 		if w.shaper == nil {
 			return fmt.Errorf("worker %s: demand sharing needs host shaping (--shape)", w.cfg.Host)
 		}
-		w.shaper.startSharing(w.members, w.cfg.Host, *w.cfg.Share, w.problem)
+		if err := w.shaper.startSharing(w.members, w.cfg.Host, *w.cfg.Share, w.problem); err != nil {
+			return fmt.Errorf("worker %s: %w", w.cfg.Host, err)
+		}
 	}
 	return nil
 }

@@ -34,6 +34,11 @@ type shaper struct {
 	// rates are the rates demand sharing set, by class; a class not in it
 	// is at rate
 	rates map[int]float64
+	// rx, with demand sharing, shapes what the host receives: one class
+	// per source rack (the same numbers), at rxRates or else rxRate
+	rx      *shaping.HostShaper
+	rxRate  float64
+	rxRates map[int]float64
 	// index numbers the racks as the coordinator's topology does, so that
 	// class n means rack n on every host; racks it does not name get
 	// numbers after them, in order first seen.
@@ -51,7 +56,7 @@ func newShaper(dev, rack string, rate float64, prios bool) (*shaper, error) {
 	if err := hs.SetPriorities(prios); err != nil {
 		return nil, errors.Join(err, hs.Close())
 	}
-	return &shaper{hs: hs, rack: rack, rate: rate, index: map[string]int{}, rates: map[int]float64{}}, nil
+	return &shaper{hs: hs, rack: rack, rate: rate, index: map[string]int{}, rates: map[int]float64{}, rxRates: map[int]float64{}}, nil
 }
 
 func (s *shaper) setRacks(racks []string) {
@@ -81,6 +86,14 @@ func (s *shaper) rateOf(i int) float64 {
 		return r
 	}
 	return s.rate
+}
+
+// rxRateOf is receive class i's current rate. Call with s.mu held.
+func (s *shaper) rxRateOf(i int) float64 {
+	if r, ok := s.rxRates[i]; ok {
+		return r
+	}
+	return s.rxRate
 }
 
 func (s *shaper) update(peers []members.Peer) error {
@@ -117,6 +130,11 @@ func (s *shaper) update(peers []members.Peer) error {
 		if err := s.hs.SetRack(i, s.rateOf(i), byRack[r]); err != nil {
 			return err
 		}
+		if s.rx != nil {
+			if err := s.rx.SetRack(i, s.rxRateOf(i), byRack[r]); err != nil {
+				return err
+			}
+		}
 	}
 	s.applied = sig.String()
 	return nil
@@ -139,10 +157,14 @@ func (s *shaper) counters() map[string]wire.Counter {
 }
 
 func (s *shaper) close() error {
+	var err error
 	if s.sharer != nil {
 		s.sharer.stop()
 	}
-	return s.hs.Close()
+	if s.rx != nil {
+		err = s.rx.Close()
+	}
+	return errors.Join(err, s.hs.Close())
 }
 
 // ShareConfig turns on demand sharing of rack links (flat mode, where each
@@ -153,6 +175,14 @@ func (s *shaper) close() error {
 // downlink and its NIC, computed from everyone's demand. Every worker
 // computes the same shares from the same messages, so the hosts of a rack
 // together stay within its links without a coordinator in the loop.
+//
+// The receive side is shaped too, so that a rack's downlink holds whoever
+// sends (a sender that is not a worker, or one whose shares lag): the
+// data NIC's ingress goes through an IFB with one class per source rack
+// (shaping.NewIngressShaper), whose demand is measured and sent the same
+// way, and whose rates are the same computation mirrored: a host's share,
+// per source rack, of its rack's downlink, the source rack's uplink and
+// its NIC.
 type ShareConfig struct {
 	// This host's rack's links and its NIC's sending rate, in bytes per
 	// second (the rates of the coordinator's topology); each worker
@@ -214,6 +244,8 @@ type demandMsg struct {
 	// Demand by destination rack in bytes/s, -1 for backlogged; racks
 	// not listed: none.
 	Demand map[string]float64 `json:"w,omitempty"`
+	// RxDemand is the receive side's, by source rack.
+	RxDemand map[string]float64 `json:"x,omitempty"`
 }
 
 const demandKind = "demand"
@@ -236,24 +268,38 @@ type sharer struct {
 	heard   map[string]heardDemand
 
 	// the loop's own state
-	seq     uint64
-	prev    map[int]shaping.ClassCounters
-	prevAt  time.Time
-	lastErr string
+	seq          uint64
+	prev, prevRx map[int]shaping.ClassCounters
+	prevAt       time.Time
+	lastErr      string
 
 	quit chan struct{}
 	done chan struct{}
 }
 
-// startSharing starts demand sharing: it listens to the other workers'
-// demand on m and runs every ShareInterval until the shaper is closed.
-// problem reports an error (each distinct one once in a row).
-func (s *shaper) startSharing(m *members.Agent, host string, cfg ShareConfig, problem func(format string, args ...any)) {
+// startSharing shapes the receive side of the shaper's NIC and starts
+// demand sharing: it listens to the other workers' demand on m and runs
+// every ShareInterval until the shaper is closed. problem reports an
+// error (each distinct one once in a row).
+func (s *shaper) startSharing(m *members.Agent, host string, cfg ShareConfig, problem func(format string, args ...any)) error {
+	rx, err := shaping.NewIngressShaper(s.hs.Dev())
+	if err != nil {
+		return fmt.Errorf("receive-side shaping: %w", err)
+	}
+	if err := rx.SetPriorities(s.hs.Priorities()); err != nil {
+		return errors.Join(err, rx.Close())
+	}
 	sh := &sharer{s: s, m: m, host: host, cfg: cfg, problem: problem, heard: map[string]heardDemand{},
 		quit: make(chan struct{}), done: make(chan struct{})}
+	s.mu.Lock()
+	// until the first share, a receive class may take the whole downlink
+	s.rx, s.rxRate = rx, cfg.DownlinkBps
+	s.applied = "" // the next update gives rx its classes
+	s.mu.Unlock()
 	s.sharer = sh
 	m.OnMessage(sh.receive)
 	go sh.run()
+	return nil
 }
 
 func (sh *sharer) stop() {
@@ -301,26 +347,22 @@ func (sh *sharer) step(now time.Time) error {
 	if err != nil {
 		return err
 	}
+	rxs, err := sh.s.rx.Counters()
+	if err != nil {
+		return err
+	}
 	dt := 0.0
 	if sh.prev != nil {
 		dt = now.Sub(sh.prevAt).Seconds()
 	}
 	sh.seq++
 	own := demandMsg{Kind: demandKind, Host: sh.host, Rack: sh.s.rack, Seq: sh.seq,
-		UplinkBps: sh.cfg.UplinkBps, DownlinkBps: sh.cfg.DownlinkBps, NICBps: sh.cfg.NICBps, Demand: map[string]float64{}}
+		UplinkBps: sh.cfg.UplinkBps, DownlinkBps: sh.cfg.DownlinkBps, NICBps: sh.cfg.NICBps}
 	sh.s.mu.Lock()
-	for i, c := range cs {
-		if i < 0 || i >= len(sh.s.names) {
-			continue
-		}
-		if d := estimateDemand(sh.prev[i], c, dt, sh.s.rateOf(i)); math.IsInf(d, 1) {
-			own.Demand[sh.s.names[i]] = -1
-		} else if d > 0 {
-			own.Demand[sh.s.names[i]] = d
-		}
-	}
+	own.Demand = demands(cs, sh.prev, dt, sh.s.names, sh.s.rateOf)
+	own.RxDemand = demands(rxs, sh.prevRx, dt, sh.s.names, sh.s.rxRateOf)
 	sh.s.mu.Unlock()
-	sh.prev, sh.prevAt = cs, now
+	sh.prev, sh.prevRx, sh.prevAt = cs, rxs, now
 	body, err := json.Marshal(&own)
 	if err != nil {
 		return err
@@ -353,28 +395,62 @@ func (sh *sharer) step(now time.Time) error {
 
 	sh.s.mu.Lock()
 	defer sh.s.mu.Unlock()
-	in, self := shareInput(msgs, sh.s.rackIndex)
-	out, err := share.Compute(in)
-	if err != nil {
-		return errors.Join(sendErr, err)
+	for _, side := range []struct {
+		rx    bool
+		hs    *shaping.HostShaper
+		rates map[int]float64
+		cur   func(int) float64
+	}{{false, sh.s.hs, sh.s.rates, sh.s.rateOf}, {true, sh.s.rx, sh.s.rxRates, sh.s.rxRateOf}} {
+		in, self := shareInput(msgs, sh.s.rackIndex, side.rx)
+		out, err := share.Compute(in)
+		if err != nil {
+			return errors.Join(sendErr, err)
+		}
+		if err := apply(side.hs, out[self], side.rates, side.cur); err != nil {
+			return errors.Join(sendErr, err)
+		}
 	}
-	for _, i := range sh.s.hs.Racks() {
-		if i >= len(out[self]) {
+	return sendErr
+}
+
+// demands estimates the demand of every class (see estimateDemand) from
+// its counters now (cs) and dt seconds ago (prev), by rack name, -1 for
+// backlogged, leaving out the classes that want nothing.
+func demands(cs, prev map[int]shaping.ClassCounters, dt float64, names []string, rateOf func(int) float64) map[string]float64 {
+	out := map[string]float64{}
+	for i, c := range cs {
+		if i < 0 || i >= len(names) {
 			continue
 		}
-		rate := out[self][i]
+		if d := estimateDemand(prev[i], c, dt, rateOf(i)); math.IsInf(d, 1) {
+			out[names[i]] = -1
+		} else if d > 0 {
+			out[names[i]] = d
+		}
+	}
+	return out
+}
+
+// apply sets hs's classes to the rates of row (by class number), skipping
+// changes smaller than rateSlack, and records them in rates.
+func apply(hs *shaping.HostShaper, row []float64, rates map[int]float64, cur func(int) float64) error {
+	for _, i := range hs.Racks() {
+		if i >= len(row) {
+			continue
+		}
+		rate := row[i]
 		if math.IsInf(rate, 1) {
 			rate = 0 // no limited link on the way: unshaped
 		}
-		if old := sh.s.rateOf(i); math.Abs(rate-old) <= rateSlack*old {
+		if old := cur(i); math.Abs(rate-old) <= rateSlack*old {
 			continue // a no-op change: leave the class alone
 		}
-		if err := sh.s.hs.SetRackRate(i, rate); err != nil {
-			return errors.Join(sendErr, err)
+		if err := hs.SetRackRate(i, rate); err != nil {
+			return err
 		}
-		sh.s.rates[i] = rate
+		rates[i] = rate
 	}
-	return sendErr
+	return nil
 }
 
 // rateSlack is the relative change of a class's rate below which it is
@@ -385,21 +461,37 @@ const rateSlack = 0.01
 // shareInput turns demand messages (the first one this host's) into
 // share's input, with hosts in name order so that every worker computes
 // the same thing, and returns this host's index in it. index numbers a
-// rack.
-func shareInput(msgs []demandMsg, index func(rack string) int) (share.Input, int) {
+// rack. With rx, it is the receive side's input: the same computation
+// mirrored, each host's receive demand by source rack as its "demand",
+// a rack's downlink as its "uplink" and its uplink as its "downlink".
+func shareInput(msgs []demandMsg, index func(rack string) int, rx bool) (share.Input, int) {
 	self := msgs[0].Host
 	sorted := append([]demandMsg(nil), msgs...)
 	sort.Slice(sorted, func(a, b int) bool { return sorted[a].Host < sorted[b].Host })
+	demandOf := func(m demandMsg) map[string]float64 {
+		if rx {
+			return m.RxDemand
+		}
+		return m.Demand
+	}
+	// number every rack first (in a fixed order: the hosts' names, then
+	// the racks'), so that a rack seen only in a demand gets the same
+	// number on every host
 	for _, m := range sorted {
 		index(m.Rack)
-		for r := range m.Demand {
+		racks := make([]string, 0, len(demandOf(m)))
+		for r := range demandOf(m) {
+			racks = append(racks, r)
+		}
+		sort.Strings(racks)
+		for _, r := range racks {
 			index(r)
 		}
 	}
 	nr := 0
 	for _, m := range sorted {
 		nr = max(nr, index(m.Rack)+1)
-		for r := range m.Demand {
+		for r := range demandOf(m) {
 			nr = max(nr, index(r)+1)
 		}
 	}
@@ -413,10 +505,14 @@ func shareInput(msgs []demandMsg, index func(rack string) int) (share.Input, int
 	selfAt := 0
 	for _, m := range sorted {
 		r := index(m.Rack)
-		tighter(&in.Racks[r].UplinkBps, m.UplinkBps)
-		tighter(&in.Racks[r].DownlinkBps, m.DownlinkBps)
+		up, down := m.UplinkBps, m.DownlinkBps
+		if rx {
+			up, down = down, up
+		}
+		tighter(&in.Racks[r].UplinkBps, up)
+		tighter(&in.Racks[r].DownlinkBps, down)
 		h := share.Host{Rack: r, NICBps: m.NICBps, Demand: make([]float64, nr)}
-		for rack, d := range m.Demand {
+		for rack, d := range demandOf(m) {
 			if d < 0 {
 				d = share.Backlogged
 			}

@@ -86,7 +86,7 @@ func TestShareInput(t *testing.T) {
 		{Host: "h3", Rack: "rb", UplinkBps: 90},
 		{Host: "h0", Rack: "ra"},
 	}
-	in, self := shareInput(msgs, number)
+	in, self := shareInput(msgs, number, false)
 	if self != 2 {
 		t.Errorf("this host (h2) at %d, want 2", self)
 	}
@@ -101,6 +101,26 @@ func TestShareInput(t *testing.T) {
 	}
 	if fmt.Sprint(in.Hosts) != fmt.Sprint(want) {
 		t.Errorf("hosts %v, want %v", in.Hosts, want)
+	}
+
+	// the receive side: mirrored links, receive demand
+	msgs[0].RxDemand = map[string]float64{"ra": 7}
+	msgs[3].RxDemand = map[string]float64{"rb": -1}
+	in, self = shareInput(msgs, number, true)
+	if self != 2 {
+		t.Errorf("receive side: this host (h2) at %d, want 2", self)
+	}
+	if in.Racks[0] != (share.Rack{UplinkBps: 100, DownlinkBps: 100}) || in.Racks[1] != (share.Rack{UplinkBps: 80, DownlinkBps: 90}) {
+		t.Errorf("receive side: racks %+v", in.Racks)
+	}
+	want = []share.Host{
+		{Rack: 0, Demand: []float64{0, share.Backlogged}},
+		{Rack: 0, NICBps: 50, Demand: []float64{0, 0}},
+		{Rack: 1, Demand: []float64{7, 0}},
+		{Rack: 1, Demand: []float64{0, 0}},
+	}
+	if fmt.Sprint(in.Hosts) != fmt.Sprint(want) {
+		t.Errorf("receive side: hosts %v, want %v", in.Hosts, want)
 	}
 }
 
