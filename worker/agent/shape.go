@@ -562,5 +562,5 @@ func (f shareFlag) Set(v string) error {
 // ShareFlag registers --shape-share on f, setting cfg.Share.
 func ShareFlag(f *pflag.FlagSet, cfg *Config) {
 	f.Var(shareFlag{&cfg.Share}, "shape-share",
-		"with --shape: share this rack's uplink and downlink (and cap this host's sending at NIC), in bytes per second, among the hosts by their demand, exchanged over memberlist every 100 ms (flat mode); --shape is the rate until the first share")
+		"with --shape: share this rack's uplink and downlink (and cap this host's sending at NIC), in bytes per second, among the hosts by their demand, exchanged over memberlist every 100 ms, on the sending side and on the receiving side (an IFB on --data-dev); --shape is the rate until the first share")
 }
