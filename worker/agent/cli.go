@@ -107,9 +107,7 @@ runs the attempts it is sent. It removes its objects and shaping on exit.`,
 			if cfg.DeadMan != 0 && cfg.DeadMan < MinDeadMan {
 				return fmt.Errorf("--deadman %v: want 0 (off) or at least %v", cfg.DeadMan, MinDeadMan)
 			}
-			// the guardian is this binary run as `worker --guard`, under
-			// whatever command runs the worker ("worker", "bench worker")
-			cfg.GuardArgs = append(strings.Fields(cmd.CommandPath())[1:], "--guard")
+			cfg.GuardArgs = guardArgs(cmd)
 			logger := log.New(os.Stderr, "", log.LstdFlags|log.Lmicroseconds)
 			cfg.Logf = logger.Printf
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -151,6 +149,13 @@ runs the attempts it is sent. It removes its objects and shaping on exit.`,
 		return nil
 	}
 	return cmd
+}
+
+// guardArgs are the arguments that make this binary run as a guardian:
+// `worker --guard`, under whatever command runs the worker ("worker",
+// "bench worker").
+func guardArgs(worker *cobra.Command) []string {
+	return append(strings.Fields(worker.CommandPath())[1:], "--guard")
 }
 
 // Cleanup removes what a worker that died without its own cleanup left:
