@@ -142,6 +142,7 @@ func (g *guardian) refresh(waitErr func() error) {
 		select {
 		case goodbye := <-g.stopc:
 			if goodbye {
+				_ = g.pipe.SetWriteDeadline(time.Now().Add(g.interval))
 				_, _ = g.pipe.Write([]byte{goodbyeByte})
 			}
 			return
@@ -149,6 +150,9 @@ func (g *guardian) refresh(waitErr func() error) {
 			g.lost <- fmt.Errorf("dead-man guardian (pid %d) exited (%v)", g.cmd.Process.Pid, waitErr())
 			return
 		case <-t.C:
+			// a guardian that stopped reading (frozen itself) must not
+			// block the worker once the pipe's buffer is full
+			_ = g.pipe.SetWriteDeadline(time.Now().Add(g.interval))
 			if _, err := g.pipe.Write([]byte{refreshByte}); err != nil {
 				// it has gone: most likely it found the worker silent
 				// for a whole interval and removed the shaping
