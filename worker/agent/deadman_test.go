@@ -134,8 +134,10 @@ func startShapingWorker(t *testing.T) *shapingWorker {
 		"--tier", "mem:"+filepath.Join(t.TempDir(), "mem"), "--shape", "1MB", "--deadman", deadManInterval.String())
 	w.cmd.Env = append(os.Environ(), asWorker+"=1")
 	w.cmd.Stdout, w.cmd.Stderr = logf, logf
-	// the worker dies with the test; its guardian then cleans up and exits
-	w.cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	// the worker dies with the test (its guardian then cleans up and
+	// exits), and leads its own process group, as under a shell or the
+	// emulator
+	w.cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL, Setpgid: true}
 	if err := shaping.StartIn(h.Netns, w.cmd); err != nil {
 		t.Fatal(err)
 	}
@@ -229,7 +231,9 @@ func (w *shapingWorker) waitGuardianGone(t *testing.T) {
 
 func TestDeadManSIGKILL(t *testing.T) {
 	w := startShapingWorker(t)
-	if err := w.cmd.Process.Kill(); err != nil {
+	// the whole process group, as `kill -9 -PGID` or a terminal would:
+	// the guardian, in its own session, must survive it
+	if err := syscall.Kill(-w.cmd.Process.Pid, syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
 	took := w.waitUnshaped(t)
