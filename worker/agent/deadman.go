@@ -49,9 +49,9 @@ type guardian struct {
 	stopOnce sync.Once
 }
 
-// spawnGuardian starts the guardian of the shaping on dev: argv[0] is
-// re-executed as /proc/self/exe (this very binary, even if the file was
-// replaced since) with guardArgs, which must make it run runGuard.
+// spawnGuardian starts the guardian of the shaping on dev: this very
+// binary, re-executed through /proc/self/exe (so even if the file on disk
+// was replaced since), with guardArgs, which must make it run runGuard.
 // The child inherits the worker's network namespace, as children do.
 func spawnGuardian(guardArgs []string, dev string, interval time.Duration, stderr io.Writer) (*guardian, error) {
 	if interval < MinDeadMan {
