@@ -52,6 +52,13 @@ type Config struct {
 	// Share, with ShapeBps, sets the rack classes by demand sharing
 	// instead (ShapeBps is the rate until the first share).
 	Share *ShareConfig
+	// DeadMan, when positive and shaping is on, starts a guardian process
+	// that removes the shaping if the worker dies or stops refreshing it
+	// for this long (see deadman.go); GuardArgs are the arguments that
+	// make this binary (/proc/self/exe) run as a guardian, e.g.
+	// {"--guard"} or {"worker", "--guard"}.
+	DeadMan   time.Duration
+	GuardArgs []string
 	// SleepCompute makes attempts wait their compute time out rather
 	// than burn it (task.Env.SleepCompute): for hosts emulated on one
 	// machine.
@@ -74,6 +81,7 @@ type Worker struct {
 	members  *members.Agent
 	env      *task.Env
 	shaper   *shaper
+	guard    *guardian
 	prom     *workerMetrics
 	stopProm func()
 
@@ -106,6 +114,9 @@ func Run(ctx context.Context, cfg Config) error {
 	if cfg.Slots <= 0 {
 		return fmt.Errorf("worker %s: slots must be positive", cfg.Host)
 	}
+	if cfg.DeadMan < 0 {
+		return fmt.Errorf("worker %s: negative dead-man interval %v", cfg.Host, cfg.DeadMan)
+	}
 	subj, err := wire.NewSubjects(cfg.Cluster)
 	if err != nil {
 		return err
@@ -118,7 +129,13 @@ func Run(ctx context.Context, cfg Config) error {
 	}
 	ctx, stop := context.WithCancel(ctx)
 	defer stop()
-	return w.serve(ctx, stop)
+	unguarded := w.stopIfUnguarded(ctx, stop)
+	err = w.serve(ctx, stop)
+	stop()
+	if lost := unguarded(); lost != nil {
+		return lost // the cause of whatever serve made of its cancellation
+	}
+	return err
 }
 
 func (w *Worker) open() error {
@@ -143,6 +160,9 @@ func (w *Worker) open() error {
 	if w.cfg.ShapeBps > 0 {
 		if w.shaper, err = newShaper(w.cfg.DataDev, w.cfg.Rack, w.cfg.ShapeBps, w.cfg.ShapePriorities); err != nil {
 			return fmt.Errorf("worker %s: host shaping on %s: %w", w.cfg.Host, w.cfg.DataDev, err)
+		}
+		if err := w.startGuardian(); err != nil {
+			return err
 		}
 	}
 	w.prom = newWorkerMetrics(w)
@@ -201,8 +221,14 @@ func (w *Worker) close() {
 		w.server.Close()
 	}
 	if w.shaper != nil {
-		if err := w.shaper.close(); err != nil {
+		err := w.shaper.close()
+		if err != nil {
 			w.cfg.Logf("worker %s: remove shaping: %v", w.cfg.Host, err)
+		}
+		if w.guard != nil {
+			// removed: the guardian leaves the NIC alone; not removed:
+			// it tries too
+			w.guard.stop(err == nil)
 		}
 	}
 	if w.st != nil {

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/racklab/racklab/coordinator/cluster"
 	"github.com/racklab/racklab/coordinator/wire"
@@ -59,7 +60,7 @@ func Command() *cobra.Command {
 	var cfg Config
 	var tiers []string
 	var credsPath, shape string
-	var cleanup bool
+	var cleanup, guard bool
 	bypassCache := true
 	cmd := &cobra.Command{
 		Use:   "worker",
@@ -71,6 +72,9 @@ runs the attempts it is sent. It removes its objects and shaping on exit.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if cleanup {
 				return Cleanup(cmd.OutOrStdout(), cfg.DataDev, tiers)
+			}
+			if guard {
+				return runGuard(cmd.ErrOrStderr(), cfg.DataDev, cfg.DeadMan)
 			}
 			for _, s := range tiers {
 				t, err := ParseTier(s)
@@ -100,6 +104,10 @@ runs the attempts it is sent. It removes its objects and shaping on exit.`,
 				}
 				cfg.ShapeBps = float64(n)
 			}
+			if cfg.DeadMan != 0 && cfg.DeadMan < MinDeadMan {
+				return fmt.Errorf("--deadman %v: want 0 (off) or at least %v", cfg.DeadMan, MinDeadMan)
+			}
+			cfg.GuardArgs = guardArgs(cmd)
 			logger := log.New(os.Stderr, "", log.LstdFlags|log.Lmicroseconds)
 			cfg.Logf = logger.Printf
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -119,6 +127,7 @@ runs the attempts it is sent. It removes its objects and shaping on exit.`,
 	f.IntVar(&cfg.MemberPort, "member-port", 0, "memberlist port (0: any free one)")
 	f.StringVar(&cfg.DataDev, "data-dev", "", "data NIC, for counters and host shaping")
 	f.StringVar(&shape, "shape", "", "shape traffic to each other rack at this rate per second (host shaping), e.g. 12.5MB")
+	f.DurationVar(&cfg.DeadMan, "deadman", 2*time.Second, "with --shape: a guardian process removes the shaping if this worker dies or stops refreshing it for this long (0: no guardian)")
 	f.BoolVar(&cfg.ShapePriorities, "shape-priorities", false, "with --shape: one HTB leaf per priority band in each rack class, chosen by DSCP")
 	f.IntVar(&cfg.Fetchers, "fetchers", 5, "parallel fetches per shuffling attempt")
 	f.BoolVar(&cfg.SleepCompute, "sleep-compute", false, "attempts wait their compute time out instead of burning CPU (hosts emulated on one machine)")
@@ -127,8 +136,11 @@ runs the attempts it is sent. It removes its objects and shaping on exit.`,
 	f.StringArrayVar(&tiers, "tier", nil, "storage tier KIND:DIR[:READ[:WRITE[:CAPACITY]]], repeatable (default: one unlimited mem tier in the temp dir)")
 	f.BoolVar(&bypassCache, "bypass-cache", true, "keep SSD and HDD tier objects out of the page cache (fdatasync and posix_fadvise DONTNEED after each write and read), so their reads come from the device, not RAM; tiers on tmpfs and the mem tier always use the cache; false: leave the cache alone")
 	f.BoolVar(&cleanup, "cleanup", false, "remove what a crashed worker left (its qdisc on --data-dev, its objects in the --tier directories) and exit")
+	// what a worker runs as its dead-man guardian (deadman.go)
+	f.BoolVar(&guard, "guard", false, "watch a worker's refreshes on stdin; remove the shaping on --data-dev when they stop for --deadman")
+	_ = f.MarkHidden("guard")
 	cmd.PreRunE = func(cmd *cobra.Command, args []string) error {
-		if !cleanup {
+		if !cleanup && !guard {
 			for _, name := range []string{"host", "rack"} {
 				if !cmd.Flags().Changed(name) {
 					return fmt.Errorf("--%s is required", name)
@@ -138,6 +150,13 @@ runs the attempts it is sent. It removes its objects and shaping on exit.`,
 		return nil
 	}
 	return cmd
+}
+
+// guardArgs are the arguments that make this binary run as a guardian:
+// `worker --guard`, under whatever command runs the worker ("worker",
+// "bench worker").
+func guardArgs(worker *cobra.Command) []string {
+	return append(strings.Fields(worker.CommandPath())[1:], "--guard")
 }
 
 // Cleanup removes what a worker that died without its own cleanup left:

@@ -7,4 +7,6 @@
 // Malformed or unknown commands are logged, reported and dropped. With
 // host shaping on, it keeps an HTB class per other rack on its data NIC,
 // with u32 filters on the peers' data addresses learned from memberlist.
+// and a dead-man guardian process (deadman.go) removes that shaping if
+// the worker dies or stops refreshing it.
 package agent
