@@ -400,13 +400,18 @@ func (sh *sharer) step(now time.Time) error {
 		hs    *shaping.HostShaper
 		rates map[int]float64
 		cur   func(int) float64
-	}{{false, sh.s.hs, sh.s.rates, sh.s.rateOf}, {true, sh.s.rx, sh.s.rxRates, sh.s.rxRateOf}} {
+		scale float64
+	}{{false, sh.s.hs, sh.s.rates, sh.s.rateOf, 1}, {true, sh.s.rx, sh.s.rxRates, sh.s.rxRateOf, rxSlack}} {
 		in, self := shareInput(msgs, sh.s.rackIndex, side.rx)
 		out, err := share.Compute(in)
 		if err != nil {
 			return errors.Join(sendErr, err)
 		}
-		if err := apply(side.hs, out[self], side.rates, side.cur); err != nil {
+		row := out[self]
+		for i := range row {
+			row[i] *= side.scale
+		}
+		if err := apply(side.hs, row, side.rates, side.cur); err != nil {
 			return errors.Join(sendErr, err)
 		}
 	}
@@ -452,6 +457,14 @@ func apply(hs *shaping.HostShaper, row []float64, rates map[int]float64, cur fun
 	}
 	return nil
 }
+
+// rxSlack scales the receive side's shares: a receive class lets 5% more
+// than its share through, so that traffic its senders already hold to
+// that share (workers' own classes) is not throttled twice — two HTBs in
+// series at one rate lose a few percent more to their separate bursts —
+// while senders that ignore their share are still held to within 5% of
+// it.
+const rxSlack = 1.05
 
 // rateSlack is the relative change of a class's rate below which it is
 // not changed (HTB rates are whole bytes/s, and a change costs netlink
