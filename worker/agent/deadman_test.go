@@ -104,10 +104,10 @@ type shapingWorker struct {
 }
 
 // startShapingWorker brings up a one-host flat cluster and starts a worker
-// in its namespace with --shape and --deadman; it returns once the qdisc
+// in its namespace with --shape and --deadman (and extraArgs); it returns once the qdisc
 // and the guardian are there. Everything goes when the test ends, whatever
 // its outcome.
-func startShapingWorker(t *testing.T) *shapingWorker {
+func startShapingWorker(t *testing.T, extraArgs ...string) *shapingWorker {
 	t.Helper()
 	if os.Geteuid() != 0 {
 		t.Skip("needs root for network namespaces and tc")
@@ -132,6 +132,7 @@ func startShapingWorker(t *testing.T) *shapingWorker {
 	w.cmd = exec.Command("/proc/self/exe", "--host", h.Name, "--rack", "r0", "--nats", "nats://127.0.0.1:1",
 		"--data-addr", h.DataIP.String()+":0", "--member-addr", h.MgmtIP.String(), "--data-dev", h.DataDev,
 		"--tier", "mem:"+filepath.Join(t.TempDir(), "mem"), "--shape", "1MB", "--deadman", deadManInterval.String())
+	w.cmd.Args = append(w.cmd.Args, extraArgs...)
 	w.cmd.Env = append(os.Environ(), asWorker+"=1")
 	w.cmd.Stdout, w.cmd.Stderr = logf, logf
 	// the worker dies with the test (its guardian then cleans up and

@@ -5,10 +5,13 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/racklab/racklab/shaping"
 	"github.com/racklab/racklab/shaping/share"
+	"github.com/vishvananda/netlink"
 )
 
 // --shape-priorities reaches the worker's own shaper: its rack classes get
@@ -162,4 +165,57 @@ func TestShareFlag(t *testing.T) {
 			t.Errorf("%q accepted", bad)
 		}
 	}
+}
+
+// receiveShaped reports whether the receive side's IFB, and an ingress
+// qdisc on the data NIC, are there.
+func (w *shapingWorker) receiveShaped(t *testing.T) (ifb, ingress bool) {
+	t.Helper()
+	err := shaping.Do(w.netns, func() error {
+		_, err := netlink.LinkByName(shaping.IngressIFB(w.dev))
+		ifb = err == nil
+		link, err := netlink.LinkByName(w.dev)
+		if err != nil {
+			return err
+		}
+		qs, err := netlink.QdiscList(link)
+		if err != nil {
+			return err
+		}
+		for _, q := range qs {
+			ingress = ingress || q.Attrs().Parent == netlink.HANDLE_INGRESS
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatalf("receive side of %s in %s: %v", w.dev, w.netns, err)
+	}
+	return ifb, ingress
+}
+
+// With --shape-share the worker shapes its receive side too (an IFB and
+// an ingress qdisc); killed with SIGKILL, it leaves neither behind: its
+// guardian's cleanup removes them with the root qdisc, within the dead-man
+// interval.
+func TestShareReceiveSideGoneAfterSIGKILL(t *testing.T) {
+	w := startShapingWorker(t, "--shape-share", "2MB:2MB")
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		if ifb, ingress := w.receiveShaped(t); ifb && ingress {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no receive-side shaping 10 s after the worker shaped its NIC; log:\n%s", w.logText())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if err := syscall.Kill(-w.cmd.Process.Pid, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	took := w.waitUnshaped(t)
+	w.waitGuardianGone(t)
+	if ifb, ingress := w.receiveShaped(t); ifb || ingress {
+		t.Errorf("after SIGKILL and the guardian's cleanup: IFB %v, ingress qdisc %v left", ifb, ingress)
+	}
+	t.Logf("root qdisc gone %v after SIGKILL; IFB and ingress qdisc gone with it", took.Round(time.Millisecond))
 }
