@@ -234,7 +234,7 @@ func jobJCTSideBySide(runs []sideRun, pol string, seed uint64) (figureSpec, erro
 	}
 	p := newPlot(title, "job", "completion time (s)")
 	n := len(runs)
-	w := vg.Points(math.Max(2, math.Min(18, 400/float64(len(jobs)*n))))
+	w := vg.Points(math.Max(2, math.Min(36, 360/float64(len(jobs)*n))))
 	var means []string
 	for i, r := range runs {
 		vals := make(plotter.Values, len(jobs))
@@ -265,7 +265,16 @@ func jobJCTSideBySide(runs []sideRun, pol string, seed uint64) (figureSpec, erro
 		}
 		means = append(means, text)
 	}
+	// room for the legend above the tallest bar, and for the outer bars
 	p.Legend.Top = true
+	p.X.Min, p.X.Max = -0.5, float64(len(jobs))-0.5
+	top := 0.0
+	for _, r := range runs {
+		for _, x := range r.jct {
+			top = math.Max(top, x)
+		}
+	}
+	p.Y.Max = math.Max(top, 1) * 1.3
 	if len(jobs) <= 20 {
 		p.NominalX(jobs...)
 	} else {
