@@ -261,6 +261,12 @@ type RunSet struct {
 	// shaped bottleneck one HTB leaf per priority band and shape every
 	// host's NIC (bench/local Options).
 	Priorities, ShapeNICs bool
+	// ShareLinks, for an emulated cluster in flat mode, has the workers
+	// share each rack's links by demand (bench/local
+	// Options.ShareRackLinks), as a lab's workers do; false keeps the
+	// static equal split of each rack's uplink among its hosts. A flat run
+	// set shares unless it says share_links: false.
+	ShareLinks bool
 	// SleepCompute (compute: sleep), for an emulated cluster, has the
 	// workers wait their attempts' compute time out rather than burn it.
 	SleepCompute bool
@@ -683,7 +689,7 @@ func parseRunSet(d *yamlfile.Decoder, n *yaml.Node, i int, workloads []string) R
 	where := fmt.Sprintf("runs[%d]", i)
 	m := d.Map(n, where)
 	m.Known("mode", "name", "policies", "repetitions", "network", "nats", "credentials", "listen", "member_addr", "workloads", "cluster",
-		"priorities", "shape_nics", "compute", "full_recompute", "placement", "place_outputs", "tier_mix", "writer_racks", "memory_lru")
+		"priorities", "shape_nics", "share_links", "compute", "full_recompute", "placement", "place_outputs", "tier_mix", "writer_racks", "memory_lru")
 	m.Require("mode", "policies")
 	rs := RunSet{Mode: m.Str("mode"), Name: m.Str("name"), Repetitions: 1,
 		NATS: m.Str("nats"), Credentials: m.Str("credentials"), Listen: m.Str("listen"), MemberAddr: m.Str("member_addr")}
@@ -748,6 +754,19 @@ func parseRunSet(d *yamlfile.Decoder, n *yaml.Node, i int, workloads []string) R
 		rs.Network = "switched"
 	case rs.Network != "switched" && rs.Network != "flat":
 		m.Fail("network", "unknown network %q: switched or flat", rs.Network)
+	}
+	// flat mode shares the rack links by demand as a lab's workers do;
+	// share_links: false keeps the static split, to compare with it
+	rs.ShareLinks = rs.Mode == ModeLocal && rs.Network == "flat"
+	if m.Has("share_links") {
+		switch {
+		case rs.Mode != ModeLocal:
+			m.Fail("share_links", "share_links is an option of an emulated cluster (mode local) in flat mode: whether its workers share each rack's links by demand")
+		case rs.Network != "flat":
+			m.Fail("share_links", "share_links is an option of flat mode (network: flat), where the workers shape their own traffic; in %s mode the rack links are shaped where they are", rs.Network)
+		default:
+			rs.ShareLinks = m.Bool("share_links")
+		}
 	}
 	rs.Workloads = workloads
 	if wn := m.Node("workloads"); wn != nil {

@@ -182,3 +182,29 @@ func TestFullRecomputeIsASimOption(t *testing.T) {
 		}
 	}
 }
+
+// TestShareLinksIsAFlatSwitch: a flat run set shares its rack links by
+// demand unless it says share_links: false; a switched one does not, and
+// the key is refused, at its line, outside flat local run sets.
+func TestShareLinksIsAFlatSwitch(t *testing.T) {
+	const head = "name: p\ncluster: {racks: 2, hosts_per_rack: 3}\nworkload:\n  generator: {name: recurring, set: w1, scale: 0.01}\nruns:\n"
+	c, err := Load(writeCampaign(t, head+"  - {mode: local, policies: [fifo], network: flat}\n  - {mode: local, name: static, policies: [fifo], network: flat, share_links: false}\n"+
+		"  - {mode: local, name: sw, policies: [fifo], network: switched}\n  - {mode: local, name: on, policies: [fifo], network: flat, share_links: true}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !c.Runs[0].ShareLinks || c.Runs[1].ShareLinks || c.Runs[2].ShareLinks || !c.Runs[3].ShareLinks {
+		t.Fatalf("run sets %+v", c.Runs)
+	}
+	for _, tc := range []struct{ run, want string }{
+		{"  - {mode: local, policies: [fifo], network: switched, share_links: true}\n", `c.yaml:6: runs[0]: share_links is an option of flat mode (network: flat)`},
+		{"  - {mode: local, policies: [fifo], share_links: false}\n", `c.yaml:6: runs[0]: share_links is an option of flat mode`},
+		{"  - {mode: sim, policies: [fifo], share_links: true}\n", `c.yaml:6: runs[0]: share_links is an option of an emulated cluster (mode local) in flat mode`},
+		{"  - {mode: local, policies: [fifo], network: flat, share_links: 1}\n", `c.yaml:6: runs[0]: share_links: want true or false`},
+	} {
+		_, err := Load(writeCampaign(t, head+tc.run))
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%q: err %v, want %q", tc.run, err, tc.want)
+		}
+	}
+}

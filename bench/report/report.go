@@ -84,11 +84,19 @@ type Comparison struct {
 	Workloads   []string
 	Figures     []*Figure
 	OverRunSets bool
-	Sets        []*Mode
+	// SideBySide says the comparison sets a mode's run sets of one
+	// workload side by side (a local campaign's switched and flat
+	// networks): per-rack cross-rack throughput over time and per-job
+	// completion times, in one policy's run of one seed in each.
+	SideBySide bool
+	Sets       []*Mode
 }
 
 // Title heads the comparison's section.
 func (c *Comparison) Title() string {
+	if c.SideBySide {
+		return "Mode: " + c.Mode + ", run sets side by side"
+	}
 	if c.OverRunSets {
 		return "Mode: " + c.Mode + ", sweeps across run sets"
 	}
@@ -97,6 +105,9 @@ func (c *Comparison) Title() string {
 
 // Anchor is the section's HTML id.
 func (c *Comparison) Anchor() string {
+	if c.SideBySide {
+		return "runsets-" + c.Mode
+	}
 	if c.OverRunSets {
 		return "sweeps-" + c.Mode
 	}
@@ -318,6 +329,15 @@ func Generate(dir string, opt Options) (*Report, error) {
 		}
 		c, err := runSetSweeps(mode, sets, modes, opt.Sweeps)
 		if err != nil {
+			return nil, err
+		}
+		if c != nil {
+			r.Comparisons = append(r.Comparisons, c)
+		}
+		if mode != sideBySideMode {
+			continue
+		}
+		if c, err = runSetsSideBySide(mode, sets, modes); err != nil {
 			return nil, err
 		}
 		if c != nil {

@@ -59,3 +59,56 @@ func TestReportOfNamedRunSets(t *testing.T) {
 		}
 	}
 }
+
+// A local campaign's run sets of one workload (switched and flat) are set
+// side by side: per-rack link utilisation over time and per-job completion
+// times, from the same policy's run of the same seed in each.
+func TestLocalRunSetsSideBySide(t *testing.T) {
+	dir := t.TempDir()
+	writeSet(t, filepath.Join(dir, "local"), knownRuns())
+	flat := knownRuns()
+	flat[0].jcts = []float64{2, 4, 10, 80} // fifo, seed 1: twice switched's
+	writeSet(t, filepath.Join(dir, "local-flat"), flat)
+	writeSet(t, filepath.Join(dir, "sim"), knownRuns())
+	writeSet(t, filepath.Join(dir, "sim-varys"), knownRuns())
+	r, err := Generate(dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var side *Comparison
+	for _, c := range r.Comparisons {
+		if c.SideBySide {
+			if side != nil || c.Mode != "local" {
+				t.Fatalf("side-by-side comparisons: %+v", r.Comparisons)
+			}
+			side = c
+		}
+	}
+	if side == nil || side.Anchor() != "runsets-local" || side.Title() != "Mode: local, run sets side by side" || len(side.Sets) != 2 {
+		t.Fatalf("no side-by-side comparison of the local run sets: %+v", r.Comparisons)
+	}
+	links, jct := findFigure(t, r, "local-runsets-rack-links"), findFigure(t, r, "local-runsets-job-jct")
+	for _, f := range []*Figure{links, jct} {
+		if f.NoData != "" {
+			t.Fatalf("%s: no data: %s", f.ID, f.NoData)
+		}
+		if _, err := os.Stat(filepath.Join(r.OutDir, f.ID+".svg")); err != nil {
+			t.Error(err)
+		}
+	}
+	if !strings.Contains(links.Caption, "policy fifo's run of seed 1") || !strings.Contains(links.Alt, "local-flat rack 1: uplink mean") {
+		t.Errorf("rack-links figure: caption %q, alt %q", links.Caption, links.Alt)
+	}
+	if !strings.Contains(jct.Caption, "local: mean 12 s over 4 jobs; local-flat: mean 24 s over 4 jobs (+100.0% against local)") {
+		t.Errorf("job-JCT caption %q", jct.Caption)
+	}
+	html, err := os.ReadFile(r.HTMLPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range []string{`id="runsets-local"`, `href="#mode-local-flat"`} {
+		if !strings.Contains(string(html), s) {
+			t.Errorf("report.html lacks %s", s)
+		}
+	}
+}
