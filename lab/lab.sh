@@ -19,7 +19,8 @@
 #
 # Needs root, ip, sshd (openssh-server), ssh-keygen, unshare; `test` also
 # ansible-playbook (Debian's ansible) and make. Everything lives in
-# $RACKLAB_LAB_DIR (default /tmp/racklab-lab), which `down` removes.
+# $RACKLAB_LAB_DIR (default /tmp/racklab-lab), which `down` removes; `test`
+# keeps the campaign's results in $RACKLAB_LAB_RESULTS (default results/lab).
 set -euo pipefail
 
 LAB=${RACKLAB_LAB_DIR:-/tmp/racklab-lab}
@@ -348,7 +349,7 @@ report() {
 cmd_test() {
 	local n=${1:-3}
 	need ansible-playbook make ip /usr/sbin/sshd
-	local out="$REPO/results/lab"
+	local out=${RACKLAB_LAB_RESULTS:-$REPO/results/lab}
 	local status=0
 	cmd_up "$n"
 	# from here, the lab comes down whatever happens
@@ -360,10 +361,10 @@ cmd_test() {
 		say "ansible-playbook -i $LAB/inventory.yml ansible/site.yml"
 		ansible-playbook -i "$LAB/inventory.yml" ansible/site.yml
 		for i in $(seq 1 "$n"); do
-			on_host "$i" sh -c 'echo "lab: h'"$i"' runs: $(ps -o pid=,user=,args= -C racklab-worker | head -1)"'
+			on_host "$i" sh -c 'echo "lab: h'"$i"' runs: $(ps -o pid=,user=,args= -p "$(cat /run/racklab/racklab-worker.pid)")"'
 		done
 		rm -rf "$out"
-		say "bin/bench run $LAB/campaign.yaml --out results/lab"
+		say "bin/bench run $LAB/campaign.yaml --out $out"
 		bin/bench run "$LAB/campaign.yaml" --out "$out" --quiet | tee "$LAB/bench.out"
 		check_kernel "$out"
 		say "ansible-playbook -i $LAB/inventory.yml ansible/teardown.yml -e racklab_purge=true"
