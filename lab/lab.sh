@@ -261,6 +261,11 @@ cmd_down() {
 		fi
 		ip netns del "$ns" 2>/dev/null || true
 	done
+	# ssh clients still talking to the hosts (an interrupted playbook's):
+	# they use the lab's key, so their arguments name the lab directory
+	pids=$(ps -eo pid=,comm=,args= | awk -v lab="$LAB/" '$2 == "ssh" && index($0, lab) { print $1 }')
+	# shellcheck disable=SC2086
+	[ -z "$pids" ] || kill -TERM $pids 2>/dev/null || true
 	# deleting a namespace deletes its veth ends, and so their peers; any left
 	local l
 	for l in $(ip -o link show 2>/dev/null | awk -F': ' '{print $2}' | sed 's/@.*//' | grep -E "^rlab-h[0-9]+-[md]$" || true); do
@@ -280,6 +285,21 @@ cmd_down() {
 	check_gone
 }
 
+# the lab's processes left on this machine (zombies too)
+lab_procs() { ps -eo pid=,args= | grep -F -e "$LAB" -e racklab-worker | grep -v -e grep -e "lab.sh" || true; }
+# settle runs a check until it prints nothing, for up to 5 s: a process
+# killed a moment ago is a zombie until its parent (PID 1 for a daemon)
+# reaps it
+settle() {
+	local out
+	for _ in $(seq 1 50); do
+		out=$("$@")
+		[ -n "$out" ] || return 0
+		sleep 0.1
+	done
+	echo "$out"
+}
+
 # check_gone prints what it checks on this machine and fails if the lab
 # left anything.
 check_gone() {
@@ -295,8 +315,7 @@ check_gone() {
 	check "network namespaces $NS_PREFIX*" "$(lab_hosts | tr '\n' ' ')"
 	check "links $MGMT_BR, $DATA_BR, rlab-h*" "$(ip -o link show | awk -F': ' '{print $2}' | grep -E '^rlab-' | tr '\n' ' ' || true)"
 	check "routes to $MGMT_NET.0/24, $DATA_NET.0/24" "$(ip -4 -o route show | grep -E "^($MGMT_NET|$DATA_NET)\." || true)"
-	out=$(ps -eo pid=,args= | grep -F -e "$LAB" -e racklab-worker | grep -v -e grep -e "lab.sh" || true)
-	check "processes of the lab (sshd, workers, guardians)" "$out"
+	check "processes of the lab (sshd, workers, guardians)" "$(settle lab_procs)"
 	check "lab directory $LAB (keys, inventory, credentials, hosts' files)" "$(ls -d "$LAB" 2>/dev/null || true)"
 	# the playbook wrote only into the hosts' own directories
 	out=""
@@ -318,11 +337,7 @@ check_teardown() {
 	for i in $(lab_hosts); do
 		local sshd
 		sshd=$(sshd_pid "$i")
-		out=""
-		for p in $(ip netns pids "$NS_PREFIX$i"); do
-			[ "$p" = "$sshd" ] || out+="$(ps -o pid=,args= -p "$p" 2>/dev/null || true); "
-		done
-		report "h$i: processes besides its sshd" "$out" || bad=1
+		report "h$i: processes besides its sshd" "$(settle host_procs "$i" "$sshd")" || bad=1
 		out=$(on_host "$i" tc qdisc show | grep -v -E "^qdisc (noqueue|noop) 0: dev (lo|eth0|eth1) root refcnt [0-9]+ *$" || true)
 		report "h$i: qdiscs besides the defaults (tc qdisc show)" "$out" || bad=1
 		out=$(on_host "$i" ip -o link show type ifb | awk -F': ' '{print $2}' || true)
@@ -337,6 +352,13 @@ check_teardown() {
 	done
 	[ "$bad" = 0 ]
 }
+# the processes in host $1's network namespace but its sshd ($2)
+host_procs() {
+	local p
+	for p in $(ip netns pids "$NS_PREFIX$1"); do
+		[ "$p" = "$2" ] || echo "$(ps -o pid=,args= -p "$p" 2>/dev/null || true); "
+	done
+}
 report() {
 	if [ -z "$2" ]; then
 		echo "lab: none: $1"
@@ -350,10 +372,13 @@ cmd_test() {
 	local n=${1:-3}
 	need ansible-playbook make ip /usr/sbin/sshd
 	local out=${RACKLAB_LAB_RESULTS:-$REPO/results/lab}
-	local status=0
+	local status
 	cmd_up "$n"
 	# from here, the lab comes down whatever happens
 	LAB_UP=testing
+	# set -e holds in the subshell only if its status is not tested (a
+	# `( ... ) || ...` would turn it off inside): a failed step ends it
+	set +e
 	(
 		set -e
 		cd "$REPO"
@@ -361,7 +386,8 @@ cmd_test() {
 		say "ansible-playbook -i $LAB/inventory.yml ansible/site.yml"
 		ansible-playbook -i "$LAB/inventory.yml" ansible/site.yml
 		for i in $(seq 1 "$n"); do
-			on_host "$i" sh -c 'echo "lab: h'"$i"' runs: $(ps -o pid=,user=,args= -p "$(cat /run/racklab/racklab-worker.pid)")"'
+			on_host "$i" sh -c 'p=$(cat /run/racklab/racklab-worker.pid) && kill -0 "$p" && echo "lab: h'"$i"' runs: $(ps -o pid=,user=,args= -p "$p")"' ||
+				die "h$i: no worker runs after site.yml"
 		done
 		rm -rf "$out"
 		say "bin/bench run $LAB/campaign.yaml --out $out"
@@ -370,7 +396,9 @@ cmd_test() {
 		say "ansible-playbook -i $LAB/inventory.yml ansible/teardown.yml -e racklab_purge=true"
 		ansible-playbook -i "$LAB/inventory.yml" ansible/teardown.yml -e racklab_purge=true
 		check_teardown
-	) || status=$?
+	)
+	status=$?
+	set -e
 	cmd_down || status=1
 	if [ "$status" = 0 ]; then
 		say "PASS: deployed to $n hosts, a remote campaign ran with kernel counts within 3% of the engine's, and nothing was left"
