@@ -9,7 +9,7 @@ BIN       := bin
 TRACES    ?= traces
 STATICCHECK ?= $(shell $(GO) env GOPATH)/bin/staticcheck
 
-.PHONY: build test lint demo demo-sim bench-sim bench-live clean tools
+.PHONY: build test lint demo demo-sim bench-sim bench-live clean tools lab-up lab-down lab-test
 
 # Root building a clone that a normal user owns (a root shell; sudo is
 # let through by git itself) meets git's "dubious ownership" refusal, and
@@ -67,6 +67,21 @@ demo-sim: build
 # Simulator benchmarks of docs/benchmarks.md.
 bench-sim: build
 	$(GO) test -run '^$$' -bench . -benchmem ./coordinator/engine/ ./bench/sim/
+
+# The lab in a box (lab/lab.sh; ansible/README.md): N hosts on this
+# machine, each a network namespace with its own sshd, for ansible/. As
+# root, with Debian's ansible and openssh-server installed. lab-test runs
+# the whole path: up, site.yml, a remote campaign (kernel against engine
+# cross-rack bytes, within 3%), teardown.yml, down, checking nothing is left.
+N ?= 3
+lab-up:
+	lab/lab.sh up $(N)
+
+lab-down:
+	lab/lab.sh down
+
+lab-test: build
+	lab/lab.sh test $(N)
 
 clean:
 	rm -rf $(BIN) results
