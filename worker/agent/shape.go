@@ -412,6 +412,10 @@ func (sh *sharer) step(now time.Time) error {
 	// the sending side: each class at its share, borrowing from the host
 	// class what the host's other busy classes leave unused
 	in, self := shareInput(msgs, sh.s.rackIndex, false)
+	// what the measured demands leave goes to the flows that want
+	// something: a demand is a lagging estimate, and a switch's link
+	// serves whoever sends
+	in.Spare = true
 	out, err := share.Compute(in)
 	if err != nil {
 		return errors.Join(sendErr, err)
@@ -435,6 +439,7 @@ func (sh *sharer) step(now time.Time) error {
 			in.Hosts[h].Demand[i] = d * rxHeadroom
 		}
 	}
+	in.Spare = true
 	out, err = share.Compute(in)
 	if err != nil {
 		return errors.Join(sendErr, err)
