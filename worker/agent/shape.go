@@ -186,13 +186,22 @@ func (s *shaper) close() error {
 // computes the same shares from the same messages, so the hosts of a rack
 // together stay within its links without a coordinator in the loop.
 //
-// The receive side is shaped too, so that a rack's downlink holds whoever
-// sends (a sender that is not a worker, or one whose shares lag): the
-// data NIC's ingress goes through an IFB with one class per source rack
-// (shaping.NewIngressShaper), whose demand is measured and sent the same
-// way, and whose rates are the same computation mirrored: a host's share,
-// per source rack, of its rack's downlink, the source rack's uplink and
-// its NIC.
+// On each side a host's rack classes are pooled (shaping's SetPooled):
+// a busy class may borrow what the host's other busy classes leave
+// unused, so that a class whose flows pause does not strand its share
+// until the next exchange. What the demands leave of a link goes to the
+// flows that want something (share.Input.Spare).
+//
+// The receive side is shaped too, as a safety net, so that a rack's
+// downlink holds whoever sends (a sender that is not a worker, or one
+// whose shares lag): the data NIC's ingress goes through an IFB with one
+// class per source rack (shaping.NewIngressShaper), whose demand is
+// measured and sent the same way, and whose rates are the same
+// computation mirrored — a host's share, per source rack, of its rack's
+// downlink, the source rack's uplink and its NIC — but with rxHeadroom
+// on the demand and rxSlack on the rate, each class free to borrow the
+// host's whole receive share: it is not to hold back what the senders'
+// own shares let through.
 type ShareConfig struct {
 	// This host's rack's links and its NIC's sending rate, in bytes per
 	// second (the rates of the coordinator's topology); each worker
