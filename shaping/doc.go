@@ -50,7 +50,9 @@
 // exchange their demand every 100 ms and set their classes
 // ([HostShaper.SetRackRate]) to their max-min fair share of the rack's
 // uplink and the destination racks' downlinks, so that one busy host gets
-// what its idle rack-mates leave.
+// what its idle rack-mates leave. [HostShaper.SetPooled] puts the rack
+// classes under one host class, from which each may borrow up to its ceil
+// ([HostShaper.SetRackRates]).
 //
 // # Priorities
 //

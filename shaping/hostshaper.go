@@ -29,7 +29,10 @@ type HostShaper struct {
 	tc      *tc.Tc
 	racks   map[int]*rackClass
 	prios   bool
-	closed  bool
+	// pooled: the rack classes hang under one host class (hostMinor)
+	// that caps their sum, and borrow from it (SetPooled)
+	pooled bool
+	closed bool
 	// ingress, for a receive-side shaper (NewIngressShaper): the device
 	// whose ingress is redirected to dev, an IFB; rack filters then match
 	// source addresses
@@ -39,8 +42,13 @@ type HostShaper struct {
 type rackClass struct {
 	pref    uint16 // filter preference in use
 	rateBps float64
+	ceilBps float64
 	peers   []net.IP
 }
+
+// hostMinor is the class that pools the rack classes of a pooled
+// HostShaper (SetPooled).
+const hostMinor = 0x2
 
 // NewHostShaper installs a HostShaper on dev in the calling thread's network
 // namespace. It replaces a root qdisc that racklab made (or the kernel's
@@ -127,7 +135,11 @@ func (s *HostShaper) SetRack(rack int, rateBps float64, peers []net.IP) error {
 	}
 	minor := rackMinor(rack)
 	old := s.racks[rack]
-	if err := setGroup(s.tc, s.ifindex, minor, rate, s.prios, old == nil); err != nil {
+	ceil := rate
+	if old != nil && s.pooled {
+		ceil = max(rate, limitOrUnshaped(old.ceilBps))
+	}
+	if err := setGroupUnder(s.tc, s.ifindex, s.parentMinor(), minor, rate, ceil, s.prios, old == nil); err != nil {
 		return err
 	}
 	prefs := rackPrefs(rack)
@@ -154,7 +166,93 @@ func (s *HostShaper) SetRack(rack int, rateBps float64, peers []net.IP) error {
 			return err
 		}
 	}
-	s.racks[rack] = &rackClass{pref: next, rateBps: rateBps, peers: append([]net.IP(nil), peers...)}
+	s.racks[rack] = &rackClass{pref: next, rateBps: rateBps, ceilBps: ceil, peers: append([]net.IP(nil), peers...)}
+	return nil
+}
+
+// parentMinor is the class the rack classes hang under (0: the root).
+func (s *HostShaper) parentMinor() uint32 {
+	if s.pooled {
+		return hostMinor
+	}
+	return 0
+}
+
+func limitOrUnshaped(bps float64) float64 {
+	if bps == 0 {
+		return UnshapedBps
+	}
+	return bps
+}
+
+// SetPooled puts the rack classes under one host class, at first
+// unshaped (SetHostRate), from which each may borrow beyond its own rate
+// up to its ceil (SetRackRates): what one class leaves unused another can
+// take, while together they stay within the host class's rate. It must be
+// called before the first SetRack.
+func (s *HostShaper) SetPooled(on bool) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return errors.New("shaping: HostShaper is closed")
+	}
+	if len(s.racks) > 0 && on != s.pooled {
+		return errors.New("shaping: SetPooled after SetRack")
+	}
+	if on && !s.pooled {
+		if err := setClass(s.tc, s.ifindex, classSpec{minor: hostMinor, rate: UnshapedBps, ceil: UnshapedBps}); err != nil {
+			return err
+		}
+	}
+	s.pooled = on
+	return nil
+}
+
+// SetHostRate sets the rate (= ceil) of a pooled shaper's host class, the
+// most its rack classes send together beyond their own rates; 0 means
+// unshaped.
+func (s *HostShaper) SetHostRate(rateBps float64) error {
+	if rateBps < 0 || math.IsNaN(rateBps) || math.IsInf(rateBps, 0) {
+		return fmt.Errorf("shaping: host rate %v: must be finite and not negative", rateBps)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return errors.New("shaping: HostShaper is closed")
+	}
+	if !s.pooled {
+		return fmt.Errorf("shaping: host rate on %s: the shaper is not pooled", s.dev)
+	}
+	r := limitOrUnshaped(rateBps)
+	return setClass(s.tc, s.ifindex, classSpec{minor: hostMinor, rate: r, ceil: r})
+}
+
+// SetRackRates sets the rate of a pooled shaper's rack class and the ceil
+// up to which it may borrow from the host class (0: unshaped); on a shaper
+// that is not pooled it is SetRackRate(rack, rateBps).
+func (s *HostShaper) SetRackRates(rack int, rateBps, ceilBps float64) error {
+	for _, v := range []float64{rateBps, ceilBps} {
+		if v < 0 || math.IsNaN(v) || math.IsInf(v, 0) {
+			return fmt.Errorf("shaping: rate %v for rack %d: must be finite and not negative", v, rack)
+		}
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return errors.New("shaping: HostShaper is closed")
+	}
+	rc := s.racks[rack]
+	if rc == nil {
+		return fmt.Errorf("shaping: rack %d has no class on %s", rack, s.dev)
+	}
+	if !s.pooled {
+		ceilBps = rateBps
+	}
+	rate, ceil := limitOrUnshaped(rateBps), limitOrUnshaped(ceilBps)
+	if err := setGroupUnder(s.tc, s.ifindex, s.parentMinor(), rackMinor(rack), rate, ceil, s.prios, false); err != nil {
+		return err
+	}
+	rc.rateBps, rc.ceilBps = rateBps, max(rate, ceil)
 	return nil
 }
 
@@ -175,14 +273,11 @@ func (s *HostShaper) SetRackRate(rack int, rateBps float64) error {
 	if rc == nil {
 		return fmt.Errorf("shaping: rack %d has no class on %s", rack, s.dev)
 	}
-	rate := rateBps
-	if rate == 0 {
-		rate = UnshapedBps
-	}
-	if err := setGroup(s.tc, s.ifindex, rackMinor(rack), rate, s.prios, false); err != nil {
+	rate := limitOrUnshaped(rateBps)
+	if err := setGroupUnder(s.tc, s.ifindex, s.parentMinor(), rackMinor(rack), rate, rate, s.prios, false); err != nil {
 		return err
 	}
-	rc.rateBps = rateBps
+	rc.rateBps, rc.ceilBps = rateBps, rate
 	return nil
 }
 

@@ -242,3 +242,69 @@ func TestSetRackRate(t *testing.T) {
 		}
 	}
 }
+
+// A pooled shaper's rack classes hang under the host class, each at its
+// rate with its own ceil (its priority leaves too), and still carry
+// their rack's traffic; pooling is chosen before the first class.
+func TestPooledRackClasses(t *testing.T) {
+	spec := ClusterSpec{Prefix: testPrefix("sp"), Mode: Flat, Racks: racks(2, 1, 0, 0)}
+	c := upCluster(t, spec)
+	src, dst := c.Hosts[0], c.Hosts[1]
+	s, err := NewHostShaperIn(src.Netns, src.DataDev)
+	if err != nil {
+		t.Fatalf("NewHostShaperIn: %v", err)
+	}
+	defer s.Close()
+	if err := s.SetPriorities(true); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.SetHostRate(1e6); err == nil {
+		t.Error("SetHostRate on a shaper that is not pooled succeeded")
+	}
+	if err := s.SetPooled(true); err != nil {
+		t.Fatalf("SetPooled: %v", err)
+	}
+	if err := s.SetRack(1, 125e6, c.RackDataIPs(1)); err != nil {
+		t.Fatalf("SetRack: %v", err)
+	}
+	if err := s.SetPooled(false); err == nil {
+		t.Error("SetPooled(false) after SetRack succeeded")
+	}
+	if err := s.SetHostRate(10e6); err != nil {
+		t.Fatalf("SetHostRate: %v", err)
+	}
+	if err := s.SetRackRates(1, 2e6, 8e6); err != nil {
+		t.Fatalf("SetRackRates: %v", err)
+	}
+	type classAttrs struct{ parent, rate, ceil uint64 }
+	cs, err := s.tc.Class().Get(&tc.Msg{Family: unix.AF_UNSPEC, Ifindex: s.ifindex})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[uint32]classAttrs{}
+	for _, c := range cs {
+		if c.Htb == nil || c.Htb.Parms == nil {
+			continue
+		}
+		_, minor := core.SplitHandle(c.Handle)
+		_, parent := core.SplitHandle(c.Parent)
+		got[minor] = classAttrs{uint64(parent), uint64(c.Htb.Parms.Rate.Rate), uint64(c.Htb.Parms.Ceil.Rate)}
+	}
+	m := rackMinor(1)
+	if g := got[hostMinor]; g.rate != 10e6 || g.ceil != 10e6 {
+		t.Errorf("host class rate, ceil = %d, %d, want 10e6", g.rate, g.ceil)
+	}
+	if g := got[m]; g != (classAttrs{hostMinor, 2e6, 8e6}) {
+		t.Errorf("rack class parent, rate, ceil = %x, %d, %d, want %x, 2e6, 8e6", g.parent, g.rate, g.ceil, hostMinor)
+	}
+	if g := got[leafMinor(m, 0)]; g.ceil != 8e6 {
+		t.Errorf("priority leaf ceil = %d, want 8e6", g.ceil)
+	}
+	const n = 1 << 20
+	var x xfer
+	rk, _ := classDelta(t, s, func() { x = transfer(t, src, dst, n) })
+	checkPayload(t, "pooled class of rack 1", rk[1].Bytes, rk[1].Packets, n, x)
+	if err := s.SetRackRates(1, 1e6, math.NaN()); err == nil {
+		t.Error("SetRackRates with a NaN ceil succeeded")
+	}
+}

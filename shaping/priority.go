@@ -60,7 +60,18 @@ func leafMinor(group uint32, p Priority) uint32 { return group | uint32(p+1) }
 // Priority under it. fresh says the group is new, so its DSCP filters must
 // be added.
 func setGroup(t *tc.Tc, ifindex, m uint32, rateBps float64, prios, fresh bool) error {
-	for _, c := range groupClasses(m, rateBps, prios) {
+	return setGroupUnder(t, ifindex, 0, m, rateBps, rateBps, prios, fresh)
+}
+
+// setGroupUnder is setGroup for a group under class parent (0: the root
+// qdisc) that is guaranteed rateBps and may borrow up to ceilBps from it.
+func setGroupUnder(t *tc.Tc, ifindex, parent, m uint32, rateBps, ceilBps float64, prios, fresh bool) error {
+	cs := groupClasses(m, rateBps, prios)
+	cs[0].parent, cs[0].ceil = parent, max(ceilBps, rateBps)
+	for i := range cs[1:] {
+		cs[1+i].ceil = cs[0].ceil
+	}
+	for _, c := range cs {
 		if err := setClass(t, ifindex, c); err != nil {
 			return err
 		}

@@ -38,6 +38,11 @@ type Host struct {
 type Input struct {
 	Racks []Rack
 	Hosts []Host
+	// Spare, if set, hands out what the flows' demands leave of the
+	// links, max-min fair again, among the flows that want something:
+	// a demand measured over the last interval lags a sender that speeds
+	// up, and a switch's links are there for whoever sends.
+	Spare bool
 }
 
 // Compute returns the rate of every host toward every rack, out[h][d] in
@@ -107,6 +112,7 @@ func Compute(in Input) ([][]float64, error) {
 	// until a flow meets its demand or a link fills; freeze those; repeat.
 	// Each round freezes at least one flow, so it ends.
 	active := make([]int, len(capacity))
+	spare := in.Spare
 	for {
 		clear(active)
 		n := 0
@@ -117,6 +123,24 @@ func Compute(in Input) ([][]float64, error) {
 					active[r]++
 				}
 			}
+		}
+		if n == 0 && spare {
+			// every demand is met: the flows that want something and
+			// whose links are not full fill what is left
+			spare = false
+			for i := range flows {
+				f := &flows[i]
+				if f.want <= 0 || math.IsInf(f.filled, 1) || math.IsInf(f.floor, 1) {
+					continue
+				}
+				f.active, f.want = true, math.Inf(1)
+				for _, r := range f.res {
+					if !math.IsInf(capacity[r], 1) && remaining[r] <= capacity[r]*epsilon {
+						f.active = false
+					}
+				}
+			}
+			continue
 		}
 		if n == 0 {
 			break

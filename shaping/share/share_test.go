@@ -165,3 +165,18 @@ func TestBadInput(t *testing.T) {
 		}
 	}
 }
+
+// With Spare, what the demands leave of a link goes, max-min fair, to the
+// flows that want something: hosts 0 and 1 want 20 and 10 of rack 0's
+// 100 B/s uplink, and split the 70 left: 20+35 and 10+35 (host 1's 10 is
+// met first, then both rise together). An idle flow keeps its floor.
+func TestSpareToWhoeverWants(t *testing.T) {
+	in := twoByTwo(20, 10)
+	out := compute(t, in)
+	near(t, "host 0, no spare", out[0][1], 20)
+	in.Spare = true
+	out = compute(t, in)
+	near(t, "host 0", out[0][1], 55)
+	near(t, "host 1", out[1][1], 45)
+	near(t, "idle rack 1 toward rack 0", out[2][0], 1)
+}

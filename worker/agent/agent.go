@@ -158,7 +158,7 @@ func (w *Worker) open() error {
 		return fmt.Errorf("worker %s: %w", w.cfg.Host, err)
 	}
 	if w.cfg.ShapeBps > 0 {
-		if w.shaper, err = newShaper(w.cfg.DataDev, w.cfg.Rack, w.cfg.ShapeBps, w.cfg.ShapePriorities); err != nil {
+		if w.shaper, err = newShaper(w.cfg.DataDev, w.cfg.Rack, w.cfg.ShapeBps, w.cfg.ShapePriorities, w.cfg.Share != nil); err != nil {
 			return fmt.Errorf("worker %s: host shaping on %s: %w", w.cfg.Host, w.cfg.DataDev, err)
 		}
 		if err := w.startGuardian(); err != nil {

@@ -34,6 +34,10 @@ type shaper struct {
 	// rates are the rates demand sharing set, by class; a class not in it
 	// is at rate
 	rates map[int]float64
+	// ceils are what each class may borrow up to from the host class
+	// (demand sharing), and hostRate that class's rate, -1 before set
+	ceils, rxCeils       map[int]float64
+	hostRate, rxHostRate float64
 	// rx, with demand sharing, shapes what the host receives: one class
 	// per source rack (the same numbers), at rxRates or else rxRate
 	rx      *shaping.HostShaper
@@ -48,7 +52,9 @@ type shaper struct {
 	applied string
 }
 
-func newShaper(dev, rack string, rate float64, prios bool) (*shaper, error) {
+// newShaper shapes dev; pooled (for demand sharing) puts the rack
+// classes under one host class they may borrow from (shaping's SetPooled).
+func newShaper(dev, rack string, rate float64, prios, pooled bool) (*shaper, error) {
 	hs, err := shaping.NewHostShaper(dev)
 	if err != nil {
 		return nil, err
@@ -56,7 +62,11 @@ func newShaper(dev, rack string, rate float64, prios bool) (*shaper, error) {
 	if err := hs.SetPriorities(prios); err != nil {
 		return nil, errors.Join(err, hs.Close())
 	}
-	return &shaper{hs: hs, rack: rack, rate: rate, index: map[string]int{}, rates: map[int]float64{}, rxRates: map[int]float64{}}, nil
+	if err := hs.SetPooled(pooled); err != nil {
+		return nil, errors.Join(err, hs.Close())
+	}
+	return &shaper{hs: hs, rack: rack, rate: rate, index: map[string]int{}, rates: map[int]float64{}, rxRates: map[int]float64{},
+		ceils: map[int]float64{}, rxCeils: map[int]float64{}}, nil
 }
 
 func (s *shaper) setRacks(racks []string) {
@@ -176,13 +186,22 @@ func (s *shaper) close() error {
 // computes the same shares from the same messages, so the hosts of a rack
 // together stay within its links without a coordinator in the loop.
 //
-// The receive side is shaped too, so that a rack's downlink holds whoever
-// sends (a sender that is not a worker, or one whose shares lag): the
-// data NIC's ingress goes through an IFB with one class per source rack
-// (shaping.NewIngressShaper), whose demand is measured and sent the same
-// way, and whose rates are the same computation mirrored: a host's share,
-// per source rack, of its rack's downlink, the source rack's uplink and
-// its NIC.
+// On each side a host's rack classes are pooled (shaping's SetPooled):
+// a busy class may borrow what the host's other busy classes leave
+// unused, so that a class whose flows pause does not strand its share
+// until the next exchange. What the demands leave of a link goes to the
+// flows that want something (share.Input.Spare).
+//
+// The receive side is shaped too, as a safety net, so that a rack's
+// downlink holds whoever sends (a sender that is not a worker, or one
+// whose shares lag): the data NIC's ingress goes through an IFB with one
+// class per source rack (shaping.NewIngressShaper), whose demand is
+// measured and sent the same way, and whose rates are the same
+// computation mirrored — a host's share, per source rack, of its rack's
+// downlink, the source rack's uplink and its NIC — but with rxHeadroom
+// on the demand and rxSlack on the rate, each class free to borrow the
+// host's whole receive share: it is not to hold back what the senders'
+// own shares let through.
 type ShareConfig struct {
 	// This host's rack's links and its NIC's sending rate, in bytes per
 	// second (the rates of the coordinator's topology); each worker
@@ -289,11 +308,15 @@ func (s *shaper) startSharing(m *members.Agent, host string, cfg ShareConfig, pr
 	if err := rx.SetPriorities(s.hs.Priorities()); err != nil {
 		return errors.Join(err, rx.Close())
 	}
+	if err := rx.SetPooled(true); err != nil {
+		return errors.Join(err, rx.Close())
+	}
 	sh := &sharer{s: s, m: m, host: host, cfg: cfg, problem: problem, heard: map[string]heardDemand{},
 		quit: make(chan struct{}), done: make(chan struct{})}
 	s.mu.Lock()
 	// until the first share, a receive class may take the whole downlink
 	s.rx, s.rxRate = rx, cfg.DownlinkBps
+	s.hostRate, s.rxHostRate = -1, -1
 	s.applied = "" // the next update gives rx its classes
 	s.mu.Unlock()
 	s.sharer = sh
@@ -395,25 +418,49 @@ func (sh *sharer) step(now time.Time) error {
 
 	sh.s.mu.Lock()
 	defer sh.s.mu.Unlock()
-	for _, side := range []struct {
-		rx    bool
-		hs    *shaping.HostShaper
-		rates map[int]float64
-		cur   func(int) float64
-		scale float64
-	}{{false, sh.s.hs, sh.s.rates, sh.s.rateOf, 1}, {true, sh.s.rx, sh.s.rxRates, sh.s.rxRateOf, rxSlack}} {
-		in, self := shareInput(msgs, sh.s.rackIndex, side.rx)
-		out, err := share.Compute(in)
-		if err != nil {
-			return errors.Join(sendErr, err)
+	// the sending side: each class at its share, borrowing from the host
+	// class what the host's other busy classes leave unused
+	in, self := shareInput(msgs, sh.s.rackIndex, false)
+	// what the measured demands leave goes to the flows that want
+	// something: a demand is a lagging estimate, and a switch's link
+	// serves whoever sends
+	in.Spare = true
+	out, err := share.Compute(in)
+	if err != nil {
+		return errors.Join(sendErr, err)
+	}
+	row := out[self]
+	busy := make([]bool, len(row))
+	for i := range row {
+		busy[i] = i < len(in.Hosts[self].Demand) && in.Hosts[self].Demand[i] > 0
+	}
+	if err := sh.s.applyPooled(sh.s.hs, row, busy, false); err != nil {
+		return errors.Join(sendErr, err)
+	}
+	// the receiving side: a safety net, not a second shaper. A host's
+	// receive classes together may take its share of its rack's
+	// downlink by demand, with rxHeadroom on top of the measured demand
+	// (which lags what the senders are given), and each class may
+	// borrow all of it.
+	in, self = shareInput(msgs, sh.s.rackIndex, true)
+	for h := range in.Hosts {
+		for i, d := range in.Hosts[h].Demand {
+			in.Hosts[h].Demand[i] = d * rxHeadroom
 		}
-		row := out[self]
-		for i := range row {
-			row[i] *= side.scale
-		}
-		if err := apply(side.hs, row, side.rates, side.cur); err != nil {
-			return errors.Join(sendErr, err)
-		}
+	}
+	in.Spare = true
+	out, err = share.Compute(in)
+	if err != nil {
+		return errors.Join(sendErr, err)
+	}
+	row = out[self]
+	all := make([]bool, len(row))
+	for i := range row {
+		row[i] *= rxSlack
+		all[i] = true
+	}
+	if err := sh.s.applyPooled(sh.s.rx, row, all, true); err != nil {
+		return errors.Join(sendErr, err)
 	}
 	return sendErr
 }
@@ -436,24 +483,77 @@ func demands(cs, prev map[int]shaping.ClassCounters, dt float64, names []string,
 	return out
 }
 
-// apply sets hs's classes to the rates of row (by class number), skipping
-// changes smaller than rateSlack, and records them in rates.
-func apply(hs *shaping.HostShaper, row []float64, rates map[int]float64, cur func(int) float64) error {
-	for _, i := range hs.Racks() {
+// applyPooled sets a pooled shaper's classes to the rates of row (by
+// class number; +Inf: unshaped) and its host class to their sum; a class
+// may borrow up to its own rate plus the rates of the other classes
+// marked in lend (the busy ones: an idle class's rate is its floor, left
+// to it). Changes smaller than rateSlack are skipped. rx says which side's
+// recorded rates to use. Call with s.mu held.
+func (s *shaper) applyPooled(hs *shaping.HostShaper, row []float64, lend []bool, rx bool) error {
+	rates, ceils, host, cur := s.rates, s.ceils, &s.hostRate, s.rateOf
+	if rx {
+		rates, ceils, host, cur = s.rxRates, s.rxCeils, &s.rxHostRate, s.rxRateOf
+	}
+	racks := hs.Racks()
+	total, lent := 0.0, 0.0
+	for _, i := range racks {
+		if i < len(row) {
+			total += row[i]
+			if lend[i] {
+				lent += row[i]
+			}
+		}
+	}
+	unshaped := func(v float64) float64 {
+		if math.IsInf(v, 1) {
+			return 0 // no limited link on the way
+		}
+		return v
+	}
+	changed := func(now, old float64) bool { return math.Abs(now-old) > rateSlack*old || (now == 0) != (old == 0) }
+	// the host class first when it grows, last when it shrinks, so that
+	// the classes never borrow past a stale total
+	newHost := unshaped(total)
+	setHost := func() error {
+		if *host >= 0 && !changed(newHost, *host) {
+			return nil
+		}
+		if err := hs.SetHostRate(newHost); err != nil {
+			return err
+		}
+		*host = newHost
+		return nil
+	}
+	grows := *host < 0 || newHost == 0 || newHost > *host
+	if grows {
+		if err := setHost(); err != nil {
+			return err
+		}
+	}
+	for _, i := range racks {
 		if i >= len(row) {
 			continue
 		}
-		rate := row[i]
-		if math.IsInf(rate, 1) {
-			rate = 0 // no limited link on the way: unshaped
+		rate := unshaped(row[i])
+		ceil := rate
+		if rate > 0 {
+			others := lent
+			if lend[i] {
+				others -= row[i]
+			}
+			ceil = unshaped(rate + others)
 		}
-		if old := cur(i); math.Abs(rate-old) <= rateSlack*old {
+		oldCeil, ok := ceils[i]
+		if ok && !changed(rate, cur(i)) && !changed(ceil, oldCeil) {
 			continue // a no-op change: leave the class alone
 		}
-		if err := hs.SetRackRate(i, rate); err != nil {
+		if err := hs.SetRackRates(i, rate, ceil); err != nil {
 			return err
 		}
-		rates[i] = rate
+		rates[i], ceils[i] = rate, ceil
+	}
+	if !grows {
+		return setHost()
 	}
 	return nil
 }
@@ -465,6 +565,12 @@ func apply(hs *shaping.HostShaper, row []float64, rates map[int]float64, cur fun
 // while senders that ignore their share are still held to within 5% of
 // it.
 const rxSlack = 1.05
+
+// rxHeadroom multiplies the receive side's measured demand: enough that
+// a receive class follows its senders' shares as they grow instead of
+// holding them back, while a host that receives only acknowledgements
+// leaves its rack-mates the downlink.
+const rxHeadroom = 2
 
 // rateSlack is the relative change of a class's rate below which it is
 // not changed (HTB rates are whole bytes/s, and a change costs netlink

@@ -33,7 +33,7 @@ func TestShaperPriorities(t *testing.T) {
 	h := c.Hosts[0]
 	for _, prios := range []bool{false, true} {
 		var s *shaper
-		if err := shaping.Do(h.Netns, func() (err error) { s, err = newShaper(h.DataDev, "r0", 1e6, prios); return err }); err != nil {
+		if err := shaping.Do(h.Netns, func() (err error) { s, err = newShaper(h.DataDev, "r0", 1e6, prios, false); return err }); err != nil {
 			t.Fatal(err)
 		}
 		got := s.hs.Priorities()
