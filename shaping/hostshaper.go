@@ -72,12 +72,7 @@ func NewHostShaper(dev string) (*HostShaper, error) {
 
 // NewHostShaperIn is NewHostShaper for dev in the named network namespace.
 func NewHostShaperIn(netnsName, dev string) (*HostShaper, error) {
-	var s *HostShaper
-	err := Do(netnsName, func() (err error) {
-		s, err = NewHostShaper(dev)
-		return err
-	})
-	return s, err
+	return in(netnsName, func() (*HostShaper, error) { return NewHostShaper(dev) })
 }
 
 func newHostShaper(t *tc.Tc, dev string, ifindex uint32) (*HostShaper, error) {

@@ -46,12 +46,7 @@ func NewIngressShaper(dev string) (*HostShaper, error) {
 
 // NewIngressShaperIn is NewIngressShaper for dev in the named namespace.
 func NewIngressShaperIn(netnsName, dev string) (*HostShaper, error) {
-	var s *HostShaper
-	err := Do(netnsName, func() (err error) {
-		s, err = NewIngressShaper(dev)
-		return err
-	})
-	return s, err
+	return in(netnsName, func() (*HostShaper, error) { return NewIngressShaper(dev) })
 }
 
 func newIngressShaper(nl *netlink.Handle, dev string) (*HostShaper, error) {

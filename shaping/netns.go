@@ -159,3 +159,14 @@ func disableIPv6(dev string) error {
 }
 
 var errNoDev = unix.ENODEV
+
+// in is Do for a function with a result: fn's result, made in the named
+// namespace.
+func in[T any](netnsName string, fn func() (T, error)) (T, error) {
+	var v T
+	err := Do(netnsName, func() (err error) {
+		v, err = fn()
+		return err
+	})
+	return v, err
+}
