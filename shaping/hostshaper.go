@@ -108,8 +108,8 @@ func rackPrefs(rack int) [2]uint16 {
 // On a receive-side shaper (NewIngressShaper) the class is a source
 // rack's and peers are its senders.
 func (s *HostShaper) SetRack(rack int, rateBps float64, peers []net.IP) error {
-	if rack < 0 || rack > maxRack {
-		return fmt.Errorf("shaping: rack %d out of range 0..%d", rack, maxRack)
+	if err := checkRack(rack); err != nil {
+		return err
 	}
 	if rateBps < 0 {
 		return fmt.Errorf("shaping: negative rate for rack %d", rack)
@@ -122,12 +122,9 @@ func (s *HostShaper) SetRack(rack int, rateBps float64, peers []net.IP) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
-		return errors.New("shaping: HostShaper is closed")
+		return errClosed
 	}
-	rate := rateBps
-	if rate == 0 {
-		rate = UnshapedBps
-	}
+	rate := limitOrUnshaped(rateBps)
 	minor := rackMinor(rack)
 	old := s.racks[rack]
 	ceil := rate
@@ -173,6 +170,18 @@ func (s *HostShaper) parentMinor() uint32 {
 	return 0
 }
 
+// errClosed is what a closed HostShaper answers.
+var errClosed = errors.New("shaping: HostShaper is closed")
+
+// checkRack says whether rack is a rack index a class can have.
+func checkRack(rack int) error {
+	if rack < 0 || rack > maxRack {
+		return fmt.Errorf("shaping: rack %d out of range 0..%d", rack, maxRack)
+	}
+	return nil
+}
+
+// limitOrUnshaped is a class's rate: bps, or unshaped (but counted) for 0.
 func limitOrUnshaped(bps float64) float64 {
 	if bps == 0 {
 		return UnshapedBps
@@ -189,7 +198,7 @@ func (s *HostShaper) SetPooled(on bool) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
-		return errors.New("shaping: HostShaper is closed")
+		return errClosed
 	}
 	if len(s.racks) > 0 && on != s.pooled {
 		return errors.New("shaping: SetPooled after SetRack")
@@ -213,7 +222,7 @@ func (s *HostShaper) SetHostRate(rateBps float64) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
-		return errors.New("shaping: HostShaper is closed")
+		return errClosed
 	}
 	if !s.pooled {
 		return fmt.Errorf("shaping: host rate on %s: the shaper is not pooled", s.dev)
@@ -234,7 +243,7 @@ func (s *HostShaper) SetRackRates(rack int, rateBps, ceilBps float64) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
-		return errors.New("shaping: HostShaper is closed")
+		return errClosed
 	}
 	rc := s.racks[rack]
 	if rc == nil {
@@ -262,7 +271,7 @@ func (s *HostShaper) SetRackRate(rack int, rateBps float64) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
-		return errors.New("shaping: HostShaper is closed")
+		return errClosed
 	}
 	rc := s.racks[rack]
 	if rc == nil {
@@ -282,10 +291,10 @@ func (s *HostShaper) RemoveRack(rack int) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
-		return errors.New("shaping: HostShaper is closed")
+		return errClosed
 	}
-	if rack < 0 || rack > maxRack {
-		return fmt.Errorf("shaping: rack %d out of range 0..%d", rack, maxRack)
+	if err := checkRack(rack); err != nil {
+		return err
 	}
 	for _, p := range rackPrefs(rack) {
 		if err := deleteFilters(s.tc, s.ifindex, 0, p, ethPIP); err != nil {
@@ -318,7 +327,7 @@ func (s *HostShaper) PriorityCounters(rack int) ([NumPriorities]ClassCounters, e
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
-		return out, errors.New("shaping: HostShaper is closed")
+		return out, errClosed
 	}
 	cs, err := classCounters(s.tc, s.ifindex)
 	if err != nil {
@@ -349,7 +358,7 @@ func (s *HostShaper) Counters() (map[int]ClassCounters, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
-		return nil, errors.New("shaping: HostShaper is closed")
+		return nil, errClosed
 	}
 	cs, err := classCounters(s.tc, s.ifindex)
 	if err != nil {
@@ -364,7 +373,7 @@ func (s *HostShaper) DefaultCounters() (ClassCounters, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
-		return ClassCounters{}, errors.New("shaping: HostShaper is closed")
+		return ClassCounters{}, errClosed
 	}
 	cs, err := classCounters(s.tc, s.ifindex)
 	if err != nil {
