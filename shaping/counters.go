@@ -99,6 +99,16 @@ func (c *Cluster) flatCounters(out []LinkCounters) error {
 	return nil
 }
 
+// HostRackCounters reads the counters of host i's (an index of Hosts)
+// destination-rack classes, by rack, in flat mode: what it sends toward
+// each other rack. None if its worker has not shaped yet.
+func (c *Cluster) HostRackCounters(i int) (map[int]ClassCounters, error) {
+	if i < 0 || i >= len(c.Hosts) {
+		return nil, fmt.Errorf("shaping: no host %d", i)
+	}
+	return hostClassCounters(c.Hosts[i].Netns, c.Hosts[i].DataDev)
+}
+
 // hostClassCounters reads the destination-rack class counters of the
 // HostShaper on dev in the named namespace (none if it has no shaper).
 func hostClassCounters(nsName, dev string) (map[int]ClassCounters, error) {

@@ -339,6 +339,29 @@ func (s *HostShaper) PriorityCounters(rack int) ([NumPriorities]ClassCounters, e
 	return out, nil
 }
 
+// AllPriorityCounters returns PriorityCounters of every destination rack
+// that has a class, from one read of the kernel's counters.
+func (s *HostShaper) AllPriorityCounters() (map[int][NumPriorities]ClassCounters, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return nil, errClosed
+	}
+	cs, err := classCounters(s.tc, s.ifindex)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[int][NumPriorities]ClassCounters, len(s.racks))
+	for r := range s.racks {
+		var leaves [NumPriorities]ClassCounters
+		for p := range Priority(NumPriorities) {
+			leaves[p] = cs[leafMinor(rackMinor(r), p)]
+		}
+		out[r] = leaves
+	}
+	return out, nil
+}
+
 // Racks returns the destination racks that have a class, in order.
 func (s *HostShaper) Racks() []int {
 	s.mu.Lock()

@@ -19,6 +19,12 @@
 // computation gives it its share. The floors are reserved before filling, so
 // the rates through a link never add up to more than its capacity.
 //
+// With priorities, each host gives its demand by priority band
+// (Host.Bands), and a link serves the bands in strict order, as a
+// switch's priority leaves do: a high-priority sender on one host takes
+// the rack's uplink from a low-priority sender on another, which keeps
+// its floor.
+//
 // Compute is pure and deterministic: the same inputs give the same rates,
 // on every host, whatever the order in which hosts were heard from, as
 // long as the inputs are listed in the same order (callers sort hosts by

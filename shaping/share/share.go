@@ -28,10 +28,25 @@ type Rack struct {
 // its demand toward each rack in bytes per second, indexed by rack
 // (missing entries and its own rack's are ignored; Backlogged: as much as
 // it can get).
+//
+// Bands, if set, splits the host's demand by priority band instead:
+// Bands[b][d] toward rack d, band 0 the highest (Demand is then ignored).
+// A link serves its bands in strict order, as a switch's priority leaves
+// do: the flows of a band are filled, max-min among themselves, before
+// any flow of a lower band grows past its floor.
 type Host struct {
 	Rack   int
 	NICBps float64
 	Demand []float64
+	Bands  [][]float64
+}
+
+// bands returns the host's demand by band (one band: Demand).
+func (h Host) bands() [][]float64 {
+	if h.Bands != nil {
+		return h.Bands
+	}
+	return [][]float64{h.Demand}
 }
 
 // Input is everyone's demand and the racks' links.
@@ -66,128 +81,160 @@ func Compute(in Input) ([][]float64, error) {
 		capacity[2*nr+h] = limit(hs.NICBps)
 	}
 	type flow struct {
-		h, d   int
-		res    [3]int
-		want   float64 // demand above the floor
-		floor  float64
-		filled float64
-		active bool
+		h, d, band int
+		res        [3]int
+		want       float64 // demand above the floor
+		floor      float64
+		filled     float64
+		active     bool
 	}
 	var flows []flow
 	users := make([]int, len(capacity))
+	nb := 0
 	for h, hs := range in.Hosts {
+		bands := hs.bands()
+		nb = max(nb, len(bands))
 		for d := range nr {
 			if d == hs.Rack {
 				continue
 			}
-			f := flow{h: h, d: d, res: [3]int{hs.Rack, nr + d, 2*nr + h}}
-			if d < len(hs.Demand) {
-				f.want = hs.Demand[d]
-			}
-			for _, r := range f.res {
+			// one flow per band; the floor belongs to the pair (h, d)
+			// and serves its highest bands first
+			res := [3]int{hs.Rack, nr + d, 2*nr + h}
+			for _, r := range res {
 				users[r]++
 			}
-			flows = append(flows, f)
+			for b := range max(len(bands), 1) {
+				f := flow{h: h, d: d, band: b, res: res}
+				if b < len(bands) && d < len(bands[b]) {
+					f.want = bands[b][d]
+				}
+				flows = append(flows, f)
+			}
 		}
 	}
 	remaining := append([]float64(nil), capacity...)
-	for i := range flows {
-		f := &flows[i]
-		f.floor = math.Inf(1)
-		for _, r := range f.res {
+	for i := 0; i < len(flows); {
+		// flows[i:j] are the bands of one pair
+		j := i + 1
+		for j < len(flows) && flows[j].h == flows[i].h && flows[j].d == flows[i].d {
+			j++
+		}
+		floor := math.Inf(1)
+		for _, r := range flows[i].res {
 			if !math.IsInf(capacity[r], 1) {
-				f.floor = min(f.floor, capacity[r]*min(FloorFraction, FloorTotal/float64(users[r])))
+				floor = min(floor, capacity[r]*min(FloorFraction, FloorTotal/float64(users[r])))
 			}
 		}
-		if math.IsInf(f.floor, 1) {
-			continue // crosses no limited link
+		if math.IsInf(floor, 1) {
+			for k := i; k < j; k++ {
+				flows[k].floor = floor // crosses no limited link
+			}
+			i = j
+			continue
 		}
-		for _, r := range f.res {
-			remaining[r] -= f.floor
+		for _, r := range flows[i].res {
+			remaining[r] -= floor
 		}
-		f.want = max(0, f.want-f.floor)
-		f.active = f.want > 0
+		flows[i].floor = floor
+		left := floor
+		for k := i; k < j; k++ {
+			f := &flows[k]
+			if k > i {
+				f.floor = 0
+			}
+			used := min(left, f.want)
+			left -= used
+			f.want -= used
+		}
+		i = j
 	}
-	// progressive filling: raise every active flow by the same amount
-	// until a flow meets its demand or a link fills; freeze those; repeat.
-	// Each round freezes at least one flow, so it ends.
+	// progressive filling, band by band: raise every active flow of the
+	// band by the same amount until a flow meets its demand or a link
+	// fills; freeze those; repeat. Each round freezes at least one flow,
+	// so it ends. Then, with Spare, the flows that want something fill
+	// what is left, band by band again.
 	active := make([]int, len(capacity))
-	spare := in.Spare
-	for {
-		clear(active)
-		n := 0
-		for _, f := range flows {
-			if f.active {
-				n++
-				for _, r := range f.res {
-					active[r]++
-				}
+	full := func(f *flow) bool {
+		for _, r := range f.res {
+			if !math.IsInf(capacity[r], 1) && remaining[r] <= capacity[r]*epsilon {
+				return true
 			}
 		}
-		if n == 0 && spare {
-			// every demand is met: the flows that want something and
-			// whose links are not full fill what is left
-			spare = false
-			for i := range flows {
-				f := &flows[i]
-				if f.want <= 0 || math.IsInf(f.filled, 1) || math.IsInf(f.floor, 1) {
-					continue
-				}
-				f.active, f.want = true, math.Inf(1)
-				for _, r := range f.res {
-					if !math.IsInf(capacity[r], 1) && remaining[r] <= capacity[r]*epsilon {
-						f.active = false
+		return false
+	}
+	fill := func() {
+		for {
+			clear(active)
+			n := 0
+			for _, f := range flows {
+				if f.active {
+					n++
+					for _, r := range f.res {
+						active[r]++
 					}
 				}
 			}
-			continue
-		}
-		if n == 0 {
-			break
-		}
-		inc := math.Inf(1)
-		for r, k := range active {
-			if k > 0 {
-				inc = min(inc, max(0, remaining[r])/float64(k))
+			if n == 0 {
+				return
 			}
-		}
-		for _, f := range flows {
-			if f.active {
-				inc = min(inc, f.want-f.filled)
-			}
-		}
-		if math.IsInf(inc, 1) {
-			for i := range flows {
-				if flows[i].active {
-					flows[i].filled, flows[i].active = math.Inf(1), false
+			inc := math.Inf(1)
+			for r, k := range active {
+				if k > 0 {
+					inc = min(inc, max(0, remaining[r])/float64(k))
 				}
 			}
-			break
-		}
-		for i := range flows {
-			f := &flows[i]
-			if !f.active {
-				continue
+			for _, f := range flows {
+				if f.active {
+					inc = min(inc, f.want-f.filled)
+				}
 			}
-			f.filled += inc
-			for _, r := range f.res {
-				remaining[r] -= inc
+			if math.IsInf(inc, 1) {
+				for i := range flows {
+					if flows[i].active {
+						flows[i].filled, flows[i].active = math.Inf(1), false
+					}
+				}
+				return
 			}
-		}
-		for i := range flows {
-			f := &flows[i]
-			if !f.active {
-				continue
+			for i := range flows {
+				f := &flows[i]
+				if !f.active {
+					continue
+				}
+				f.filled += inc
+				for _, r := range f.res {
+					remaining[r] -= inc
+				}
 			}
-			if f.filled >= f.want*(1-epsilon) {
-				f.active = false
-				continue
-			}
-			for _, r := range f.res {
-				if !math.IsInf(capacity[r], 1) && remaining[r] <= capacity[r]*epsilon {
+			for i := range flows {
+				f := &flows[i]
+				if f.active && (f.filled >= f.want*(1-epsilon) || full(f)) {
 					f.active = false
 				}
 			}
+		}
+	}
+	for b := range max(nb, 1) {
+		for i := range flows {
+			f := &flows[i]
+			f.active = f.band == b && !math.IsInf(f.floor, 1) && f.want > 0 && !full(f)
+		}
+		fill()
+	}
+	if in.Spare {
+		// every demand is met as far as the links allow: the flows
+		// that want something and whose links are not full fill what
+		// is left
+		for b := range max(nb, 1) {
+			for i := range flows {
+				f := &flows[i]
+				f.active = f.band == b && f.want > 0 && !math.IsInf(f.filled, 1) && !math.IsInf(f.floor, 1) && !full(f)
+				if f.active {
+					f.want = math.Inf(1)
+				}
+			}
+			fill()
 		}
 	}
 	out := make([][]float64, nh)
@@ -195,7 +242,7 @@ func Compute(in Input) ([][]float64, error) {
 		out[h] = make([]float64, nr)
 	}
 	for _, f := range flows {
-		out[f.h][f.d] = f.floor + f.filled
+		out[f.h][f.d] += f.floor + f.filled
 	}
 	return out, nil
 }
@@ -230,6 +277,16 @@ func (in Input) check() error {
 		for d, v := range hs.Demand {
 			if math.IsNaN(v) || v < 0 {
 				return fmt.Errorf("share: host %d: demand %v toward rack %d: must not be negative", h, v, d)
+			}
+		}
+		for b, band := range hs.Bands {
+			if len(band) > len(in.Racks) {
+				return fmt.Errorf("share: host %d: band %d: demand toward %d racks, there are %d", h, b, len(band), len(in.Racks))
+			}
+			for d, v := range band {
+				if math.IsNaN(v) || v < 0 {
+					return fmt.Errorf("share: host %d: band %d: demand %v toward rack %d: must not be negative", h, b, v, d)
+				}
 			}
 		}
 	}

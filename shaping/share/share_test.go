@@ -180,3 +180,61 @@ func TestSpareToWhoeverWants(t *testing.T) {
 	near(t, "host 1", out[1][1], 45)
 	near(t, "idle rack 1 toward rack 0", out[2][0], 1)
 }
+
+// banded is twoByTwo with host 0's demand in band 0 (high) and host 1's
+// in band 1 (low), each backlogged unless given.
+func banded(high, low float64) Input {
+	in := twoByTwo(0, 0)
+	in.Hosts[0].Bands = [][]float64{{0, high}, {0, 0}}
+	in.Hosts[1].Bands = [][]float64{{0, 0}, {0, low}}
+	return in
+}
+
+// Strict priority across hosts, as a switch's priority leaves give it: a
+// backlogged high-priority sender takes the uplink but the floors
+// (1 + 98 = 99); the low one on the other host keeps its floor, 1.
+func TestHighBandFillsBeforeLow(t *testing.T) {
+	out := compute(t, banded(Backlogged, Backlogged))
+	near(t, "high host", out[0][1], 99)
+	near(t, "low host", out[1][1], 1)
+}
+
+// What the high band does not want goes to the low one: high wants 30
+// (floor 1 + 29), low gets 1 + (98 - 29) = 70.
+func TestLowBandTakesWhatHighLeaves(t *testing.T) {
+	out := compute(t, banded(30, Backlogged))
+	near(t, "high host", out[0][1], 30)
+	near(t, "low host", out[1][1], 70)
+}
+
+// With Spare, what the demands leave goes by band too: both want 10, so
+// high gets 10 + the 80 left (100 - 2 floors - 2 × 9), low its 10.
+func TestSpareGoesToTheHighBandFirst(t *testing.T) {
+	in := banded(10, 10)
+	in.Spare = true
+	out := compute(t, in)
+	near(t, "high host", out[0][1], 90)
+	near(t, "low host", out[1][1], 10)
+}
+
+// One host with both bands toward one rack: its flows add up, and a
+// backlogged rack-mate in the low band shares only what the high band
+// leaves: host 0 high 40 + low backlogged, host 1 low backlogged. The
+// floor of host 0 (1) serves its high band: high 1 + 39; the low band
+// then splits 100 - 2 - 39 = 59 between host 0 and host 1: 29.5 each.
+func TestBandsOfOneHostAddUp(t *testing.T) {
+	in := twoByTwo(0, 0)
+	in.Hosts[0].Bands = [][]float64{{0, 40}, {0, Backlogged}}
+	in.Hosts[1].Bands = [][]float64{{0, 0}, {0, Backlogged}}
+	out := compute(t, in)
+	near(t, "host 0", out[0][1], 40+29.5)
+	near(t, "host 1", out[1][1], 1+29.5)
+}
+
+func TestBadBandIsAnError(t *testing.T) {
+	in := banded(Backlogged, Backlogged)
+	in.Hosts[1].Bands[1][1] = -1
+	if _, err := Compute(in); err == nil {
+		t.Fatal("a negative band demand was accepted")
+	}
+}
