@@ -323,20 +323,8 @@ func (s *HostShaper) SetPriorities(on bool) error {
 // PriorityCounters returns the kernel's counters of each priority leaf of a
 // rack's class (zero without priorities).
 func (s *HostShaper) PriorityCounters(rack int) ([NumPriorities]ClassCounters, error) {
-	var out [NumPriorities]ClassCounters
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.closed {
-		return out, errClosed
-	}
-	cs, err := classCounters(s.tc, s.ifindex)
-	if err != nil {
-		return out, err
-	}
-	for p := range Priority(NumPriorities) {
-		out[p] = cs[leafMinor(rackMinor(rack), p)]
-	}
-	return out, nil
+	all, err := s.AllPriorityCounters()
+	return all[rack], err
 }
 
 // AllPriorityCounters returns PriorityCounters of every destination rack
