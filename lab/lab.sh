@@ -202,6 +202,7 @@ write_files() {
 			echo "          racklab_data_dev: eth1"
 			echo "          racklab_credentials: $LAB/credentials"
 			echo "          racklab_shape: 25MB               # the rack's uplink (one host per rack)"
+			echo "          racklab_shape_share: 25MB:25MB    # shared by demand: sending and receiving sides"
 			echo "          racklab_tiers:"
 			echo "            - {kind: ssd, dir: /srv/ssd, read: 200MB, write: 150MB, capacity: 4GiB}"
 			echo "            - {kind: hdd, dir: /srv/hdd, read: 100MB, write: 80MB, capacity: 8GiB}"
