@@ -1,0 +1,60 @@
+// Package replay is a policy that schedules nothing of its own: it
+// repeats the decisions a recorded run made, read from that run's
+// attempts.csv. Each attempt runs on its recorded host, a map reads its
+// recorded source replica, and each host's slots are taken in the
+// recorded order. Run in the simulator on the decisions of a live run on
+// the emulated cluster, it compares the simulator's network and storage
+// model with the emulated cluster on identical placements, the scheduler
+// aside (issue 17's fidelity replay).
+//
+// # What is replayed
+//
+// The records are taken in the order of their attempt ids, which the
+// engine numbers in launch order: the recorded launch order. Attempts
+// are queued per host and slot pool (a host with reduce slots of its own
+// has a map queue and a reduce queue). An attempt launches when it heads
+// its queue, its task may run (its job is submitted and its stage
+// released, the engine's slow-start and early-shuffle limit allowing)
+// and its pool has a free slot; it waits otherwise, and so do the
+// attempts behind it on that host. The replay launches as soon as these
+// hold: it repeats the order of the decisions, not their times, so that
+// the modelled network's own pace decides when things happen. A slot the
+// recorded policy left idle on purpose (delay scheduling) is therefore
+// used earlier in the replay.
+//
+// Waiting per host cannot deadlock a replay of a run that finished: an
+// attempt waits only for attempts recorded before it, whose launch in the
+// recorded run did not depend on it. If the records do not come from a
+// run of the same workload, cluster, seed and slow-start, the replay can
+// stall; the simulator then stops and says where.
+//
+// A record's task may be in another state in the replay than it was
+// when the record was made, since timings differ. A recorded duplicate
+// whose task has no running attempt is launched as a plain attempt, a
+// plain attempt whose task has one as a duplicate, and a record whose
+// task is already done (another attempt won the race earlier than it
+// did when recorded) is skipped.
+//
+// # Killed and failed attempts
+//
+// An attempt recorded as killed or failed is launched in its turn (it
+// held a slot and moved bytes) and killed once the replay has launched
+// every attempt recorded as starting no later than the recorded attempt
+// ended: the kills fall in the recorded sequence of launches. An attempt
+// a policy killed at once (Shadow relocating an original to its
+// duplicate) thus ends right after the launches of that instant, and the
+// loser of a duplicate race ends with the race, killed by the engine
+// when the winner's output is used. Host losses are not replayed: a
+// failed attempt is handled as a killed one. When an attempt recorded as
+// not succeeding succeeds in the replay while an attempt of its task
+// recorded as succeeding has yet to end, its output is discarded
+// (OutputChooser), so that the recorded winner's output is the one
+// consumers read.
+//
+// # What is not replayed
+//
+// Job output replicas other than the writer's own are placed by the
+// engine's output placer, as in any run (the records do not name them);
+// network priorities are not replayed (every attempt gets class 0).
+// Each replayed launch carries the decision note reason "replay".
+package replay
