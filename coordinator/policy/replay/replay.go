@@ -2,7 +2,6 @@ package replay
 
 import (
 	"fmt"
-	"sort"
 
 	"github.com/racklab/racklab/coordinator/cluster"
 	"github.com/racklab/racklab/coordinator/engine"
@@ -19,6 +18,11 @@ type Config struct {
 	// It matters: a reducer launched before its maps finished must be
 	// released as early in the replay.
 	SlowStart float64 `yaml:"slowstart"`
+	// NotBefore holds each attempt back until its recorded start time as
+	// well: the replay then also repeats the slots a policy left idle on
+	// purpose (delay scheduling), and never runs ahead of the recorded
+	// run. Off, only the order is replayed.
+	NotBefore bool `yaml:"not_before"`
 }
 
 // DefaultConfig names no file: a replay must be told what to replay.
@@ -74,6 +78,7 @@ type Policy struct {
 	toKill []int
 	// byTask lists each task's records.
 	byTask map[engine.TaskRef][]int
+
 	// Skipped counts records whose task was done before their turn;
 	// SourceMismatches the maps whose recorded source was no replica
 	// in the replay (they read the engine's choice instead).
@@ -81,7 +86,6 @@ type Policy struct {
 	// BadTasks counts records naming a task the run's stage does not
 	// have (records of another workload).
 	BadTasks int
-	buf      []int
 }
 
 // New builds the policy: it reads and checks the recorded attempts.
@@ -176,23 +180,21 @@ func (p *Policy) ScheduleRound(ctx *engine.Context, _ []cluster.HostID) {
 	}
 }
 
-// launchReady makes one pass over the heads of the queues, in launch
-// order, and reports whether any record was launched or skipped.
+// launchReady makes one pass over the waiting records in launch order,
+// trying each that heads its queue (a launch makes the next record of
+// its queue the head, tried later in the same pass), and reports
+// whether any record was launched or skipped.
 func (p *Policy) launchReady(ctx *engine.Context) bool {
-	heads := p.buf[:0]
-	for q, h := range p.heads {
-		if h < len(p.queues[q]) {
-			heads = append(heads, p.queues[q][h])
-		}
-	}
-	sort.Ints(heads)
-	p.buf = heads
+	topo := ctx.Topology()
 	moved := false
-	for _, i := range heads {
-		r := &p.log.Records[i]
-		q := p.queueOf(ctx.Topology(), r)
-		// a queue moves one record per pass, so that records of other
-		// hosts recorded between two of this host's keep their turn
+	for i := p.frontier; i < len(p.state); i++ {
+		if p.state[i] != waiting {
+			continue
+		}
+		q := p.queueOf(topo, &p.log.Records[i])
+		if p.queues[q][p.heads[q]] != i {
+			continue // an earlier record of its host waits
+		}
 		if p.try(ctx, i) {
 			p.heads[q]++
 			moved = true
@@ -218,6 +220,10 @@ func (p *Policy) try(ctx *engine.Context, i int) bool {
 	default: // the job ended before this attempt's turn
 		p.skip(i)
 		return true
+	}
+	// the records keep microseconds
+	if p.cfg.NotBefore && ctx.Now() < r.Start-1e-6 {
+		return false
 	}
 	if !ctx.Alive(r.Host) {
 		p.skip(i)
