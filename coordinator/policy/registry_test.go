@@ -21,7 +21,7 @@ func TestEveryPolicyBuildsWithDefaults(t *testing.T) {
 		t.Fatalf("Names() = %v, want %v", names, want)
 	}
 	// a replay has no default records to replay
-	required := map[string]map[string]any{"replay": {"file": "replay/testdata/records/two-jobs.csv"}}
+	required := map[string]map[string]any{"replay": {"file": "replay/testdata/records/replay.csv"}}
 	for _, name := range names {
 		spec := policy.Spec{Name: name, Args: required[name]}
 		if spec.Args != nil {

@@ -112,7 +112,7 @@ func TestBuildNamesTheFile(t *testing.T) {
 		{nil, "policy replay: arg file: name the recorded run's attempts.csv"},
 		{map[string]any{"file": filepath.Join(dir, "none.csv")}, "policy replay: replay: open " + filepath.Join(dir, "none.csv")},
 		{map[string]any{"file": bad}, "policy replay: " + bad + `:2: outcome "maybe"`},
-		{map[string]any{"file": "testdata/records/two-jobs.csv", "slowstart": 2}, "policy replay: arg slowstart must be between 0 and 1"},
+		{map[string]any{"file": "testdata/records/replay.csv", "slowstart": 2}, "policy replay: arg slowstart must be between 0 and 1"},
 	}
 	for _, c := range cases {
 		_, err := policy.Build(policy.Spec{Name: "replay", Args: c.args})
@@ -120,7 +120,7 @@ func TestBuildNamesTheFile(t *testing.T) {
 			t.Errorf("Build(replay %v): error %v, want it to contain %q", c.args, err, c.want)
 		}
 	}
-	p, err := policy.Build(policy.Spec{Name: "replay", Args: map[string]any{"file": "testdata/records/two-jobs.csv"}})
+	p, err := policy.Build(policy.Spec{Name: "replay", Args: map[string]any{"file": "testdata/records/replay.csv"}})
 	if err != nil || p.Name() != "replay" {
 		t.Fatalf("Build(replay): %v, %v", p, err)
 	}
