@@ -24,8 +24,9 @@ func (r Run) Dirs(out string) (simDir, replayDir string) {
 }
 
 // Simulate runs a live run's simulation and replay under out (see Dirs)
-// and checks the replay's placements against the live run's.
-func Simulate(r Run, out string, cancel <-chan struct{}) (Pair, error) {
+// and checks the replay's placements against the live run's; notBefore
+// is as for ReplaySpec.
+func Simulate(r Run, out string, notBefore bool, cancel <-chan struct{}) (Pair, error) {
 	p := Pair{Live: r}
 	simSet, repSet := r.Dirs(out)
 	spec, err := r.SimSpec(simSet)
@@ -37,7 +38,7 @@ func Simulate(r Run, out string, cancel <-chan struct{}) (Pair, error) {
 		return p, err
 	}
 	p.SimDir = spec.Dir
-	rspec, err := r.ReplaySpec(repSet, false)
+	rspec, err := r.ReplaySpec(repSet, notBefore)
 	if err != nil {
 		return p, err
 	}
