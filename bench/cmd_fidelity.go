@@ -142,7 +142,8 @@ func compareFidelity(ctx context.Context, cmd *cobra.Command, camp *campaign.Cam
 	}
 	fmt.Fprintf(stdout, "\n%s", fidelity.Summarize(rows).Format())
 	fmt.Fprintf(stdout, "per job: %s\n", path)
-	return nil
+	// the report draws fidelity.csv beside the campaign's results
+	return afterCampaign(cmd, root)
 }
 
 // runReplay is `bench sim --replay RUN_DIR`: the live (or any recorded)
