@@ -70,7 +70,7 @@ resolve against the result directory.`,
 	c.Flags().StringVar(&from, "from", "", "compare the live runs of this result directory instead of running them")
 	c.Flags().StringVar(&out, "out", "", "result directory (default results/<campaign name>)")
 	c.Flags().StringVar(&prefix, "prefix", "rl", "name prefix of the emulated cluster (local runs)")
-	c.Flags().BoolVar(&notBefore, "not-before", false, "replays hold each attempt back until its recorded start time too")
+	c.Flags().BoolVar(&notBefore, "not-before", false, "replays hold each attempt back until its recorded start time too (it then launches at the simulator's next event or heartbeat: on live records, up to a heartbeat late)")
 	c.Flags().BoolVarP(&quiet, "quiet", "q", false, "no progress bars")
 	return c
 }

@@ -22,6 +22,16 @@
 // recorded policy left idle on purpose (delay scheduling) is therefore
 // used earlier in the replay.
 //
+// With the arg not_before, an attempt also waits for its recorded start
+// time, so that a replay repeats the slots a policy left idle on purpose
+// (a simulated run replayed so is reproduced exactly: the check of
+// bench/fidelity's tests). The policy has no timer of its own: such an
+// attempt launches at the simulator's first scheduling point at or after
+// its time (an event, or the next heartbeat, every second by default),
+// so on a live run's records, whose times fall anywhere, it adds up to
+// a heartbeat's delay to each launch. Replays of live runs therefore
+// replay the order only, by default.
+//
 // Waiting per host cannot deadlock a replay of a run that finished: an
 // attempt waits only for attempts recorded before it, whose launch in the
 // recorded run did not depend on it. If the records do not come from a
