@@ -7,6 +7,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"path"
 	"path/filepath"
 	"sort"
 	"strconv"
@@ -200,7 +201,8 @@ const (
 )
 
 // PolicyMeans are one policy's mean JCT and mean per-job cross-rack
-// bytes over the jobs that succeeded live, simulated and replayed.
+// bytes over the jobs that succeeded live, simulated and replayed, in
+// one result set (Policy is "<set>[/<workload>] <label>").
 type PolicyMeans struct {
 	Policy                        string
 	Jobs                          int
@@ -259,11 +261,17 @@ func Summarize(rows []Row) Summary {
 		if !(ok(r.Live.JCT) && ok(r.Sim.JCT) && ok(r.Replay.JCT)) {
 			continue
 		}
-		m := byPolicy[r.Policy]
+		// a policy of each result set (run set and workload) apart: a
+		// campaign may run one policy on two emulated networks
+		key := r.Policy
+		if set := path.Dir(r.Run); set != "." {
+			key = set + " " + r.Policy
+		}
+		m := byPolicy[key]
 		if m == nil {
-			m = &PolicyMeans{Policy: r.Policy}
-			byPolicy[r.Policy] = m
-			order = append(order, r.Policy)
+			m = &PolicyMeans{Policy: key}
+			byPolicy[key] = m
+			order = append(order, key)
 		}
 		m.Jobs++
 		m.JCTLive += r.Live.JCT
@@ -298,7 +306,7 @@ func (s Summary) Format() string {
 	fmt.Fprintf(&b, "simulated JCT within %.0f%% of live: %s\n", 100*JCTTolerance, share(s.SimWithin, s.SimJobs))
 	fmt.Fprintf(&b, "replayed cross-rack bytes within %.0f%% of live: %s\n", 100*BytesTolerance, share(s.BytesEqual, s.BytesJobs))
 	if len(s.Policies) > 0 {
-		fmt.Fprintf(&b, "\n%-16s %5s %9s %9s %9s %7s %7s %12s %12s %12s %7s %7s\n", "policy", "jobs",
+		fmt.Fprintf(&b, "\n%-24s %5s %9s %9s %9s %7s %7s %12s %12s %12s %7s %7s\n", "policy", "jobs",
 			"jct live", "jct sim", "jct rep", "sim/l", "rep/l", "cross live", "cross sim", "cross rep", "sim/l", "rep/l")
 		for _, m := range s.Policies {
 			mark := func(r float64) string {
@@ -307,7 +315,7 @@ func (s Summary) Format() string {
 				}
 				return fmt.Sprintf("%6.2f*", r)
 			}
-			fmt.Fprintf(&b, "%-16s %5d %9.2f %9.2f %9.2f %7s %7s %12.0f %12.0f %12.0f %7s %7s\n", m.Policy, m.Jobs,
+			fmt.Fprintf(&b, "%-24s %5d %9.2f %9.2f %9.2f %7s %7s %12.0f %12.0f %12.0f %7s %7s\n", m.Policy, m.Jobs,
 				m.JCTLive, m.JCTSim, m.JCTRep, mark(ratio(m.JCTSim, m.JCTLive)), mark(ratio(m.JCTRep, m.JCTLive)),
 				m.CrossLive, m.CrossSim, m.CrossRep, mark(ratio(m.CrossSim, m.CrossLive)), mark(ratio(m.CrossRep, m.CrossLive)))
 		}
