@@ -130,7 +130,7 @@ func SlowStart(c *campaign.Campaign, p policy.Spec) float64 {
 // SimSpec is the run simulated, its policy choosing for itself, with
 // its records under dir.
 func (r Run) SimSpec(dir string) (sim.Spec, error) {
-	spec, err := r.Campaign.SimSpec(r.Run)
+	spec, err := r.campaignSpec()
 	if err != nil {
 		return sim.Spec{}, err
 	}
@@ -146,7 +146,7 @@ func ReplayLabel(label string) string { return "replay-" + label }
 // attempt back until its recorded start too (replay.Config). The records
 // are checked against the run's workload and cluster first.
 func (r Run) ReplaySpec(dir string, notBefore bool) (sim.Spec, error) {
-	spec, err := r.Campaign.SimSpec(r.Run)
+	spec, err := r.campaignSpec()
 	if err != nil {
 		return sim.Spec{}, err
 	}
@@ -162,4 +162,15 @@ func (r Run) ReplaySpec(dir string, notBefore bool) (sim.Spec, error) {
 		Args: map[string]any{"file": file, "slowstart": SlowStart(r.Campaign, r.Run.Policy), "not_before": notBefore}}
 	spec.Dir = sim.RunDir(dir, spec.Policy.String(), spec.Seed)
 	return spec, nil
+}
+
+// campaignSpec is the run's simulation spec; an input file that is not
+// where the result directory's own campaign.yaml points says how to
+// point it right.
+func (r Run) campaignSpec() (sim.Spec, error) {
+	spec, err := r.Campaign.SimSpec(r.Run)
+	if errors.Is(err, fs.ErrNotExist) && filepath.Clean(r.Campaign.Path) == filepath.Join(r.Root, "campaign.yaml") {
+		return spec, fmt.Errorf("%w (read from %s, whose relative paths resolve against the result directory: give the campaign file the results were made with)", err, r.Campaign.Path)
+	}
+	return spec, err
 }
