@@ -64,7 +64,13 @@
 // # What is not replayed
 //
 // Job output replicas other than the writer's own are placed by the
-// engine's output placer, as in any run (the records do not name them);
+// engine's output placer, as in any run (the records do not name them):
+// a map of a child job may then find no copy of its parent's output on
+// its recorded source host, and reads the engine's choice. A replica's
+// tier may differ too (with the LRU memory tier, promotions and
+// evictions follow the timing): a map then reads its recorded host's
+// copy on the tier it is on. Both are counted as rejected actions
+// (rejected_actions in summary.csv), by reason;
 // network priorities are not replayed (every attempt gets class 0).
 // Each replayed launch carries the decision note reason "replay".
 package replay

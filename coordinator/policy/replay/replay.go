@@ -83,6 +83,9 @@ type Policy struct {
 	// SourceMismatches the maps whose recorded source was no replica
 	// in the replay (they read the engine's choice instead).
 	Skipped, SourceMismatches int
+	// TierMismatches counts the maps that read their recorded source
+	// host's copy on another tier than the recorded one.
+	TierMismatches int
 	// BadTasks counts records naming a task the run's stage does not
 	// have (records of another workload).
 	BadTasks int
@@ -271,7 +274,21 @@ func (p *Policy) try(ctx *engine.Context, i int) bool {
 			}
 		}
 		if opt.Source == nil {
-			// the run placed its data elsewhere: say so, and read the
+			// the replica's tier moved (a memory cache's promotions and
+			// evictions follow the timing): read the host's copy
+			for _, rep := range ctx.Replicas(ref) {
+				if rep.Host == src.Host {
+					rep := rep
+					opt.Source = &rep
+					p.TierMismatches++
+					ctx.Reject("replay: recorded source on another tier")
+					break
+				}
+			}
+		}
+		if opt.Source == nil {
+			// the run placed its data elsewhere (a parent job's output,
+			// which the records do not place): say so, and read the
 			// engine's choice rather than stall
 			p.SourceMismatches++
 			ctx.Reject("replay: recorded source is no replica")
