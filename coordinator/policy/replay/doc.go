@@ -71,6 +71,12 @@
 // evictions follow the timing): a map then reads its recorded host's
 // copy on the tier it is on. Both are counted as rejected actions
 // (rejected_actions in summary.csv), by reason;
-// network priorities are not replayed (every attempt gets class 0).
+// network priorities are not replayed (every attempt gets class 0: the
+// records do not keep them, so a replay of NEAT or PushBox shares the
+// network otherwise); a policy that holds successful outputs to choose
+// among later (KMN) is replayed by the recorded outcomes only. Replayed
+// in the simulator, a simulated run of any other policy of the registry
+// is reproduced exactly, with not_before for those that leave slots idle
+// on purpose (bench/fidelity's tests).
 // Each replayed launch carries the decision note reason "replay".
 package replay
