@@ -168,7 +168,8 @@ func (p *Policy) ref(r *Record) engine.TaskRef {
 func (p *Policy) ScheduleRound(ctx *engine.Context, _ []cluster.HostID) {
 	if p.err != nil {
 		if !p.reported {
-			ctx.Reject("replay: bad records")
+			// the run stalls; its rejections say why
+			ctx.Reject("replay: " + p.err.Error())
 			p.reported = true
 		}
 		return
