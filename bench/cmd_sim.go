@@ -33,7 +33,7 @@ func rootCmd() *cobra.Command {
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.AddCommand(simCmd(), localCmd(), runCmd(), reportCmd(), reproduceCmd(), checkCmd())
+	root.AddCommand(simCmd(), localCmd(), runCmd(), reportCmd(), reproduceCmd(), checkCmd(), fidelityCmd())
 	w := agent.Command()
 	w.Hidden = true // how the emulator starts its workers
 	root.AddCommand(w)
@@ -65,6 +65,10 @@ type simFlags struct {
 	linkSample  float64
 	network     string
 	parallel    int
+	// replay: bench sim --replay RUN_DIR (cmd_fidelity.go)
+	replay    string
+	campaign  string
+	notBefore bool
 }
 
 func simCmd() *cobra.Command {
@@ -85,7 +89,15 @@ and either a topology file (--topology) or a uniform cluster (--racks,
       --racks 20 --hosts-per-rack 30 --slots 8 --oversubscription 5 \
       --policies fifo,fair,capacity --out results/fb2009`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error { return runSim(cmd, &f) },
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if f.replay != "" {
+				if !cmd.Flags().Changed("out") {
+					f.out = "results/replay"
+				}
+				return runReplay(cmd, &f)
+			}
+			return runSim(cmd, &f)
+		},
 	}
 	fl := c.Flags()
 	f.clusterFlags.add(fl, 20, 30)
@@ -112,6 +124,9 @@ and either a topology file (--topology) or a uniform cluster (--racks,
 	fl.Float64Var(&f.linkSample, "link-sample", 0, "seconds between rack-link samples in links.csv (0: adapt to the run, 0.1 to 10 s)")
 	fl.IntVar(&f.parallel, "parallel", runtime.NumCPU(), "runs to simulate at once (each needs its own memory)")
 	fl.StringVar(&f.cpuProfile, "cpuprofile", "", "write a CPU profile of the simulation to this file")
+	fl.StringVar(&f.replay, "replay", "", "replay the decisions of this recorded run (a run directory of a campaign's results, e.g. a live run's): its campaign, workload, cluster and seed, each attempt on its recorded host and replica in the recorded order (default --out results/replay)")
+	fl.StringVar(&f.campaign, "campaign", "", "with --replay: the campaign file the results were made with, for its relative input paths (default: the result directory's campaign.yaml)")
+	fl.BoolVar(&f.notBefore, "not-before", false, "with --replay: hold each attempt back until its recorded start time too (it then launches at the simulator's next event or heartbeat)")
 	return c
 }
 

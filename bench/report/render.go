@@ -74,7 +74,8 @@ are shown instead; &Delta; is the relative change of the mean against the baseli
 {{end}}{{range .Comparisons}}
 <section id="{{.C.Anchor}}">
 <h2>{{.C.Title}}</h2>
-{{$mode := .C.Mode}}{{if .C.Sets}}<p>Result sets: {{range $i, $m := .C.Sets}}{{if $i}}, {{end}}<a href="#{{$m.Anchor}}">{{$m.Label}}</a>{{end}}; each has a section of its own below.</p>
+{{$mode := .C.Mode}}{{if .C.Fidelity}}<p>{{e .C.Note}}</p>
+{{else if .C.Sets}}<p>Result sets: {{range $i, $m := .C.Sets}}{{if $i}}, {{end}}<a href="#{{$m.Anchor}}">{{$m.Label}}</a>{{end}}; each has a section of its own below.</p>
 {{else}}<p>Workloads: {{range $i, $w := .C.Workloads}}{{if $i}}, {{end}}<a href="#mode-{{$mode}}-{{$w}}">{{$w}}</a>{{end}}; each has a section of its own below.</p>
 {{end}}
 {{template "figures" .Figures}}</section>
@@ -269,7 +270,9 @@ func (r *Report) Markdown() []byte {
 		}
 	}
 	for _, c := range r.Comparisons {
-		if len(c.Sets) > 0 {
+		if c.Fidelity {
+			w("## %s\n\n%s\n\n", c.Title(), c.Note)
+		} else if len(c.Sets) > 0 {
 			var sets []string
 			for _, m := range c.Sets {
 				sets = append(sets, m.Label())

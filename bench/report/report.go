@@ -90,10 +90,18 @@ type Comparison struct {
 	// completion times, in one policy's run of one seed in each.
 	SideBySide bool
 	Sets       []*Mode
+	// Fidelity says the comparison is of a campaign's live runs with
+	// their simulations and replays (fidelity.csv, bench fidelity); Note
+	// sums it up.
+	Fidelity bool
+	Note     string
 }
 
 // Title heads the comparison's section.
 func (c *Comparison) Title() string {
+	if c.Fidelity {
+		return "Fidelity: live runs simulated and replayed"
+	}
 	if c.SideBySide {
 		return "Mode: " + c.Mode + ", run sets side by side"
 	}
@@ -105,6 +113,9 @@ func (c *Comparison) Title() string {
 
 // Anchor is the section's HTML id.
 func (c *Comparison) Anchor() string {
+	if c.Fidelity {
+		return "fidelity"
+	}
 	if c.SideBySide {
 		return "runsets-" + c.Mode
 	}
@@ -338,6 +349,15 @@ func Generate(dir string, opt Options) (*Report, error) {
 			continue
 		}
 		if c, err = runSetsSideBySide(mode, sets, modes); err != nil {
+			return nil, err
+		}
+		if c != nil {
+			r.Comparisons = append(r.Comparisons, c)
+		}
+	}
+	if r.Campaign {
+		c, err := fidelityComparison(dir)
+		if err != nil {
 			return nil, err
 		}
 		if c != nil {

@@ -67,6 +67,13 @@ func (e *ArgError) Error() string {
 // (written as "30s"). A Config that implements Validator is checked after
 // decoding.
 func Define[C any, P engine.Policy](name string, defaults C, build func(C) P) Factory {
+	return DefineLoading(name, defaults, func(c C) (P, error) { return build(c), nil })
+}
+
+// DefineLoading declares a policy whose constructor can fail: one that
+// reads a file its args name (replay reads a recorded run). Its error
+// is the build's, prefixed with the policy's name.
+func DefineLoading[C any, P engine.Policy](name string, defaults C, build func(C) (P, error)) Factory {
 	f := Factory{name: name}
 	t := reflect.TypeOf(defaults)
 	if t == nil || t.Kind() != reflect.Struct {
@@ -127,7 +134,11 @@ func Define[C any, P engine.Policy](name string, defaults C, build func(C) P) Fa
 				return nil, fmt.Errorf("policy %s: %w", name, err)
 			}
 		}
-		return build(cfg), nil
+		p, err := build(cfg)
+		if err != nil {
+			return nil, fmt.Errorf("policy %s: %w", name, err)
+		}
+		return p, nil
 	}
 	return f
 }

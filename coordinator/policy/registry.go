@@ -17,6 +17,7 @@ import (
 	"github.com/racklab/racklab/coordinator/policy/neat"
 	"github.com/racklab/racklab/coordinator/policy/pushbox"
 	"github.com/racklab/racklab/coordinator/policy/quartet"
+	"github.com/racklab/racklab/coordinator/policy/replay"
 	"github.com/racklab/racklab/coordinator/policy/shadow"
 	"github.com/racklab/racklab/coordinator/policy/shufflewatcher"
 	"github.com/racklab/racklab/coordinator/policy/sparkdefault"
@@ -44,6 +45,7 @@ var factories = index(
 	Define("even", hadoop1.DefaultEvenConfig(), hadoop1.NewEven),
 	Define("kmn", kmn.DefaultConfig(), kmn.New),
 	Define("shadow", shadow.DefaultConfig(), shadow.New),
+	DefineLoading("replay", replay.DefaultConfig(), replay.New),
 )
 
 func index(fs ...Factory) map[string]Factory {

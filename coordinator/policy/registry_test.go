@@ -17,20 +17,28 @@ import (
 // defaults, by Build and by New alike.
 func TestEveryPolicyBuildsWithDefaults(t *testing.T) {
 	names := policy.Names()
-	if want := []string{"capacity", "corral", "dawn", "delay", "even", "fair", "fifo", "hadoop", "hscheduler", "kmn", "neat", "pushbox", "quartet", "shadow", "shufflewatcher", "sparkdefault", "trident"}; !reflect.DeepEqual(names, want) {
+	if want := []string{"capacity", "corral", "dawn", "delay", "even", "fair", "fifo", "hadoop", "hscheduler", "kmn", "neat", "pushbox", "quartet", "replay", "shadow", "shufflewatcher", "sparkdefault", "trident"}; !reflect.DeepEqual(names, want) {
 		t.Fatalf("Names() = %v, want %v", names, want)
 	}
+	// a replay has no default records to replay
+	required := map[string]map[string]any{"replay": {"file": "replay/testdata/records/replay.csv"}}
 	for _, name := range names {
-		p, err := policy.Build(policy.Spec{Name: name})
+		spec := policy.Spec{Name: name, Args: required[name]}
+		if spec.Args != nil {
+			if _, err := policy.New(name); err == nil {
+				t.Errorf("New(%s) without its required args: no error", name)
+			}
+		}
+		p, err := policy.Build(spec)
 		if err != nil {
 			t.Fatalf("Build(%s): %v", name, err)
 		}
 		if p.Name() != name {
 			t.Errorf("Build(%s) made policy %q", name, p.Name())
 		}
-		q, err := policy.New(name)
+		q, err := policy.Build(spec)
 		if err != nil {
-			t.Fatalf("New(%s): %v", name, err)
+			t.Fatalf("Build(%s) again: %v", name, err)
 		}
 		if p == q {
 			t.Errorf("%s: two builds share one policy value", name)
@@ -107,7 +115,7 @@ func TestBadArgsNameThePolicyAndTheArg(t *testing.T) {
 			`policy fifo: unknown arg "x" (known: classes, network_priorities)`},
 		{policy.Spec{Name: "fifo", Args: map[string]any{"network_priorities": "fair"}},
 			`policy fifo: fifo: network_priorities "fair": want none or job_fifo`},
-		{policy.Spec{Name: "fare"}, `unknown policy "fare" (known: capacity, corral, dawn, delay, even, fair, fifo, hadoop, hscheduler, kmn, neat, pushbox, quartet, shadow, shufflewatcher, sparkdefault, trident)`},
+		{policy.Spec{Name: "fare"}, `unknown policy "fare" (known: capacity, corral, dawn, delay, even, fair, fifo, hadoop, hscheduler, kmn, neat, pushbox, quartet, replay, shadow, shufflewatcher, sparkdefault, trident)`},
 	}
 	for _, c := range cases {
 		_, err := policy.Build(c.spec)
