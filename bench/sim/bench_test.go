@@ -29,7 +29,7 @@ func BenchmarkFB2009(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	for _, name := range policy.Names() {
+	for _, name := range policy.Deciding() {
 		b.Run(name, func(b *testing.B) {
 			var events int64
 			var ms runtime.MemStats

@@ -256,7 +256,7 @@ func TestVarysRandomNetworks(t *testing.T) {
 // every policy, and the coflows are the fetching stages.
 func TestVarysRandomWorkloads(t *testing.T) {
 	fetches := 0
-	for _, pol := range policy.Names() {
+	for _, pol := range policy.Deciding() {
 		for seed := uint64(1); seed <= 15; seed++ {
 			topo, w, ds := randomCase(seed)
 			p, err := policy.New(pol)

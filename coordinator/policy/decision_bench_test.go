@@ -61,10 +61,7 @@ func decisionFixture(b *testing.B, name string) *engine.Engine {
 // a heartbeat offer of one free slot, the policy's choice, and the
 // engine's bookkeeping of the launch and of the attempt's end.
 func BenchmarkDecision600Hosts(b *testing.B) {
-	for _, name := range policy.Names() {
-		if name == "replay" {
-			continue // it decides nothing: it repeats a recorded run
-		}
+	for _, name := range policy.Deciding() {
 		b.Run(name, func(b *testing.B) {
 			e := decisionFixture(b, name)
 			hosts := len(e.Topology().Hosts)

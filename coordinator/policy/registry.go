@@ -66,6 +66,19 @@ func Names() []string {
 	return n
 }
 
+// Deciding returns Names but the policies that decide nothing themselves
+// and need a recorded run to repeat (replay): the ones a property test or
+// a benchmark can run on any workload.
+func Deciding() []string {
+	var n []string
+	for _, k := range Names() {
+		if k != "replay" {
+			n = append(n, k)
+		}
+	}
+	return n
+}
+
 // Lookup returns the factory of a policy, which describes its args.
 func Lookup(name string) (Factory, error) {
 	f, ok := factories[name]
