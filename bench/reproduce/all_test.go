@@ -191,6 +191,9 @@ func TestRunAllAndPage(t *testing.T) {
 			t.Errorf("alpha's fidelity before any emulated run: %q", row)
 		}
 	}
+	if a.Fidelity.Summary != "fidelity: emulation not run (2 emulated policies to compare)" {
+		t.Errorf("alpha's fidelity summary before any emulated run: %q", a.Fidelity.Summary)
+	}
 	for _, name := range []string{"broken", "missing"} {
 		s := section(t, page, name)
 		if len(s.Failures) != 1 || !strings.Contains(s.Failures[0], name) || !strings.Contains(s.Headlines.Summary, "no results") {

@@ -250,6 +250,10 @@ func fidelity(p *report.ReproducedPaper, counts *paperCounts, c *campaign.Campai
 			counts.compared++ // compared and could not agree: a failure to show
 		}
 	}
+	if counts.compared == 0 {
+		f.Summary = fmt.Sprintf("fidelity: emulation not run (%d emulated policies to compare)", counts.notRun)
+		return
+	}
 	f.Summary = fmt.Sprintf("fidelity: %d of %d emulated policies within %.0f%% of their simulated twins", counts.within, counts.compared, FidelityTolerance*100)
 	if counts.notRun > 0 {
 		f.Summary += fmt.Sprintf(" (%d not run)", counts.notRun)
