@@ -334,3 +334,23 @@ func TestFidelityCompare(t *testing.T) {
 		}
 	}
 }
+
+// The page leaves out of a mode the rows on a workload that none of the
+// mode's run sets runs: tpch is simulated only.
+func TestPageLeavesOutAnotherModesWorkloads(t *testing.T) {
+	text := namedText + `    - {metric: jct_mean_s, effect: relative, policy: fair, baseline: fifo, workload: w, figure: f, spec: s, paper: "-10%", in: ml}
+    - {metric: jct_mean_s, effect: relative, policy: fair, baseline: fifo, workload: w, figure: f, spec: s, paper: "-10%", in: tpch}
+`
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "campaign.yaml"), []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p, counts := paperSection(dir, "paper", filepath.Dir(dir))
+	emu := slices.Index(p.Headlines.Columns, "emulation verdict")
+	if len(p.Headlines.Rows) != 2 || emu < 0 || p.Headlines.Rows[0][emu] != "not run" || p.Headlines.Rows[1][emu] != "not a row of emulation" {
+		t.Fatalf("rows %q", p.Headlines.Rows)
+	}
+	if len(counts.modes) != 2 || counts.modes[0].m != 2 || counts.modes[1].m != 1 {
+		t.Errorf("rows per mode %+v, want 2 simulated and 1 emulated", counts.modes)
+	}
+}
