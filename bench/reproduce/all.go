@@ -27,13 +27,13 @@ var KeyFigures = map[string][]string{
 	// Fig. 11: throughput, workload completion time and cross-rack
 	// traffic per workload (ML, TPC-H, Tez)
 	"dawn": {"sim-fig11-workloads"},
-	// Fig. 6: the batch workloads W1-W3 (throughput is jobs over the
-	// makespan), beside the online ones
-	"corral": {"sim-fig11-workloads"},
+	// Fig. 6: the makespan of the batch workload W1
+	"corral": {"sim-w1-batch-makespan"},
 	// Fig. 9a: the JCTs of the FB2010 coflows in the Fair queue
 	"pushbox": {"sim-fb2010-jct-cdf"},
-	// Fig. 4: locality and storage tier of the FB workload over the tiers
-	"trident": {"sim-oct-fb-locality", "sim-hdfs-fb-locality"},
+	// Fig. 4: map locality of the FB workload, Default and Trident over
+	// HDFS
+	"trident": {"sim-hdfs-fb-locality", "sim-oct-fb-locality"},
 	// Fig. 20: Skew of the rack links, TeraSort
 	"shadow": {"sim-terasort-link-skew"},
 }
