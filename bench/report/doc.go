@@ -14,4 +14,8 @@
 // them, or with the values themselves when there are fewer, and with its
 // relative change against a baseline policy's mean. A figure with nothing
 // to draw is replaced by a line saying so. Generate does all of it.
+//
+// Reproduction is the other page: `bench reproduce all`'s, every paper's
+// headline table, key figure and fidelity, its cells computed by
+// bench/reproduce.
 package report

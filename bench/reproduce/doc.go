@@ -46,4 +46,12 @@
 // baseline mean of 0 under a relative effect — is not measured.
 //
 // The means and their 95% confidence intervals are bench/report's.
+//
+// `bench reproduce all` (RunAll, Page) does it for every paper into one
+// result directory per paper, runs each paper's emulated run sets in the
+// simulator too (Twin: the same run set, workload, policy and seed), and
+// builds one page (report.Reproduction): per paper the headline rows in
+// both modes, its key figure (KeyFigures) and the fidelity of its
+// emulated runs against their twins (Fidelity: mean JCT and cross-rack
+// bytes within FidelityTolerance).
 package reproduce
