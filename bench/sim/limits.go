@@ -31,7 +31,7 @@ const (
 	// TimeBoundSafety, TimeBoundSlackS: when Options.MaxSimTime is 0, the
 	// run stops with an error once simulated time passes
 	//   last arrival + TimeBoundSafety × (bytes / slowest rate + CPU time
-	//   + tasks × (heartbeat + fetch poll)) + TimeBoundSlackS,
+	//   + tasks × (heartbeat + fetch poll, 0 by default)) + TimeBoundSlackS,
 	// where bytes sums every stage's input and replicated output, and the
 	// slowest rate is the slowest link, NIC or tier: the time to do all of
 	// the workload's work one task at a time through the slowest resource,

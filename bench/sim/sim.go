@@ -16,8 +16,14 @@ type Options struct {
 	// Heartbeat is how often hosts with free slots are offered again while
 	// work is pending (seconds). Default 1.
 	Heartbeat float64
-	// FetchPoll is how often an idle reducer looks for new map outputs
-	// (seconds). Default 2.
+	// FetchPoll, when positive, is how often an idle reducer looks for
+	// new map outputs (seconds), as Hadoop's reducers poll for map
+	// completion events. 0, the default, is the live cluster's model: the
+	// coordinator sends a reducer its new sources as soon as the engine
+	// reports them (Ready.Shuffles), and the worker fetches them at once,
+	// so a reducer hears of an output the instant its map ends. (A 2 s
+	// poll made reducers that ran out of work wait up to 2 s for outputs
+	// the live workers fetch at once: docs/fidelity.md.)
 	FetchPoll float64
 	// FullRecompute is how often (seconds) flow rates are recomputed
 	// exactly over every connected flow; between, a flow's start or end
@@ -196,8 +202,9 @@ type Sim struct {
 	runs   map[engine.AttemptID]*run
 	events int64
 
-	hbPending bool
-	acted     bool // this instant had an event other than a link sample
+	hbPending  bool
+	inputsDone int64 // reducers' InputDone calls, to see them in step
+	acted      bool  // this instant had an event other than a link sample
 
 	// resource indexes
 	nicOut, nicIn    []int32
@@ -231,9 +238,6 @@ func New(eng *engine.Engine, opt Options) *Sim {
 	optErr := opt.Validate()
 	if opt.Heartbeat <= 0 {
 		opt.Heartbeat = 1
-	}
-	if opt.FetchPoll <= 0 {
-		opt.FetchPoll = 2
 	}
 	if opt.Fetchers <= 0 {
 		opt.Fetchers = 5
@@ -550,10 +554,14 @@ func (s *Sim) step() error {
 		s.recompute()
 		s.eng.Schedule()
 		rd := s.eng.Ready()
+		inputsDone := s.inputsDone
 		if err := s.apply(&rd); err != nil {
 			return err
 		}
-		if len(rd.Launches) == 0 && len(rd.Attempts) == 0 {
+		// a reducer woken by rd.Shuffles may have told the engine its
+		// input is done (a policy's hook may act on it): one more round
+		// hands the driver what that changed
+		if len(rd.Launches) == 0 && len(rd.Attempts) == 0 && s.inputsDone == inputsDone {
 			break
 		}
 		if i > 1_000_000 {
@@ -622,11 +630,20 @@ func (s *Sim) apply(rd *engine.Ready) error {
 		}
 	}
 	for _, u := range rd.Shuffles {
-		// a reducer polls for new outputs (FetchPoll), as Hadoop's
-		// reducers poll for map completion events: it sees the change
-		// at its next fetch
-		if r := s.runs[u.Attempt]; r != nil {
-			r.stale = true
+		r := s.runs[u.Attempt]
+		if r == nil {
+			continue
+		}
+		r.stale = true
+		if s.opt.FetchPoll > 0 || r.phase != phaseFetch || s.gone(r) {
+			// polling: it sees the change at its next fetch or poll
+			continue
+		}
+		// the live coordinator sends the reducer its new sources now
+		// (live.updateShuffle), and the worker's free fetchers start on
+		// them at once
+		if err := s.fetch(r); err != nil {
+			return err
 		}
 	}
 	// rd.TierMoves need nothing here: the engine has moved the replica,
@@ -816,9 +833,10 @@ func (s *Sim) fetch(r *run) error {
 		if err := s.eng.InputDone(a.ID); err != nil {
 			return err
 		}
+		s.inputsDone++
 		return s.compute(r)
 	}
-	if !r.waiting {
+	if !r.waiting && s.opt.FetchPoll > 0 {
 		r.waiting = true
 		s.addTimer(s.now+s.opt.FetchPoll, timerPoll, r)
 	}
