@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/csv"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -70,21 +69,9 @@ func TestFidelityFromResultDir(t *testing.T) {
 			t.Errorf("bench fidelity printed\n%s\nwant it to contain %q", text, want)
 		}
 	}
-	f, err := os.Open(filepath.Join(out, "fidelity.csv"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	rows, err := csv.NewReader(f).ReadAll()
-	f.Close()
-	if err != nil {
-		t.Fatal(err)
-	}
+	rows, col := readCSVTable(t, filepath.Join(out, "fidelity.csv"))
 	if len(rows) != 9 {
 		t.Fatalf("fidelity.csv has %d rows, want a header and 8 jobs", len(rows))
-	}
-	col := map[string]int{}
-	for i, h := range rows[0] {
-		col[h] = i
 	}
 	for _, r := range rows[1:] {
 		if r[col["jct_live_s"]] != r[col["jct_replay_s"]] || r[col["cross_replay_ratio"]] != "1.000000" {

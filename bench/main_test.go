@@ -44,21 +44,9 @@ func TestSimComparesPoliciesReproducibly(t *testing.T) {
 			t.Fatalf("table lacks %s:\n%s", p, tables[0])
 		}
 	}
-	f, err := os.Open(filepath.Join(dirs[0], "summary.csv"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	rows, err := csv.NewReader(f).ReadAll()
-	f.Close()
-	if err != nil {
-		t.Fatal(err)
-	}
+	rows, col := readCSVTable(t, filepath.Join(dirs[0], "summary.csv"))
 	if len(rows) != 4 {
 		t.Fatalf("summary has %d rows, want header + 3", len(rows))
-	}
-	col := map[string]int{}
-	for i, h := range rows[0] {
-		col[h] = i
 	}
 	for _, c := range []string{"policy", "seed", "jobs", "makespan_s", "jct_mean_s", "jct_p50_s", "jct_p95_s", "cross_rack_bytes", "node_local_frac", "rack_local_frac"} {
 		if _, ok := col[c]; !ok {
@@ -135,4 +123,24 @@ func TestSimRejectsBadInput(t *testing.T) {
 			t.Errorf("%s: accepted", name)
 		}
 	}
+}
+
+// readCSVTable reads a CSV file whole: its rows (the header first) and
+// each header's column.
+func readCSVTable(t *testing.T, path string) ([][]string, map[string]int) {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	rows, err := csv.NewReader(f).ReadAll()
+	if err != nil || len(rows) == 0 {
+		t.Fatalf("%s: %v (%d rows)", path, err, len(rows))
+	}
+	col := map[string]int{}
+	for i, h := range rows[0] {
+		col[h] = i
+	}
+	return rows, col
 }

@@ -30,10 +30,10 @@ figcaption{font-size:.9rem;color:#333;margin-top:.4rem}
 nav ul{columns:2}
 `
 
-var htmlTmpl = template.Must(template.New("report").Funcs(template.FuncMap{
-	"e":     escape,
-	"seeds": seedList,
-}).Parse(`<!DOCTYPE html>
+// pageHead opens a self-contained page, up to its title in the header:
+// the campaign report's and the reproduction page's (data .R.Title,
+// .CSS).
+const pageHead = `<!DOCTYPE html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
@@ -45,7 +45,12 @@ var htmlTmpl = template.Must(template.New("report").Funcs(template.FuncMap{
 <body>
 <header>
 <h1>{{.R.Title}}</h1>
-{{with .R.Partial}}<p class="partial"><strong>{{.}}</strong></p>{{end}}
+`
+
+var htmlTmpl = template.Must(template.New("report").Funcs(template.FuncMap{
+	"e":     escape,
+	"seeds": seedList,
+}).Parse(pageHead + `{{with .R.Partial}}<p class="partial"><strong>{{.}}</strong></p>{{end}}
 <p class="note">Source: <code>{{.R.Dir}}</code>{{if .R.Campaign}} (campaign){{else}} (result set){{end}}.
 Values are means over repetitions (runs of one policy with different seeds) with 95% confidence intervals
 (Student t, n-1 degrees of freedom) where a policy has at least {{.MinCI}} repetitions; with fewer, the values themselves

@@ -82,19 +82,7 @@ type reproductionPaper struct {
 
 type classedCell struct{ Text, Class string }
 
-var reproductionTmpl = template.Must(template.New("reproduction").Funcs(template.FuncMap{"e": escape}).Parse(`<!DOCTYPE html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>{{.R.Title}}</title>
-<link rel="icon" href="data:,">
-<style>{{.CSS}}</style>
-</head>
-<body>
-<header>
-<h1>{{.R.Title}}</h1>
-<p class="note">Source: <code>{{.R.Dir}}</code>, one result directory per paper.</p>
+var reproductionTmpl = template.Must(template.New("reproduction").Funcs(template.FuncMap{"e": escape}).Parse(pageHead + `<p class="note">Source: <code>{{.R.Dir}}</code>, one result directory per paper.</p>
 {{range .R.Notes}}<p class="note">{{e .}}</p>
 {{end}}</header>
 <nav><h2>Contents</h2><ul>
