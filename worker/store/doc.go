@@ -8,8 +8,8 @@
 // shared by every reader or writer of that tier, since a device's bandwidth
 // is shared by everything using it. Readers and writers wait for tokens per
 // chunk of at most 128 KiB; the bucket holds 20 ms of tokens (at least one
-// chunk) and starts empty, so a transfer of S bytes takes S/rate, less at
-// most 20 ms after an idle period. A tier with a rate of 0 is unlimited
+// chunk), starts empty, and is emptied when a transfer starts on an idle
+// tier (a full bucket), so a transfer of S bytes takes S/rate. A tier with a rate of 0 is unlimited
 // in that direction; its reads come straight from the file, so that io.Copy
 // to a *net.TCPConn uses sendfile(2).
 //

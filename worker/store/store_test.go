@@ -400,8 +400,8 @@ func TestPacedReadNotTooFast(t *testing.T) {
 	if d := time.Since(start); d < want*8/10 {
 		t.Errorf("write of %d bytes at %d B/s took %v, want >= %v", size, bps, d, want*8/10)
 	}
-	// After idling, the bucket holds 20 ms of tokens; even so the read
-	// must take >= 84% of its time.
+	// After idling, the bucket is full, and emptied as the read starts
+	// (bucket.begin): the read takes its whole time.
 	start = time.Now()
 	readRange(t, s, cluster.SSD, "a", 0, -1)
 	if d := time.Since(start); d < want*8/10 {
@@ -501,5 +501,30 @@ func TestRemoveObjectsKeepsOtherData(t *testing.T) {
 	}
 	if _, err := RemoveObjects(dir, "../etc"); err == nil {
 		t.Fatal("a namespace reaching out of the directory was accepted")
+	}
+}
+
+// A transfer that starts on an idle tier starts with an empty bucket: no
+// free burst (bucket.begin). One that starts while another draws from the
+// bucket leaves the tokens there. Clock-free: the bucket is asked at
+// chosen instants.
+func TestTransferOnIdleTierStartsEmpty(t *testing.T) {
+	b := newBucket(200e6)
+	burst := float64(b.lim.Burst())
+	idle := time.Now().Add(time.Second) // a second later: the bucket has refilled
+	if got := b.lim.TokensAt(idle); got < burst {
+		t.Fatalf("an idle bucket holds %.0f tokens, want its burst %.0f", got, burst)
+	}
+	b.beginAt(idle)
+	if got := b.lim.TokensAt(idle); got > 1 {
+		t.Errorf("a transfer starting on an idle tier finds %.0f tokens (%.1f ms free), want none", got, got/200e6*1e3)
+	}
+	// busy: a transfer drew half the burst a moment ago
+	busy := idle.Add(time.Second)
+	b.lim.AllowN(busy, int(burst/2))
+	before := b.lim.TokensAt(busy)
+	b.beginAt(busy)
+	if got := b.lim.TokensAt(busy); got != before {
+		t.Errorf("a transfer starting beside a running one took the bucket from %.0f to %.0f tokens, want it untouched", before, got)
 	}
 }

@@ -31,6 +31,7 @@ type Writer struct {
 }
 
 func newWriter(t *tier, key, final string, f *os.File) *Writer {
+	t.wr.begin()
 	ctx, cancel := context.WithCancel(context.Background())
 	return &Writer{t: t, key: key, final: final, tmp: f.Name(), f: f, ctx: ctx, cancel: cancel}
 }
