@@ -249,18 +249,7 @@ func (r *Report) Markdown() []byte {
 			for _, n := range h.Notes {
 				w("%s\n\n", n)
 			}
-			w("|")
-			for _, c := range h.Columns {
-				w(" %s |", mdCell(c))
-			}
-			w("\n|%s\n", strings.Repeat(" --- |", len(h.Columns)))
-			for _, row := range h.Rows {
-				w("|")
-				for _, c := range row {
-					w(" %s |", mdCell(c))
-				}
-				w("\n")
-			}
+			writeMDTable(&b, h.Columns, h.Rows)
 			w("\n**%s**\n\n", h.Summary)
 		}
 	}
@@ -319,4 +308,21 @@ func (r *Report) Markdown() []byte {
 
 func mdAlt(s string) string {
 	return strings.NewReplacer("[", "(", "]", ")", "\n", " ").Replace(s)
+}
+
+// writeMDTable writes a Markdown table: its header row, the separator and
+// the rows, each cell escaped (mdCell).
+func writeMDTable(b *strings.Builder, columns []string, rows [][]string) {
+	b.WriteString("|")
+	for _, c := range columns {
+		fmt.Fprintf(b, " %s |", mdCell(c))
+	}
+	fmt.Fprintf(b, "\n|%s\n", strings.Repeat(" --- |", len(columns)))
+	for _, row := range rows {
+		b.WriteString("|")
+		for _, c := range row {
+			fmt.Fprintf(b, " %s |", mdCell(c))
+		}
+		b.WriteString("\n")
+	}
 }

@@ -191,18 +191,7 @@ func (r *Reproduction) Markdown(outDir string) []byte {
 		if len(h.Rows) == 0 {
 			return
 		}
-		w("|")
-		for _, c := range h.Columns {
-			w(" %s |", mdCell(c))
-		}
-		w("\n|%s\n", strings.Repeat(" --- |", len(h.Columns)))
-		for _, row := range h.Rows {
-			w("|")
-			for _, c := range row {
-				w(" %s |", mdCell(c))
-			}
-			w("\n")
-		}
+		writeMDTable(&b, h.Columns, h.Rows)
 		w("\n")
 	}
 	w("# %s\n\nSource: `%s`, one result directory per paper.\n\n", r.Title, r.Dir)
