@@ -262,27 +262,9 @@ func (s *HostShaper) SetRackRates(rack int, rateBps, ceilBps float64) error {
 
 // SetRackRate changes the rate (= ceil) of destination rack's class,
 // leaving its filters alone; 0 means unshaped. The class must exist
-// (SetRack). It is what demand sharing calls every few hundred
-// milliseconds, so it changes the classes in place and nothing else.
+// (SetRack). It is SetRackRates with no borrowing.
 func (s *HostShaper) SetRackRate(rack int, rateBps float64) error {
-	if rateBps < 0 || math.IsNaN(rateBps) || math.IsInf(rateBps, 0) {
-		return fmt.Errorf("shaping: rate %v for rack %d: must be finite and not negative", rateBps, rack)
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.closed {
-		return errClosed
-	}
-	rc := s.racks[rack]
-	if rc == nil {
-		return fmt.Errorf("shaping: rack %d has no class on %s", rack, s.dev)
-	}
-	rate := limitOrUnshaped(rateBps)
-	if err := setGroupUnder(s.tc, s.ifindex, s.parentMinor(), rackMinor(rack), rate, rate, s.prios, false); err != nil {
-		return err
-	}
-	rc.rateBps, rc.ceilBps = rateBps, rate
-	return nil
+	return s.SetRackRates(rack, rateBps, rateBps)
 }
 
 // RemoveRack removes the class and filters of a destination rack; its
