@@ -73,3 +73,71 @@ func TestIdleReducerHearsOfOutputsAtOnce(t *testing.T) {
 		t.Errorf("polling every 2 s, the reducer ended %.3f s after the big map: the poll should have delayed it", reduceEnd-mapEnd)
 	}
 }
+
+// mapsThenReducerOnLastRack runs map i on host i and the reducer on the
+// last host.
+type mapsThenReducerOnLastRack struct{ hosts int }
+
+func (*mapsThenReducerOnLastRack) Name() string { return "maps-then-reducer" }
+
+func (p *mapsThenReducerOnLastRack) OfferHost(ctx *engine.Context, h cluster.HostID) {
+	var buf []engine.TaskRef
+	for _, j := range ctx.Running() {
+		for _, t := range ctx.Pending(j.ID, buf[:0]) {
+			want := cluster.HostID(t.Index)
+			if t.Stage == 1 {
+				want = cluster.HostID(p.hosts - 1)
+			}
+			if want == h && ctx.CanRun(t) && ctx.FreeSlots(h) > 0 {
+				_, _ = ctx.Launch(t, h, engine.LaunchOptions{})
+			}
+		}
+	}
+}
+
+func (*mapsThenReducerOnLastRack) AttemptEnded(*engine.Context, *engine.Attempt) {}
+
+// A reducer fetches from every source rack at once, as a live reducer's
+// fetchers take every announced output: its two map outputs, on racks 0
+// and 1, come up two uplinks of 32 MiB/s into a downlink of twice that,
+// so it fetches both in about a second. A pass over the racks that
+// followed the cursor as it moved skipped rack 1 until rack 0 was done,
+// and took two.
+func TestReducerFetchesFromEveryRackAtOnce(t *testing.T) {
+	const out = 32 << 20
+	topo, err := cluster.Uniform(cluster.UniformSpec{Racks: 3, HostsPerRack: 1, Slots: 2, NICBps: 1 << 30, Oversubscription: 32,
+		Tiers: []cluster.Tier{{Kind: cluster.HDD, ReadBps: 1 << 30, WriteBps: 1 << 30, CapacityBytes: 1 << 40}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	topo.Racks[2].DownlinkBps = 2 * topo.Racks[2].UplinkBps
+	ds := &workload.Datasets{Datasets: []workload.Dataset{{Name: "in", Blocks: []workload.Block{
+		{Size: out, Replicas: []workload.Replica{{Host: 0, Tier: cluster.HDD}}},
+		{Size: out, Replicas: []workload.Replica{{Host: 1, Tier: cluster.HDD}}}}}}}
+	w := &workload.Workload{Jobs: []workload.Job{{ID: "j", Stages: []workload.Stage{
+		{Name: "map", Kind: workload.Map, Input: "in", Selectivity: 1},
+		{Name: "reduce", Kind: workload.Reduce, Tasks: 1, After: []string{"map"}, Selectivity: 1e-6},
+	}}}}
+	eng, err := engine.New(engine.Config{SlowStart: 1}, topo, w, ds, &mapsThenReducerOnLastRack{hosts: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sink := &recordSink{}
+	if res, err := New(eng, Options{Sink: sink}).Run(); err != nil || res.Stalled {
+		t.Fatalf("%v %+v", err, res)
+	}
+	uplink := topo.Racks[0].UplinkBps
+	for _, a := range sink.attempts {
+		if a.Task.Stage != 1 {
+			continue
+		}
+		if a.Host != 2 {
+			t.Fatalf("the reducer ran on host %d, want 2", a.Host)
+		}
+		if took, want := a.End-a.Start, out/uplink; took > want+0.1 {
+			t.Errorf("the reducer took %.2f s, want about %.2f s: it fetched the racks one after the other", took, want)
+		}
+		return
+	}
+	t.Fatal("no reducer ran")
+}

@@ -796,8 +796,11 @@ func (s *Sim) fetch(r *run) error {
 		r.fetchedLo += lo
 	}
 	racks := len(r.avail)
+	// one pass over the racks, from where the last call left off (the
+	// cursor moves as flows start: the pass must not, or it skips racks)
+	start := r.cursor
 	for k := 0; k < racks && r.fetchers < s.opt.Fetchers; k++ {
-		src := (r.cursor + k) % racks
+		src := (start + k) % racks
 		if r.busyRack[src] {
 			continue
 		}
