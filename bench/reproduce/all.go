@@ -253,7 +253,7 @@ func paperSection(dir, paper, pageDir string) (report.ReproducedPaper, paperCoun
 	p.Title = t.Title
 	headlines(&p, &counts, c, t, dir)
 	keyFigure(&p, dir, paper, pageDir)
-	fidelity(&p, &counts, c, dir)
+	fidelitySection(&p, &counts, c, dir)
 	return p, counts
 }
 

@@ -321,7 +321,8 @@ func TestFidelityCompare(t *testing.T) {
 		{"seeds of both only", set(run("p", 1, 10, 1, 0), run("p", 2, 99, 1, 0)), set(run("p", 1, 10, 1, 0)), "pass", 1},
 		{"not emulated", nil, set(run("p", 1, 10, 1, 0)), "not run (no emulated results)", math.NaN()},
 		{"no twin", set(run("p", 1, 10, 1, 0)), nil, "no simulated twin (run bench reproduce all)", math.NaN()},
-		{"failed jobs", set(run("p", 1, 10, 1, 2)), set(run("p", 1, 10, 1, 0)), "not compared: emulated seed 1: 2 jobs failed or unfinished", math.NaN()},
+		{"failed jobs, no records", set(run("p", 1, 10, 1, 2)), set(run("p", 1, 10, 1, 0)),
+			"not compared: seed 1: 2 jobs failed or unfinished emulated, 0 simulated, and no job finished in both to compare (open jobs.csv: no such file or directory)", math.NaN()},
 		{"another policy's runs", set(run("q", 1, 10, 1, 0)), set(run("p", 1, 10, 1, 0)), "not run (no emulated results)", math.NaN()},
 	} {
 		row := FidelityRow{Policy: "p", JCTRatio: math.NaN(), BytesRatio: math.NaN()}
@@ -332,6 +333,37 @@ func TestFidelityCompare(t *testing.T) {
 		if math.IsNaN(tc.jctRatio) != math.IsNaN(row.JCTRatio) || math.Abs(row.JCTRatio-tc.jctRatio) > 1e-9 {
 			t.Errorf("%s: JCT ratio %g, want %g", tc.name, row.JCTRatio, tc.jctRatio)
 		}
+	}
+}
+
+// A run cut at its window (Dawn's emulated runs) is compared over the
+// jobs that finished in both: emulated, a finished in 10 s and b not;
+// simulated, both finished, a in 11 s. The JCT ratio is a's, 1.1, and the
+// cross-rack bytes are a's attempts' (100 and 110), not b's.
+func TestFidelityCompareOverJobsFinishedInBoth(t *testing.T) {
+	write := func(jobs, attempts string) string {
+		dir := t.TempDir()
+		for name, text := range map[string]string{"jobs.csv": "job,state,jct_s\n" + jobs, "attempts.csv": "job,cross_bytes\n" + attempts} {
+			if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return dir
+	}
+	emu := report.Run{Policy: "p", Seed: 1, Dir: write("a,succeeded,10\nb,unfinished,\n", "a,100\nb,5000\n"),
+		Values: map[string]float64{"jct_mean_s": 10, "cross_rack_bytes": 5100, "unfinished_jobs": 1}}
+	sim := report.Run{Policy: "p", Seed: 1, Dir: write("a,succeeded,11\nb,succeeded,50\n", "a,110\nb,9000\n"),
+		Values: map[string]float64{"jct_mean_s": 30.5, "cross_rack_bytes": 9110}}
+	row := FidelityRow{Policy: "p", JCTRatio: math.NaN(), BytesRatio: math.NaN()}
+	compare(&row, &report.ResultSet{Runs: []report.Run{emu}}, &report.ResultSet{Runs: []report.Run{sim}}, []uint64{1})
+	if got := row.Verdict(); got != "pass (jobs finished in both)" {
+		t.Fatalf("verdict %q (%+v)", got, row)
+	}
+	if math.Abs(row.JCTRatio-1.1) > 1e-9 || math.Abs(row.BytesRatio-1.1) > 1e-9 {
+		t.Errorf("ratios %g %g, want 1.1 1.1", row.JCTRatio, row.BytesRatio)
+	}
+	if len(row.Common) != 1 || row.Common[0] != "seed 1: 1 jobs finished in both (emulated 1 of 2, simulated 2 of 2)" {
+		t.Errorf("common %q", row.Common)
 	}
 }
 

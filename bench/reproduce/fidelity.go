@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/racklab/racklab/bench/campaign"
+	"github.com/racklab/racklab/bench/fidelity"
 	"github.com/racklab/racklab/bench/report"
 )
 
@@ -33,6 +34,11 @@ type FidelityRow struct {
 	// why not.
 	Compared bool
 	Why      string
+	// Common says, per seed where a side left jobs unfinished or failed
+	// (a run cut at its window), over which jobs that seed was compared:
+	// those that succeeded in both, whose mean JCT and cross-rack bytes
+	// (the engine's, attempts.csv) stand for the run's.
+	Common []string
 	// Within says both ratios are within FidelityTolerance of 1 (equal
 	// cross-rack bytes of 0 agree).
 	Within bool
@@ -109,27 +115,32 @@ func compare(row *FidelityRow, emu, sim *report.ResultSet, seeds []uint64) {
 			row.Missing = append(row.Missing, seed)
 			continue
 		}
-		for _, side := range []struct {
-			name string
-			run  *report.Run
-		}{{"emulated", e}, {"simulated", s}} {
-			if n := side.run.Values["failed_jobs"] + side.run.Values["unfinished_jobs"]; n > 0 {
-				failed = append(failed, fmt.Sprintf("%s seed %d: %.0f jobs failed or unfinished", side.name, seed, n))
+		eJCT, sJCT := e.Values["jct_mean_s"], s.Values["jct_mean_s"]
+		eBytes, sBytes := e.Values["cross_rack_bytes"], s.Values["cross_rack_bytes"]
+		if unfinished(e)+unfinished(s) > 0 {
+			c, err := commonJobs(e.Dir, s.Dir)
+			if err != nil || c.jobs == 0 {
+				failed = append(failed, fmt.Sprintf("seed %d: %.0f jobs failed or unfinished emulated, %.0f simulated, and no job finished in both to compare (%v)",
+					seed, unfinished(e), unfinished(s), err))
+				continue
 			}
+			eJCT, sJCT, eBytes, sBytes = c.emuJCT, c.simJCT, c.emuBytes, c.simBytes
+			row.Common = append(row.Common, fmt.Sprintf("seed %d: %d jobs finished in both (emulated %d of %d, simulated %d of %d)",
+				seed, c.jobs, c.emuDone, c.total, c.simDone, c.total))
 		}
 		row.Seeds = append(row.Seeds, seed)
-		emuJCT, simJCT = append(emuJCT, e.Values["jct_mean_s"]), append(simJCT, s.Values["jct_mean_s"])
-		emuBytes, simBytes = append(emuBytes, e.Values["cross_rack_bytes"]), append(simBytes, s.Values["cross_rack_bytes"])
+		emuJCT, simJCT = append(emuJCT, eJCT), append(simJCT, sJCT)
+		emuBytes, simBytes = append(emuBytes, eBytes), append(simBytes, sBytes)
 	}
 	switch {
 	case emulated == 0:
 		row.Why = "not run (no emulated results)"
 		return
-	case len(row.Seeds) == 0:
-		row.Why = "no simulated twin (run bench reproduce all)"
-		return
 	case len(failed) > 0:
 		row.Why = "not compared: " + strings.Join(failed, "; ")
+		return
+	case len(row.Seeds) == 0:
+		row.Why = "no simulated twin (run bench reproduce all)"
 		return
 	}
 	row.Compared = true
@@ -139,6 +150,56 @@ func compare(row *FidelityRow, emu, sim *report.ResultSet, seeds []uint64) {
 	row.BytesRatio = ratio(row.SimBytes, row.EmuBytes)
 	bytesAgree := within(row.BytesRatio) || row.SimBytes == 0 && row.EmuBytes == 0
 	row.Within = within(row.JCTRatio) && bytesAgree
+}
+
+// unfinished is a run's count of failed and unfinished jobs.
+func unfinished(r *report.Run) float64 {
+	return r.Values["failed_jobs"] + r.Values["unfinished_jobs"]
+}
+
+// common are the figures of the jobs that succeeded in both of an
+// emulated run and its twin.
+type common struct {
+	jobs, total, emuDone, simDone int
+	emuJCT, simJCT                float64 // mean JCT of those jobs (s)
+	emuBytes, simBytes            float64 // their attempts' cross-rack bytes
+}
+
+// commonJobs compares an emulated run with its twin over the jobs that
+// succeeded in both (fidelity.LoadJobs: jobs.csv and attempts.csv).
+func commonJobs(emuDir, simDir string) (common, error) {
+	var c common
+	emu, err := fidelity.LoadJobs(emuDir)
+	if err != nil {
+		return c, err
+	}
+	sim, err := fidelity.LoadJobs(simDir)
+	if err != nil {
+		return c, err
+	}
+	c.total = len(emu)
+	for job, e := range emu {
+		s, ok := sim[job]
+		if !math.IsNaN(e.JCT) {
+			c.emuDone++
+		}
+		if ok && !math.IsNaN(s.JCT) {
+			c.simDone++
+		}
+		if !ok || math.IsNaN(e.JCT) || math.IsNaN(s.JCT) {
+			continue
+		}
+		c.jobs++
+		c.emuJCT += e.JCT
+		c.simJCT += s.JCT
+		c.emuBytes += float64(e.CrossBytes)
+		c.simBytes += float64(s.CrossBytes)
+	}
+	if c.jobs > 0 {
+		c.emuJCT /= float64(c.jobs)
+		c.simJCT /= float64(c.jobs)
+	}
+	return c, nil
 }
 
 func mean(xs []float64) float64 {
@@ -170,6 +231,9 @@ func (r *FidelityRow) Verdict() string {
 		return r.Why
 	}
 	if r.Within {
+		if len(r.Common) > 0 {
+			return "pass (jobs finished in both)"
+		}
 		return "pass"
 	}
 	var off []string
@@ -197,8 +261,8 @@ func seedsText(seeds []uint64) string {
 	return strings.Join(s, ", ")
 }
 
-// fidelity fills the section's fidelity table.
-func fidelity(p *report.ReproducedPaper, counts *paperCounts, c *campaign.Campaign, dir string) {
+// fidelitySection fills the section's fidelity table.
+func fidelitySection(p *report.ReproducedPaper, counts *paperCounts, c *campaign.Campaign, dir string) {
 	f := &p.Fidelity
 	counts.emulated = slices.ContainsFunc(c.Runs, func(rs campaign.RunSet) bool { return rs.Mode == campaign.ModeLocal })
 	if !counts.emulated {
@@ -234,6 +298,10 @@ func fidelity(p *report.ReproducedPaper, counts *paperCounts, c *campaign.Campai
 		seeds := seedsText(r.Seeds)
 		if len(r.Missing) > 0 {
 			seeds += " (no twin of " + seedsText(r.Missing) + ")"
+		}
+		if len(r.Common) > 0 {
+			f.Notes = append(f.Notes, fmt.Sprintf("%s %s %s: jobs were left unfinished or failed, so the figures are those of the jobs that finished in both (%s).",
+				r.RunSet, wl, r.Policy, strings.Join(r.Common, "; ")))
 		}
 		f.Rows = append(f.Rows, []string{r.RunSet, wl, r.Policy, seeds,
 			num(r.EmuJCT, seconds), num(r.SimJCT, seconds), num(r.JCTRatio, ratioText),
