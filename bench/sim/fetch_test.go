@@ -40,7 +40,7 @@ func TestIdleReducerHearsOfOutputsAtOnce(t *testing.T) {
 			{Name: "map", Kind: workload.Map, Input: "in", Selectivity: 1},
 			{Name: "reduce", Kind: workload.Reduce, Tasks: 1, After: []string{"map"}, Selectivity: 1e-6},
 		}}}}
-		eng, err := engine.New(engine.Config{SlowStart: 0.5}, topo, w, ds, &reducerOnRack1{remote: 0})
+		eng, err := engine.New(engine.Config{SlowStart: 0.5}, topo, w, ds, reducerOnRack1(0))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -74,29 +74,6 @@ func TestIdleReducerHearsOfOutputsAtOnce(t *testing.T) {
 	}
 }
 
-// mapsThenReducerOnLastRack runs map i on host i and the reducer on the
-// last host.
-type mapsThenReducerOnLastRack struct{ hosts int }
-
-func (*mapsThenReducerOnLastRack) Name() string { return "maps-then-reducer" }
-
-func (p *mapsThenReducerOnLastRack) OfferHost(ctx *engine.Context, h cluster.HostID) {
-	var buf []engine.TaskRef
-	for _, j := range ctx.Running() {
-		for _, t := range ctx.Pending(j.ID, buf[:0]) {
-			want := cluster.HostID(t.Index)
-			if t.Stage == 1 {
-				want = cluster.HostID(p.hosts - 1)
-			}
-			if want == h && ctx.CanRun(t) && ctx.FreeSlots(h) > 0 {
-				_, _ = ctx.Launch(t, h, engine.LaunchOptions{})
-			}
-		}
-	}
-}
-
-func (*mapsThenReducerOnLastRack) AttemptEnded(*engine.Context, *engine.Attempt) {}
-
 // A reducer fetches from every source rack at once, as a live reducer's
 // fetchers take every announced output: its two map outputs, on racks 0
 // and 1, come up two uplinks of 32 MiB/s into a downlink of twice that,
@@ -118,7 +95,12 @@ func TestReducerFetchesFromEveryRackAtOnce(t *testing.T) {
 		{Name: "map", Kind: workload.Map, Input: "in", Selectivity: 1},
 		{Name: "reduce", Kind: workload.Reduce, Tasks: 1, After: []string{"map"}, Selectivity: 1e-6},
 	}}}}
-	eng, err := engine.New(engine.Config{SlowStart: 1}, topo, w, ds, &mapsThenReducerOnLastRack{hosts: 3})
+	eng, err := engine.New(engine.Config{SlowStart: 1}, topo, w, ds, &pinned{host: func(t engine.TaskRef) cluster.HostID {
+		if t.Stage == 1 {
+			return 2 // the reducer on the last rack
+		}
+		return cluster.HostID(t.Index) // map i on host i
+	}})
 	if err != nil {
 		t.Fatal(err)
 	}

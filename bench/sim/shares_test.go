@@ -9,32 +9,38 @@ import (
 	"github.com/racklab/racklab/coordinator/workload"
 )
 
-// reducerOnRack1 runs every map on host 0 (rack 0) and puts reducer
-// `remote` on host 1 (rack 1), the other reducers on host 0: rack 1's
-// downlink then carries exactly that reducer's partition.
-type reducerOnRack1 struct{ remote int32 }
+// pinned runs each task on the host its function names, when that host
+// has a free slot and the task can run.
+type pinned struct {
+	host func(engine.TaskRef) cluster.HostID
+}
 
-func (*reducerOnRack1) Name() string { return "reducer-on-rack1" }
+func (*pinned) Name() string { return "pinned" }
 
-func (p *reducerOnRack1) OfferHost(ctx *engine.Context, h cluster.HostID) {
+func (p *pinned) OfferHost(ctx *engine.Context, h cluster.HostID) {
 	var buf []engine.TaskRef
 	for _, j := range ctx.Running() {
 		for _, t := range ctx.Pending(j.ID, buf[:0]) {
-			if !ctx.CanRun(t) || ctx.FreeSlots(h) == 0 {
-				continue
-			}
-			want := cluster.HostID(0)
-			if t.Stage == 1 && t.Index == p.remote {
-				want = 1
-			}
-			if want == h {
+			if p.host(t) == h && ctx.CanRun(t) && ctx.FreeSlots(h) > 0 {
 				_, _ = ctx.Launch(t, h, engine.LaunchOptions{})
 			}
 		}
 	}
 }
 
-func (*reducerOnRack1) AttemptEnded(*engine.Context, *engine.Attempt) {}
+func (*pinned) AttemptEnded(*engine.Context, *engine.Attempt) {}
+
+// reducerOnRack1 runs every map on host 0 (rack 0) and puts reducer
+// remote on host 1 (rack 1), the other reducers on host 0: rack 1's
+// downlink then carries exactly that reducer's partition.
+func reducerOnRack1(remote int32) *pinned {
+	return &pinned{host: func(t engine.TaskRef) cluster.HostID {
+		if t.Stage == 1 && t.Index == remote {
+			return 1
+		}
+		return 0
+	}}
+}
 
 // TestSimulatorFlowsFollowExplicitShares checks that the simulator's
 // shuffle flows carry each reducer's explicit share: with shares [3, 1],
@@ -58,7 +64,7 @@ func TestSimulatorFlowsFollowExplicitShares(t *testing.T) {
 			{Name: "map", Kind: workload.Map, Input: "in", Selectivity: 1},
 			{Name: "reduce", Kind: workload.Reduce, Tasks: 2, After: []string{"map"}, Shares: []float64{3, 1}},
 		}}}}
-		eng, err := engine.New(engine.Config{SlowStart: 1}, topo, w, ds, &reducerOnRack1{remote: c.remote})
+		eng, err := engine.New(engine.Config{SlowStart: 1}, topo, w, ds, reducerOnRack1(c.remote))
 		if err != nil {
 			t.Fatal(err)
 		}
