@@ -11,6 +11,7 @@ import (
 	"syscall"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/racklab/racklab/bench/campaign"
 	"github.com/racklab/racklab/bench/fidelity"
@@ -158,6 +159,9 @@ func runReplay(cmd *cobra.Command, f *simFlags) error {
 	if err != nil {
 		return err
 	}
+	if err := replayOptions(cmd, f, &spec.Options); err != nil {
+		return err
+	}
 	if err := os.MkdirAll(f.out, 0o755); err != nil {
 		return err
 	}
@@ -196,4 +200,40 @@ func runReplay(cmd *cobra.Command, f *simFlags) error {
 		100*fidelity.JCTTolerance, s.ReplayWithin, s.Jobs, 100*fidelity.BytesTolerance, s.BytesEqual, s.BytesJobs)
 	fmt.Fprintf(stdout, "records: %s\n", spec.Dir)
 	return nil
+}
+
+// replayOptions applies to a replay the simulator's model flags given on
+// the command line (the time step, the flow model, the link samples, the
+// limits) and refuses the others: the workload, cluster, policies and
+// seed of a replay are the recorded run's.
+func replayOptions(cmd *cobra.Command, f *simFlags, opt *sim.Options) error {
+	if err := f.check(); err != nil {
+		return err
+	}
+	own := map[string]bool{"replay": true, "campaign": true, "out": true, "not-before": true, "quiet": true, "cpuprofile": true}
+	var refused error
+	cmd.Flags().Visit(func(fl *pflag.Flag) {
+		switch fl.Name {
+		case "resolution":
+			opt.Resolution = f.resolution
+		case "full-recompute":
+			opt.FullRecompute = f.fullEvery
+		case "network":
+			opt.Network = f.network
+		case "link-sample":
+			opt.Sample = f.linkSample
+		case "max-sim-time":
+			opt.MaxSimTime = f.maxSimTime
+		case "window":
+			opt.Window = f.window
+		default:
+			if !own[fl.Name] && refused == nil {
+				refused = fmt.Errorf("--%s: a replay takes its workload, cluster, policy and seed from the recorded run; only the simulator's model flags (--resolution, --full-recompute, --network, --link-sample, --max-sim-time, --window) apply", fl.Name)
+			}
+		}
+	})
+	if refused != nil {
+		return refused
+	}
+	return opt.Validate()
 }

@@ -2,9 +2,12 @@ package main
 
 import (
 	"context"
+	"io"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -86,5 +89,25 @@ func TestFidelityFromResultDir(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(rep, "replay-fair-seed1", "jobs.csv")); err != nil {
 		t.Errorf("no replay records: %v", err)
+	}
+
+	// the simulator's model flags reach the replay: a 0.25 s step puts
+	// every end on a multiple of it; the others are the recorded run's
+	coarse := filepath.Join(dir, "coarse")
+	runBench(t, "sim", "--replay", filepath.Join(out, "local", "fair-seed1"), "--campaign", path, "--out", coarse, "--resolution", "0.25")
+	attempts, acol := readCSVTable(t, filepath.Join(coarse, "replay-fair-seed1", "attempts.csv"))
+	end := acol["end_s"]
+	for _, r := range attempts[1:] {
+		x, err := strconv.ParseFloat(r[end], 64)
+		if err != nil || math.Abs(x/0.25-math.Round(x/0.25)) > 1e-6 {
+			t.Fatalf("--resolution 0.25: an attempt ends at %s", r[end])
+		}
+	}
+	cmd := rootCmd()
+	cmd.SetOut(io.Discard)
+	cmd.SetErr(io.Discard)
+	cmd.SetArgs([]string{"sim", "--replay", filepath.Join(out, "local", "fair-seed1"), "--campaign", path, "--out", coarse, "--racks", "3"})
+	if err := cmd.Execute(); err == nil || !strings.Contains(err.Error(), "--racks: a replay takes its workload, cluster, policy and seed from the recorded run") {
+		t.Errorf("bench sim --replay --racks 3: %v", err)
 	}
 }
