@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strings"
 	"syscall"
 
 	"github.com/spf13/cobra"
@@ -202,34 +203,44 @@ func runReplay(cmd *cobra.Command, f *simFlags) error {
 	return nil
 }
 
-// replayOptions applies to a replay the simulator's model flags given on
-// the command line (the time step, the flow model, the link samples, the
-// limits) and refuses the others: the workload, cluster, policies and
-// seed of a replay are the recorded run's.
+// replayModelFlags are the simulator's model flags (the time step, the
+// flow model, the link samples, the limits): those a replay takes from
+// the command line, each setting its option.
+var replayModelFlags = []struct {
+	name string
+	set  func(*sim.Options, *simFlags)
+}{
+	{"resolution", func(o *sim.Options, f *simFlags) { o.Resolution = f.resolution }},
+	{"full-recompute", func(o *sim.Options, f *simFlags) { o.FullRecompute = f.fullEvery }},
+	{"network", func(o *sim.Options, f *simFlags) { o.Network = f.network }},
+	{"link-sample", func(o *sim.Options, f *simFlags) { o.Sample = f.linkSample }},
+	{"max-sim-time", func(o *sim.Options, f *simFlags) { o.MaxSimTime = f.maxSimTime }},
+	{"window", func(o *sim.Options, f *simFlags) { o.Window = f.window }},
+}
+
+// replayOptions applies to a replay the model flags given on the command
+// line and refuses the others: the workload, cluster, policies and seed
+// of a replay are the recorded run's.
 func replayOptions(cmd *cobra.Command, f *simFlags, opt *sim.Options) error {
 	if err := f.check(); err != nil {
 		return err
 	}
 	own := map[string]bool{"replay": true, "campaign": true, "out": true, "not-before": true, "quiet": true, "cpuprofile": true}
+	var model []string
+	for _, m := range replayModelFlags {
+		model = append(model, "--"+m.name)
+	}
 	var refused error
 	cmd.Flags().Visit(func(fl *pflag.Flag) {
-		switch fl.Name {
-		case "resolution":
-			opt.Resolution = f.resolution
-		case "full-recompute":
-			opt.FullRecompute = f.fullEvery
-		case "network":
-			opt.Network = f.network
-		case "link-sample":
-			opt.Sample = f.linkSample
-		case "max-sim-time":
-			opt.MaxSimTime = f.maxSimTime
-		case "window":
-			opt.Window = f.window
-		default:
-			if !own[fl.Name] && refused == nil {
-				refused = fmt.Errorf("--%s: a replay takes its workload, cluster, policy and seed from the recorded run; only the simulator's model flags (--resolution, --full-recompute, --network, --link-sample, --max-sim-time, --window) apply", fl.Name)
+		for _, m := range replayModelFlags {
+			if m.name == fl.Name {
+				m.set(opt, f)
+				return
 			}
+		}
+		if !own[fl.Name] && refused == nil {
+			refused = fmt.Errorf("--%s: a replay takes its workload, cluster, policy and seed from the recorded run; only the simulator's model flags (%s) apply",
+				fl.Name, strings.Join(model, ", "))
 		}
 	})
 	if refused != nil {
