@@ -22,7 +22,8 @@ workload:
   datasets: datasets.yaml
 seed: 3
 runs:
-  - {mode: sim, policies: [fifo, fair, capacity, delay, hadoop, shadow, trident, dawn, quartet, hscheduler, sparkdefault, shufflewatcher], full_recompute: -1}
+  - {mode: sim, policies: [fifo, fair, capacity, delay, hadoop, shadow, trident, dawn, quartet, hscheduler, sparkdefault, shufflewatcher,
+               corral, {name: corral, label: corral-hdfs, args: {placement: hdfs}}], full_recompute: -1}
 `
 
 const testWorkload = `jobs:
@@ -85,19 +86,22 @@ func simCampaign(t *testing.T) (*campaign.Campaign, string) {
 // the simulator, give every job the same completion time and cross-rack
 // bytes, each attempt on its recorded host with its recorded source.
 // It can fail: a replay that launched in another order, on other hosts
-// or from other replicas, or that lost the recorded kills, would move
+// or from other replicas (Corral's, which places its input datasets
+// itself, read from elsewhere without replay.WithPlacer), or that lost
+// the recorded kills, would move
 // other bytes at other times. (Not exact: KMN, which holds outputs to
 // choose among, and NEAT and PushBox, whose network priorities the
 // records do not keep.)
 func TestReplayOfASimulatedRunReproducesIt(t *testing.T) {
 	c, out := simCampaign(t)
 	runs := c.Matrix(out)
-	if len(runs) != 12 {
-		t.Fatalf("%d runs, want 12", len(runs))
+	if len(runs) != 14 {
+		t.Fatalf("%d runs, want 14", len(runs))
 	}
 	// these leave slots idle on purpose (locality delays, quartet's
-	// waits): only the recorded times can replay that
-	idles := map[string]bool{"fair": true, "capacity": true, "quartet": true}
+	// waits, corral's planned racks): only the recorded times can replay
+	// that
+	idles := map[string]bool{"fair": true, "capacity": true, "quartet": true, "corral": true}
 	for _, r := range runs {
 		t.Run(r.Policy.String(), func(t *testing.T) {
 			run, err := Locate(r.Dir, filepath.Join(filepath.Dir(out), "c.yaml"))

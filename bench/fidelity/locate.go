@@ -13,6 +13,7 @@ import (
 	"github.com/racklab/racklab/coordinator/engine"
 	"github.com/racklab/racklab/coordinator/policy"
 	"github.com/racklab/racklab/coordinator/policy/replay"
+	"gopkg.in/yaml.v3"
 )
 
 // Run is a recorded run of a campaign's result directory.
@@ -158,10 +159,36 @@ func (r Run) ReplaySpec(dir string, notBefore bool) (sim.Spec, error) {
 	if err := lg.Check(spec.Topology, spec.Workload); err != nil {
 		return sim.Spec{}, err
 	}
-	spec.Policy = policy.Spec{Name: "replay", Label: ReplayLabel(r.Run.Policy.String()),
-		Args: map[string]any{"file": file, "slowstart": SlowStart(r.Campaign, r.Run.Policy), "not_before": notBefore}}
+	args := map[string]any{"file": file, "slowstart": SlowStart(r.Campaign, r.Run.Policy), "not_before": notBefore}
+	if err := placerArgs(r.Run.Policy, args); err != nil {
+		return sim.Spec{}, err
+	}
+	spec.Policy = policy.Spec{Name: "replay", Label: ReplayLabel(r.Run.Policy.String()), Args: args}
 	spec.Dir = sim.RunDir(dir, spec.Policy.String(), spec.Seed)
 	return spec, nil
+}
+
+// placerArgs names the recorded policy as the replay's placer when it
+// placed the run's input datasets itself (Corral): replayed under the
+// cluster's placement, its maps' recorded sources would not hold their
+// blocks.
+func placerArgs(recorded policy.Spec, args map[string]any) error {
+	p, err := policy.Build(recorded)
+	if err != nil {
+		return fmt.Errorf("the recorded policy: %w", err)
+	}
+	if _, ok := p.(engine.DatasetPlacer); !ok {
+		return nil
+	}
+	args["placer"] = recorded.Name
+	if len(recorded.Args) > 0 {
+		b, err := yaml.Marshal(recorded.Args)
+		if err != nil {
+			return fmt.Errorf("the recorded policy's args: %w", err)
+		}
+		args["placer_args"] = string(b)
+	}
+	return nil
 }
 
 // campaignSpec is the run's simulation spec; an input file that is not

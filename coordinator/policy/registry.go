@@ -45,8 +45,13 @@ var factories = index(
 	Define("even", hadoop1.DefaultEvenConfig(), hadoop1.NewEven),
 	Define("kmn", kmn.DefaultConfig(), kmn.New),
 	Define("shadow", shadow.DefaultConfig(), shadow.New),
-	DefineLoading("replay", replay.DefaultConfig(), replay.New),
 )
+
+// The replay is added in init: it builds recorded policies through the
+// registry (newReplay), which a variable's initializer may not refer to.
+func init() {
+	factories["replay"] = DefineLoading("replay", replay.DefaultConfig(), newReplay)
+}
 
 func index(fs ...Factory) map[string]Factory {
 	m := make(map[string]Factory, len(fs))
@@ -120,4 +125,28 @@ func ScenarioFactory(name string, args map[string]string) (engine.Policy, error)
 		}
 	}
 	return Build(spec)
+}
+
+// newReplay builds a replay, and the recorded run's policy too when the
+// args name it as the placer of the run's datasets (replay.WithPlacer).
+// It lives here because only the registry builds policies by name.
+func newReplay(cfg replay.Config) (engine.Policy, error) {
+	p, err := replay.New(cfg)
+	if err != nil || cfg.Placer == "" {
+		return p, err
+	}
+	if cfg.Placer == "replay" {
+		return nil, fmt.Errorf("arg placer: a replay places no datasets of its own")
+	}
+	spec := Spec{Name: cfg.Placer}
+	if cfg.PlacerArgs != "" {
+		if err := yaml.Unmarshal([]byte(cfg.PlacerArgs), &spec.Args); err != nil {
+			return nil, fmt.Errorf("arg placer_args: want a YAML mapping such as '{placement: hdfs}': %v", err)
+		}
+	}
+	recorded, err := Build(spec)
+	if err != nil {
+		return nil, fmt.Errorf("arg placer: %w", err)
+	}
+	return replay.WithPlacer(p, recorded)
 }

@@ -115,6 +115,16 @@ func TestBadArgsNameThePolicyAndTheArg(t *testing.T) {
 			`policy fifo: unknown arg "x" (known: classes, network_priorities)`},
 		{policy.Spec{Name: "fifo", Args: map[string]any{"network_priorities": "fair"}},
 			`policy fifo: fifo: network_priorities "fair": want none or job_fifo`},
+		{policy.Spec{Name: "replay", Args: map[string]any{"file": "replay/testdata/records/replay.csv", "placer_args": "{placement: hdfs}"}},
+			`arg placer_args needs arg placer`},
+		{policy.Spec{Name: "replay", Args: map[string]any{"file": "replay/testdata/records/replay.csv", "placer": "fifo"}},
+			`arg placer: policy fifo does not place datasets`},
+		{policy.Spec{Name: "replay", Args: map[string]any{"file": "replay/testdata/records/replay.csv", "placer": "replay"}},
+			`arg placer: a replay places no datasets of its own`},
+		{policy.Spec{Name: "replay", Args: map[string]any{"file": "replay/testdata/records/replay.csv", "placer": "corral", "placer_args": "[1, 2]"}},
+			`arg placer_args: want a YAML mapping`},
+		{policy.Spec{Name: "replay", Args: map[string]any{"file": "replay/testdata/records/replay.csv", "placer": "corral", "placer_args": "{placement: far}"}},
+			`arg placer: policy corral: `},
 		{policy.Spec{Name: "fare"}, `unknown policy "fare" (known: capacity, corral, dawn, delay, even, fair, fifo, hadoop, hscheduler, kmn, neat, pushbox, quartet, replay, shadow, shufflewatcher, sparkdefault, trident)`},
 	}
 	for _, c := range cases {

@@ -61,6 +61,16 @@
 // (OutputChooser), so that the recorded winner's output is the one
 // consumers read.
 //
+// # Input placement
+//
+// The datasets are placed as in any run: by the cluster's placement
+// (HDFS's by default), which a replay of the same seed repeats. A policy
+// that places its input datasets itself (Corral puts each job's input in
+// its planned racks) is named in the args placer and placer_args; the
+// replay then runs that policy's plan and its placement before its own
+// plan (WithPlacer), and each block lands where it did in the recorded
+// run. bench/fidelity names it for every such run.
+//
 // # What is not replayed
 //
 // Job output replicas other than the writer's own are placed by the

@@ -23,6 +23,15 @@ type Config struct {
 	// purpose (delay scheduling), and never runs ahead of the recorded
 	// run. Off, only the order is replayed.
 	NotBefore bool `yaml:"not_before"`
+	// Placer names the recorded run's policy when that policy placed the
+	// input datasets itself (Corral: an engine.DatasetPlacer), and
+	// PlacerArgs its args, a YAML mapping such as '{placement: hdfs}'.
+	// The replay then plans with that policy and places the datasets as
+	// it did, so that each map's recorded source holds its block; empty,
+	// the run's own placement places them (HDFS's by default). The
+	// policy registry builds it (WithPlacer).
+	Placer     string `yaml:"placer"`
+	PlacerArgs string `yaml:"placer_args"`
 }
 
 // DefaultConfig names no file: a replay must be told what to replay.
@@ -32,6 +41,9 @@ func DefaultConfig() Config { return Config{} }
 func (c Config) Validate() error {
 	if c.File == "" {
 		return fmt.Errorf("arg file: name the recorded run's attempts.csv")
+	}
+	if c.Placer == "" && c.PlacerArgs != "" {
+		return fmt.Errorf("arg placer_args needs arg placer: name the policy they are for")
 	}
 	if !(c.SlowStart >= 0 && c.SlowStart <= 1) {
 		return fmt.Errorf("arg slowstart must be between 0 and 1 (got %g)", c.SlowStart)
