@@ -274,6 +274,13 @@ type RunSet struct {
 	// rates are recomputed exactly (sim.Options.FullRecompute): 0 for its
 	// default, negative for exact max-min at every change.
 	FullRecompute float64
+	// Resolution is the simulator's time step (seconds, sim.Options
+	// .Resolution) wherever the run set is simulated: its own runs in
+	// mode sim; for an emulated or lab run set, its simulated twin (bench
+	// reproduce all) and bench fidelity's simulations and replays. 0 is
+	// the simulator's default (10 ms), which merges the ends of tasks of a
+	// few milliseconds into one step.
+	Resolution float64
 	// Placement names the placer of the unplaced datasets (placement.New:
 	// hdfs, the default, or octopus); TierMix is the hdfs placer's share
 	// of replicas per tier (all zero: HDD). A policy that places its own
@@ -689,7 +696,7 @@ func parseRunSet(d *yamlfile.Decoder, n *yaml.Node, i int, workloads []string) R
 	where := fmt.Sprintf("runs[%d]", i)
 	m := d.Map(n, where)
 	m.Known("mode", "name", "policies", "repetitions", "network", "nats", "credentials", "listen", "member_addr", "workloads", "cluster",
-		"priorities", "shape_nics", "share_links", "compute", "full_recompute", "placement", "place_outputs", "tier_mix", "writer_racks", "memory_lru")
+		"priorities", "shape_nics", "share_links", "compute", "full_recompute", "resolution", "placement", "place_outputs", "tier_mix", "writer_racks", "memory_lru")
 	m.Require("mode", "policies")
 	rs := RunSet{Mode: m.Str("mode"), Name: m.Str("name"), Repetitions: 1,
 		NATS: m.Str("nats"), Credentials: m.Str("credentials"), Listen: m.Str("listen"), MemberAddr: m.Str("member_addr")}
@@ -725,6 +732,12 @@ func parseRunSet(d *yamlfile.Decoder, n *yaml.Node, i int, workloads []string) R
 		}
 		if rs.FullRecompute == 0 {
 			m.Fail("full_recompute", "full_recompute 0 is the default (10 s): leave it out, give seconds, or a negative value for exact max-min at every change")
+		}
+	}
+	if m.Has("resolution") {
+		rs.Resolution = m.Float("resolution")
+		if !(rs.Resolution >= 1e-4 && rs.Resolution <= 1) {
+			m.Fail("resolution", "resolution is the simulator's time step in seconds: give one from 0.0001 to 1 (default 0.01), not %g", rs.Resolution)
 		}
 	}
 	parseStorage(d, m, &rs, where)

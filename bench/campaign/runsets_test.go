@@ -183,6 +183,32 @@ func TestFullRecomputeIsASimOption(t *testing.T) {
 	}
 }
 
+// A run set of any mode may set the simulator's time step for wherever
+// it is simulated (its twin and fidelity's simulations, for a live one);
+// a step out of range is refused at its line.
+func TestResolutionIsTheSimulatorsStep(t *testing.T) {
+	const head = "name: p\ncluster: {racks: 2, hosts_per_rack: 3}\nworkload:\n  generator: {name: recurring, set: w1, scale: 0.01}\nruns:\n"
+	c, err := Load(writeCampaign(t, head+"  - {mode: sim, policies: [fifo], resolution: 0.001}\n  - {mode: local, policies: [fifo], resolution: 0.002}\n  - {mode: sim, name: b, policies: [fifo]}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Runs[0].Resolution != 0.001 || c.Runs[1].Resolution != 0.002 || c.Runs[2].Resolution != 0 {
+		t.Fatalf("run sets %+v", c.Runs)
+	}
+	spec, err := c.SimSpec(c.Matrix(t.TempDir())[1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if spec.Options.Resolution != 0.002 {
+		t.Errorf("the local run's simulation steps %g s, want its run set's 0.002", spec.Options.Resolution)
+	}
+	for _, run := range []string{"  - {mode: sim, policies: [fifo], resolution: 0}\n", "  - {mode: sim, policies: [fifo], resolution: 2}\n"} {
+		if _, err := Load(writeCampaign(t, head+run)); err == nil || !strings.Contains(err.Error(), "c.yaml:6: runs[0]: resolution is the simulator's time step") {
+			t.Errorf("%q: err %v", run, err)
+		}
+	}
+}
+
 // TestShareLinksIsAFlatSwitch: a flat run set shares its rack links by
 // demand unless it says share_links: false; a switched one does not, and
 // the key is refused, at its line, outside flat local run sets.

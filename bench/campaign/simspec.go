@@ -32,7 +32,7 @@ func (c *Campaign) SimSpec(r Run) (sim.Spec, error) {
 	if err != nil {
 		return sim.Spec{}, err
 	}
-	opt := sim.Options{MaxSimTime: c.Limits.MaxSimTime, Window: spec.Window, FullRecompute: r.Set.FullRecompute, Background: c.Background}
+	opt := sim.Options{MaxSimTime: c.Limits.MaxSimTime, Window: spec.Window, FullRecompute: r.Set.FullRecompute, Resolution: r.Set.Resolution, Background: c.Background}
 	if r.Mode == ModeSim {
 		opt.Network = r.Set.Network
 	}

@@ -55,7 +55,7 @@ func TestTwinOfEveryCampaign(t *testing.T) {
 				t.Errorf("%s: twin run set %d: mode %s name %q network %s full_recompute %g", path, i, rs.Mode, rs.Name, rs.Network, rs.FullRecompute)
 			}
 			if !reflect.DeepEqual(rs.Uniform, l.Uniform) || !reflect.DeepEqual(rs.Policies, l.Policies) || !reflect.DeepEqual(rs.Workloads, l.Workloads) ||
-				rs.Repetitions != l.Repetitions || rs.Placement != l.Placement || rs.MemoryLRU != l.MemoryLRU || !reflect.DeepEqual(rs.TierMix, l.TierMix) {
+				rs.Repetitions != l.Repetitions || rs.Resolution != l.Resolution || rs.Placement != l.Placement || rs.MemoryLRU != l.MemoryLRU || !reflect.DeepEqual(rs.TierMix, l.TierMix) {
 				t.Errorf("%s: twin run set %d differs from its local one:\n%+v\n%+v", path, i, rs, l)
 			}
 			if !reflect.DeepEqual(tw.Seeds(rs), c.Seeds(l)) {
