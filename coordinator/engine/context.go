@@ -198,6 +198,19 @@ func (c *Context) CanRun(t TaskRef) bool {
 	return len(st.upstream) == 0 || st.upDone || c.e.earlyAllowed()
 }
 
+// HeldByEarlyLimit reports whether a task could be launched now but for
+// the early-shuffle limit (LaunchOptions.OverEarlyLimit).
+func (c *Context) HeldByEarlyLimit(t TaskRef) bool {
+	j, st, task, ok := c.e.lookup(t)
+	return ok && j.State == JobRunning && task.State == TaskPending && c.e.offers(st.Spec.Kind) &&
+		len(st.upstream) > 0 && !st.upDone && !c.e.earlyAllowed()
+}
+
+// EarlyShuffles returns how many running attempts started before their
+// upstream finished (those the early-shuffle limit counts) and how many
+// attempts run in all.
+func (c *Context) EarlyShuffles() (early, running int) { return c.e.early, len(c.e.attempts) }
+
 // StageOutputByRack appends to buf, per rack, the bytes of a stage's done
 // outputs there: the intermediate data its consumers will fetch (a final
 // stage's: its job's output, by first replica).

@@ -153,6 +153,13 @@ type LaunchOptions struct {
 	// Note is what the policy acted on, for the run's records; the zero
 	// value records nothing.
 	Note DecisionNote
+	// OverEarlyLimit launches a reduce or generic task whose upstream is
+	// unfinished even when the early-shuffle limit is reached. It is a
+	// replay's way out of a deadlock (package replay): the recorded run
+	// kept to the limit on its own timeline, and a replay on another can
+	// find every running attempt waiting for an upstream launch that the
+	// limit holds back. A scheduler has no use for it.
+	OverEarlyLimit bool
 }
 
 // Saturation is whether the network was saturated, as a policy saw it

@@ -32,11 +32,21 @@
 // a heartbeat's delay to each launch. Replays of live runs therefore
 // replay the order only, by default.
 //
-// Waiting per host cannot deadlock a replay of a run that finished: an
-// attempt waits only for attempts recorded before it, whose launch in the
-// recorded run did not depend on it. If the records do not come from a
-// run of the same workload, cluster, seed and slow-start, the replay can
-// stall; the simulator then stops and says where.
+// Waiting per host alone cannot deadlock a replay of a run that
+// finished: an attempt waits only for attempts recorded before it, whose
+// launch in the recorded run did not depend on it. The engine's
+// early-shuffle limit can: the recorded run kept to it on its own
+// timeline, and on the replay's, reducers started before their maps
+// finished can fill it while the maps they wait for sit behind a reducer
+// the limit holds back (seen replaying Dawn's emulated Fair runs). When
+// every attempt still running is such an early one and nothing else can
+// launch, nothing would ever change: the first record in launch order
+// that heads its queue and waits only for the limit is launched over it
+// (engine.LaunchOptions.OverEarlyLimit), noted replay-over-early-limit,
+// and the replay goes on. Not while a record waits for its recorded
+// start (not_before): time will move it. If the records do not come from
+// a run of the same workload, cluster, seed and slow-start, the replay
+// can stall otherwise; the simulator then stops and says where.
 //
 // A record's task may be in another state in the replay than it was
 // when the record was made, since timings differ. A recorded duplicate

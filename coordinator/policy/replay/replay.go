@@ -51,8 +51,13 @@ func (c Config) Validate() error {
 	return nil
 }
 
-// Reason is the decision note of every replayed launch.
-const Reason = "replay"
+// Reason is the decision note of every replayed launch, and
+// ReasonOverLimit that of a launch over the early-shuffle limit, the
+// replay's way out of a deadlock (see the package doc).
+const (
+	Reason          = "replay"
+	ReasonOverLimit = "replay-over-early-limit"
+)
 
 type recState uint8
 
@@ -101,6 +106,12 @@ type Policy struct {
 	// BadTasks counts records naming a task the run's stage does not
 	// have (records of another workload).
 	BadTasks int
+	// OverEarlyLimit counts the launches made over the engine's
+	// early-shuffle limit, each to end a deadlock.
+	OverEarlyLimit int
+	// heldByTime says that the last pass found a record waiting for its
+	// recorded start (not_before): time, not a deadlock, holds it.
+	heldByTime bool
 }
 
 // New builds the policy: it reads and checks the recorded attempts.
@@ -187,13 +198,44 @@ func (p *Policy) ScheduleRound(ctx *engine.Context, _ []cluster.HostID) {
 		return
 	}
 	for {
-		if p.launchReady(ctx) {
+		if p.launchReady(ctx) || p.killDue(ctx) || p.overEarlyLimit(ctx) {
 			continue
 		}
-		if !p.killDue(ctx) {
-			return
+		return
+	}
+}
+
+// overEarlyLimit ends a deadlock the replay's own timing made: every
+// attempt still running started before its upstream finished and waits
+// for an upstream task that is not launched, because the head of that
+// task's host queue is held back by the early-shuffle limit (which these
+// very attempts fill) or by the slots they hold. The recorded run never
+// met it, having kept to the limit on its own timeline. The first record
+// in launch order that heads its queue and is held only by the limit is
+// launched over it (ReasonOverLimit); it reports whether one was.
+func (p *Policy) overEarlyLimit(ctx *engine.Context) bool {
+	early, all := ctx.EarlyShuffles()
+	if all == 0 || early < all || p.heldByTime {
+		return false
+	}
+	topo := ctx.Topology()
+	for i := p.frontier; i < len(p.state); i++ {
+		if p.state[i] != waiting {
+			continue
+		}
+		q := p.queueOf(topo, &p.log.Records[i])
+		if p.queues[q][p.heads[q]] != i {
+			continue
+		}
+		if p.try(ctx, i, true) {
+			p.heads[q]++
+			if p.state[i] == running {
+				p.OverEarlyLimit++
+			}
+			return true
 		}
 	}
+	return false
 }
 
 // launchReady makes one pass over the waiting records in launch order,
@@ -203,6 +245,7 @@ func (p *Policy) ScheduleRound(ctx *engine.Context, _ []cluster.HostID) {
 func (p *Policy) launchReady(ctx *engine.Context) bool {
 	topo := ctx.Topology()
 	moved := false
+	p.heldByTime = false
 	for i := p.frontier; i < len(p.state); i++ {
 		if p.state[i] != waiting {
 			continue
@@ -211,7 +254,7 @@ func (p *Policy) launchReady(ctx *engine.Context) bool {
 		if p.queues[q][p.heads[q]] != i {
 			continue // an earlier record of its host waits
 		}
-		if p.try(ctx, i) {
+		if p.try(ctx, i, false) {
 			p.heads[q]++
 			moved = true
 		}
@@ -224,8 +267,8 @@ func (p *Policy) launchReady(ctx *engine.Context) bool {
 
 // try launches record i if it can run now, or skips it if it never
 // will; it reports whether the record is done with (launched or
-// skipped).
-func (p *Policy) try(ctx *engine.Context, i int) bool {
+// skipped). overLimit launches it over the early-shuffle limit too.
+func (p *Policy) try(ctx *engine.Context, i int, overLimit bool) bool {
 	r := &p.log.Records[i]
 	ref := p.ref(r)
 	j := ctx.Job(ref.Job)
@@ -239,6 +282,7 @@ func (p *Policy) try(ctx *engine.Context, i int) bool {
 	}
 	// the records keep microseconds
 	if p.cfg.NotBefore && ctx.Now() < r.Start-1e-6 {
+		p.heldByTime = true
 		return false
 	}
 	if !ctx.Alive(r.Host) {
@@ -266,7 +310,7 @@ func (p *Policy) try(ctx *engine.Context, i int) bool {
 	case engine.TaskRunning:
 		dup = true
 	case engine.TaskPending:
-		if !ctx.CanRun(ref) {
+		if !ctx.CanRun(ref) && !(overLimit && ctx.HeldByEarlyLimit(ref)) {
 			return false
 		}
 	}
@@ -278,6 +322,9 @@ func (p *Policy) try(ctx *engine.Context, i int) bool {
 		return false
 	}
 	opt := engine.LaunchOptions{Note: engine.DecisionNote{Reason: Reason}}
+	if overLimit {
+		opt.OverEarlyLimit, opt.Note.Reason = true, ReasonOverLimit
+	}
 	if r.Source.Host >= 0 {
 		src := r.Source
 		for _, rep := range ctx.Replicas(ref) {
