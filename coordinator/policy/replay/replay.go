@@ -198,7 +198,7 @@ func (p *Policy) ScheduleRound(ctx *engine.Context, _ []cluster.HostID) {
 		return
 	}
 	for {
-		if p.launchReady(ctx) || p.killDue(ctx) || p.overEarlyLimit(ctx) {
+		if p.launchReady(ctx, false) || p.killDue(ctx) || p.overEarlyLimit(ctx) {
 			continue
 		}
 		return
@@ -218,31 +218,17 @@ func (p *Policy) overEarlyLimit(ctx *engine.Context) bool {
 	if all == 0 || early < all || p.heldByTime {
 		return false
 	}
-	topo := ctx.Topology()
-	for i := p.frontier; i < len(p.state); i++ {
-		if p.state[i] != waiting {
-			continue
-		}
-		q := p.queueOf(topo, &p.log.Records[i])
-		if p.queues[q][p.heads[q]] != i {
-			continue
-		}
-		if p.try(ctx, i, true) {
-			p.heads[q]++
-			if p.state[i] == running {
-				p.OverEarlyLimit++
-			}
-			return true
-		}
-	}
-	return false
+	return p.launchReady(ctx, true)
 }
 
 // launchReady makes one pass over the waiting records in launch order,
 // trying each that heads its queue (a launch makes the next record of
 // its queue the head, tried later in the same pass), and reports
 // whether any record was launched or skipped.
-func (p *Policy) launchReady(ctx *engine.Context) bool {
+//
+// With overLimit the pass launches the first record it can over the
+// early-shuffle limit, and stops there: the recorded order resumes.
+func (p *Policy) launchReady(ctx *engine.Context, overLimit bool) bool {
 	topo := ctx.Topology()
 	moved := false
 	p.heldByTime = false
@@ -254,9 +240,13 @@ func (p *Policy) launchReady(ctx *engine.Context) bool {
 		if p.queues[q][p.heads[q]] != i {
 			continue // an earlier record of its host waits
 		}
-		if p.try(ctx, i, false) {
+		if p.try(ctx, i, overLimit) {
 			p.heads[q]++
 			moved = true
+			if overLimit && p.state[i] == running {
+				p.OverEarlyLimit++
+				break
+			}
 		}
 	}
 	for p.frontier < len(p.state) && p.state[p.frontier] != waiting {
