@@ -298,10 +298,7 @@ func headlines(p *report.ReproducedPaper, counts *paperCounts, c *campaign.Campa
 			count.ran = false
 			mc.ran = false
 		} else {
-			// a row on a workload no run set of the mode runs (Corral's
-			// simulated workloads, in emulation) is another mode's:
-			// Evaluate says it is not measured, the page leaves it out
-			ch.Results = slices.DeleteFunc(ch.Results, func(r Result) bool { return !runsRowWorkload(c, mode, r.Row) })
+			ch.OwnRows(c)
 			for i := range ch.Results {
 				mc.byRow[ch.Results[i].Row.Line] = &ch.Results[i]
 			}
@@ -359,20 +356,6 @@ func headlines(p *report.ReproducedPaper, counts *paperCounts, c *campaign.Campa
 		parts = append(parts, fmt.Sprintf("%d of %d headlines reproduced in %s", mc.n, mc.m, modeName(mc.mode)))
 	}
 	h.Summary = c.Name + ": " + strings.Join(parts, "; ")
-}
-
-// runsRowWorkload says whether the run sets of a mode that a row's
-// policy and baseline name run the row's workload (in:).
-func runsRowWorkload(c *campaign.Campaign, mode string, row Row) bool {
-	if row.In == "" {
-		return true
-	}
-	runs := func(set string) bool {
-		return slices.ContainsFunc(c.Runs, func(rs campaign.RunSet) bool {
-			return rs.Mode == mode && rs.Name == set && slices.Contains(rs.Workloads, row.In)
-		})
-	}
-	return runs(row.PolicySet) && (row.Baseline == "" || runs(row.BaselineSet))
 }
 
 // keyFigure writes the paper's own report (as `bench report` does) and

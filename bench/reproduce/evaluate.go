@@ -109,6 +109,28 @@ func (c *Check) Counts() (reproduced, rows int) {
 	return reproduced, len(c.Results)
 }
 
+// OwnRows leaves out the rows on a workload that no run set of the
+// check's mode runs (Corral's simulated workloads, in emulation): they
+// are another mode's, which Evaluate reports as not measured, and the
+// counts, the closing line and the page speak of the mode's own rows.
+func (c *Check) OwnRows(camp *campaign.Campaign) {
+	c.Results = slices.DeleteFunc(c.Results, func(r Result) bool { return !runsRowWorkload(camp, c.Mode, r.Row) })
+}
+
+// runsRowWorkload says whether the run sets of a mode that a row's
+// policy and baseline name run the row's workload (in:).
+func runsRowWorkload(c *campaign.Campaign, mode string, row Row) bool {
+	if row.In == "" {
+		return true
+	}
+	runs := func(set string) bool {
+		return slices.ContainsFunc(c.Runs, func(rs campaign.RunSet) bool {
+			return rs.Mode == mode && rs.Name == set && slices.Contains(rs.Workloads, row.In)
+		})
+	}
+	return runs(row.PolicySet) && (row.Baseline == "" || runs(row.BaselineSet))
+}
+
 // Summary is the closing line: "<paper>: N of M headlines reproduced",
 // saying how many of the N were checked on direction only because their
 // source gives no figure.

@@ -91,5 +91,6 @@ func Run(ctx context.Context, c *campaign.Campaign, t *Table, mode string, opt c
 		}
 		return nil, err
 	}
+	ch.OwnRows(c)
 	return ch, runErr
 }

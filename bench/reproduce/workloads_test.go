@@ -121,6 +121,12 @@ func TestEvaluateReadsTheRowsWorkload(t *testing.T) {
 	if w := ch.Results[1].Why; w != "mode local does not run workload tpch" {
 		t.Errorf("row 2 in local: %q", w)
 	}
+	// the row on tpch is the simulator's: the local check's closing line
+	// counts only the row it can measure
+	ch.OwnRows(parseCampaign(t, text))
+	if len(ch.Results) != 1 || ch.Results[0].Row.In != "ml" || ch.Summary() != "paper: 0 of 1 headlines reproduced" {
+		t.Errorf("local's own rows: %d, %q", len(ch.Results), ch.Summary())
+	}
 }
 
 // The report's headline tables of a result directory of named workloads:
