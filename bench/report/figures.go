@@ -340,7 +340,17 @@ func addSpread(p *plot.Plot, e errPts, dots plotter.XYs, bars func(*plotter.YErr
 	return nil
 }
 
-func barWidth(n int) vg.Length { return vg.Points(math.Min(60, 300/float64(max(1, n)))) }
+// barWidth is the width of each of n bars in a panel of the given width:
+// at most 60 points, and at most 70% of a category's share of the data
+// area (the panel less barAxes), so that neighbouring bars never touch.
+func barWidth(n int, panel vg.Length) vg.Length {
+	per := (panel - barAxes) / vg.Length(max(1, n))
+	return max(vg.Points(2), min(vg.Points(60), 0.7*per))
+}
+
+// barAxes is what a bar chart's y axis, its labels and the margins take
+// of a panel's width.
+const barAxes = 1.1 * vg.Inch
 
 func finite(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }
 
@@ -360,7 +370,7 @@ func (in *figureInput) barsCI(title, ylabel, key string, scale float64) (*plot.P
 			desc = append(desc, pol+" "+FormatNumber(s.Mean, 2))
 			continue
 		}
-		b, err := plotter.NewBarChart(plotter.Values{s.Mean / scale}, barWidth(len(in.set.Policies)))
+		b, err := plotter.NewBarChart(plotter.Values{s.Mean / scale}, barWidth(len(in.set.Policies), barsPanel))
 		if err != nil {
 			return nil, nil, nil, err
 		}
@@ -465,7 +475,7 @@ func (in *figureInput) makespan() (figureSpec, error) {
 	return figureSpec{stem: "makespan", title: "Makespan", noData: noBars("makespan", skipped, in.set.Policies),
 		caption: "Makespan (first arrival to last finish) per policy, in " + map[string]string{"h": "hours", "s": "seconds"}[u] + ". " + ciNote,
 		alt:     "Bar chart of mean makespan per policy in " + u + " with 95% confidence intervals: " + strings.Join(desc, "; ") + ".",
-		grid:    one(p), w: 5.5 * vg.Inch, h: 3.8 * vg.Inch}, nil
+		grid:    one(p), w: barsPanel, h: 3.8 * vg.Inch}, nil
 }
 
 func (in *figureInput) throughput() (figureSpec, error) {
@@ -476,7 +486,7 @@ func (in *figureInput) throughput() (figureSpec, error) {
 	return figureSpec{stem: "throughput", title: "Throughput", noData: noBars("throughput", skipped, in.set.Policies),
 		caption: "Throughput (finished jobs per hour of makespan) per policy. " + ciNote,
 		alt:     "Bar chart of mean throughput in jobs per hour per policy with 95% confidence intervals: " + strings.Join(desc, "; ") + ".",
-		grid:    one(p), w: 5.5 * vg.Inch, h: 3.8 * vg.Inch}, nil
+		grid:    one(p), w: barsPanel, h: 3.8 * vg.Inch}, nil
 }
 
 func (in *figureInput) skew() (figureSpec, error) {
@@ -490,7 +500,7 @@ func (in *figureInput) skew() (figureSpec, error) {
 	}
 	return figureSpec{stem: "link-skew", title: "Rack-link load skew", caption: caption, noData: noBars("link-load skew", skipped, in.set.Policies),
 		alt:  "Bar chart of mean rack-link load skew per policy with 95% confidence intervals: " + strings.Join(desc, "; ") + ".",
-		grid: one(p), w: 5.5 * vg.Inch, h: 3.8 * vg.Inch}, nil
+		grid: one(p), w: barsPanel, h: 3.8 * vg.Inch}, nil
 }
 
 type part struct {
@@ -500,7 +510,7 @@ type part struct {
 
 // stacked is a stacked bar per policy of the means of parts, which must be
 // in the same unit; it leaves room at the top for the legend.
-func (in *figureInput) stacked(p *plot.Plot, parts []part, scale float64, headroom float64) (float64, error) {
+func (in *figureInput) stacked(p *plot.Plot, parts []part, scale float64, headroom float64, panel vg.Length) (float64, error) {
 	n := len(in.set.Policies)
 	var below *plotter.BarChart
 	tops := make([]float64, n)
@@ -512,7 +522,7 @@ func (in *figureInput) stacked(p *plot.Plot, parts []part, scale float64, headro
 			}
 			tops[i] += vals[i]
 		}
-		b, err := plotter.NewBarChart(vals, barWidth(n))
+		b, err := plotter.NewBarChart(vals, barWidth(n, panel))
 		if err != nil {
 			return 0, err
 		}
@@ -563,7 +573,7 @@ func (in *figureInput) crossRack() (figureSpec, error) {
 	unit, sc := byteUnit(math.Max(in.maxMean("cross_rack_bytes"), in.maxMean("measured_cross_rack_bytes")))
 	p := newPlot(in.titled("Cross-rack bytes by category"), "", "cross-rack bytes ("+unit+")")
 	headroom := 1.15 + 0.09*float64(len(parts)+1)
-	if _, err := in.stacked(p, parts, sc, headroom); err != nil {
+	if _, err := in.stacked(p, parts, sc, headroom, crossRackWidth); err != nil {
 		return figureSpec{}, err
 	}
 	var meas plotter.XYs
@@ -609,16 +619,25 @@ func (in *figureInput) crossRack() (figureSpec, error) {
 	}
 	return figureSpec{stem: "cross-rack", title: "Cross-rack bytes by category", caption: caption, noData: noData,
 		alt:  "Stacked bar chart of mean cross-rack bytes per policy by category, in " + unit + ": " + strings.Join(desc, "; ") + ".",
-		grid: one(p), w: 6 * vg.Inch, h: 4.2 * vg.Inch}, nil
+		grid: one(p), w: crossRackWidth, h: 4.2 * vg.Inch}, nil
 }
 
+// crossRackWidth is the width of the cross-rack figure, barsPanel that
+// of the bar charts of one metric (makespan, throughput, skew).
+const (
+	crossRackWidth = 6 * vg.Inch
+	barsPanel      = 5.5 * vg.Inch
+)
+
 func (in *figureInput) locality() (figureSpec, error) {
+	// each panel wide enough for its policies' names under their bars
+	panel := max(4*vg.Inch, barAxes+vg.Length(len(in.set.Policies))*0.8*vg.Inch)
 	lp := newPlot("Map locality", "", "fraction of map tasks")
 	if _, err := in.stacked(lp, []part{
 		{"node_local_frac", "node-local", rgb(0x1B9E77)},
 		{"rack_local_frac", "rack-local", rgb(0xD95F02)},
 		{"remote_frac", "remote", rgb(0x7570B3)},
-	}, 1, 1.4); err != nil {
+	}, 1, 1.4, panel); err != nil {
 		return figureSpec{}, err
 	}
 	tp := newPlot("Storage tier read", "", "fraction of map tasks")
@@ -626,7 +645,7 @@ func (in *figureInput) locality() (figureSpec, error) {
 		{"tier_mem_frac", "memory", rgb(0xE7298A)},
 		{"tier_ssd_frac", "SSD", rgb(0x66A61E)},
 		{"tier_hdd_frac", "HDD", rgb(0xA6761D)},
-	}, 1, 1.4); err != nil {
+	}, 1, 1.4, panel); err != nil {
 		return figureSpec{}, err
 	}
 	for _, p := range []*plot.Plot{lp, tp} {
@@ -651,7 +670,7 @@ func (in *figureInput) locality() (figureSpec, error) {
 		caption: "Left: fraction of map tasks that read their input node-locally, rack-locally or from another rack. " +
 			"Right: fraction of map tasks by the storage tier their input was read from. Means over repetitions, stacked per policy.",
 		alt:  "Two stacked bar charts of mean fractions of map tasks per policy: " + strings.Join(desc, "; ") + ".",
-		grid: [][]*plot.Plot{{lp, tp}}, w: 8 * vg.Inch, h: 4 * vg.Inch}, nil
+		grid: [][]*plot.Plot{{lp, tp}}, w: 2 * panel, h: 4 * vg.Inch}, nil
 }
 
 // samplingNote says how a policy's link samples were drawn: how far apart

@@ -248,12 +248,13 @@ func workloadCrossCategories(sets []*figureInput) (figureSpec, error) {
 	var row []*plot.Plot
 	var alt []string
 	top := 0.0
+	panel := vg.Length(math.Max(6/float64(len(sets)), 3.6)) * vg.Inch
 	for _, in := range sets {
 		panelTop := perPanel(in)
 		top = math.Max(top, panelTop)
 		unit, sc := byteUnit(panelTop)
 		p := newPlot(in.workload, "", ylabel+" ("+unit+")")
-		if _, err := in.stacked(p, parts, sc, headroom); err != nil {
+		if _, err := in.stacked(p, parts, sc, headroom, panel); err != nil {
 			return figureSpec{}, err
 		}
 		row = append(row, p)
@@ -280,5 +281,5 @@ func workloadCrossCategories(sets []*figureInput) (figureSpec, error) {
 	return figureSpec{stem: "fig12-cross-rack-categories", title: "Cross-rack bytes by category per workload (Fig. 12)",
 		caption: caption, noData: noData,
 		alt:  "Stacked bar charts, one per workload, of mean cross-rack bytes per policy by category. " + strings.Join(alt, ". ") + ".",
-		grid: [][]*plot.Plot{row}, w: vg.Length(math.Max(6, 3.6*float64(len(sets)))) * vg.Inch, h: 4.2 * vg.Inch}, nil
+		grid: [][]*plot.Plot{row}, w: panel * vg.Length(len(sets)), h: 4.2 * vg.Inch}, nil
 }
