@@ -191,19 +191,25 @@ func (c *Context) Pending(j JobID, buf []TaskRef) []TaskRef {
 // reduce or generic task whose upstream is unfinished fits the
 // early-shuffle limit. (Whether a host has a slot is FreeSlots' business.)
 func (c *Context) CanRun(t TaskRef) bool {
-	j, st, task, ok := c.e.lookup(t)
-	if !ok || j.State != JobRunning || task.State != TaskPending || !c.e.offers(st.Spec.Kind) {
-		return false
-	}
-	return len(st.upstream) == 0 || st.upDone || c.e.earlyAllowed()
+	st, ok := c.offerable(t)
+	return ok && !c.e.heldByEarlyLimit(st)
 }
 
 // HeldByEarlyLimit reports whether a task could be launched now but for
 // the early-shuffle limit (LaunchOptions.OverEarlyLimit).
 func (c *Context) HeldByEarlyLimit(t TaskRef) bool {
+	st, ok := c.offerable(t)
+	return ok && c.e.heldByEarlyLimit(st)
+}
+
+// offerable returns a task's stage when the task is pending, its job
+// runs and the pool on offer (if any) runs its kind.
+func (c *Context) offerable(t TaskRef) (*Stage, bool) {
 	j, st, task, ok := c.e.lookup(t)
-	return ok && j.State == JobRunning && task.State == TaskPending && c.e.offers(st.Spec.Kind) &&
-		len(st.upstream) > 0 && !st.upDone && !c.e.earlyAllowed()
+	if !ok || j.State != JobRunning || task.State != TaskPending || !c.e.offers(st.Spec.Kind) {
+		return nil, false
+	}
+	return st, true
 }
 
 // EarlyShuffles returns how many running attempts started before their

@@ -39,7 +39,7 @@ func (e *Engine) launch(ref TaskRef, h cluster.HostID, opt LaunchOptions, dup bo
 	if !opt.Note.valid() {
 		return 0, e.rejectf("bad decision note", "saturation %d, reason %q: want a known saturation and a reason of at most %d bytes of a-z, 0-9 and '-'", opt.Note.Saturation, opt.Note.Reason, MaxReasonLen)
 	}
-	if len(st.upstream) > 0 && !st.upDone && !opt.OverEarlyLimit && !e.earlyAllowed() {
+	if !opt.OverEarlyLimit && e.heldByEarlyLimit(st) {
 		return 0, e.rejectf("early shuffle limit", "%s/%s[%d] would take a slot its upstream may need", j.Spec.ID, st.Spec.Name, ref.Index)
 	}
 	a := &Attempt{ID: e.nextID, Task: ref, Host: h, Start: e.now, Priority: opt.Priority, Duplicate: dup, Locality: NoLocality, Note: opt.Note}

@@ -132,6 +132,12 @@ func (e *Engine) earlyAllowed() bool {
 	return float64(e.early+1) <= e.cfg.EarlyShuffleLimit*float64(e.liveSlots)
 }
 
+// heldByEarlyLimit says that a launch in stage st, whose upstream is
+// unfinished, would go over the early-shuffle limit.
+func (e *Engine) heldByEarlyLimit(st *Stage) bool {
+	return len(st.upstream) > 0 && !st.upDone && !e.earlyAllowed()
+}
+
 // refreshUpstream keeps each stage's upDone flag, and the count of early
 // shuffle attempts, in step with its upstream.
 func (e *Engine) refreshUpstream(j *Job) {

@@ -106,9 +106,6 @@ type Policy struct {
 	// BadTasks counts records naming a task the run's stage does not
 	// have (records of another workload).
 	BadTasks int
-	// OverEarlyLimit counts the launches made over the engine's
-	// early-shuffle limit, each to end a deadlock.
-	OverEarlyLimit int
 	// heldByTime says that the last pass found a record waiting for its
 	// recorded start (not_before): time, not a deadlock, holds it.
 	heldByTime bool
@@ -244,8 +241,7 @@ func (p *Policy) launchReady(ctx *engine.Context, overLimit bool) bool {
 			p.heads[q]++
 			moved = true
 			if overLimit && p.state[i] == running {
-				p.OverEarlyLimit++
-				break
+				break // its note, ReasonOverLimit, is its count
 			}
 		}
 	}
