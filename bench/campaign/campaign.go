@@ -270,6 +270,11 @@ type RunSet struct {
 	// SleepCompute (compute: sleep), for an emulated cluster, has the
 	// workers wait their attempts' compute time out rather than burn it.
 	SleepCompute bool
+	// Congestion (tcp_congestion), for an emulated cluster, is the TCP
+	// congestion control of the workers' data plane and the background
+	// flows; "" is dataplane.DefaultCongestion (cubic), whatever the
+	// machine's own default.
+	Congestion string
 	// FullRecompute, for the simulator, is how often (seconds) its flow
 	// rates are recomputed exactly (sim.Options.FullRecompute): 0 for its
 	// default, negative for exact max-min at every change.
@@ -690,13 +695,28 @@ func parseLimits(d *yamlfile.Decoder, n *yaml.Node) Limits {
 	return l
 }
 
+// validCongestionName reports whether s can name a kernel's congestion
+// control (TCP_CA_NAME_MAX is 16 with its NUL): whether the machine that
+// runs the cluster has it, the workers check when they start.
+func validCongestionName(s string) bool {
+	if s == "" || len(s) > 15 {
+		return false
+	}
+	for _, r := range s {
+		if !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '_' || r == '-') {
+			return false
+		}
+	}
+	return true
+}
+
 // parseRunSet reads one run set; workloads are the campaign's named
 // workloads (nil: it has one workload).
 func parseRunSet(d *yamlfile.Decoder, n *yaml.Node, i int, workloads []string) RunSet {
 	where := fmt.Sprintf("runs[%d]", i)
 	m := d.Map(n, where)
 	m.Known("mode", "name", "policies", "repetitions", "network", "nats", "credentials", "listen", "member_addr", "workloads", "cluster",
-		"priorities", "shape_nics", "share_links", "compute", "full_recompute", "resolution", "placement", "place_outputs", "tier_mix", "writer_racks", "memory_lru")
+		"priorities", "shape_nics", "share_links", "compute", "tcp_congestion", "full_recompute", "resolution", "placement", "place_outputs", "tier_mix", "writer_racks", "memory_lru")
 	m.Require("mode", "policies")
 	rs := RunSet{Mode: m.Str("mode"), Name: m.Str("name"), Repetitions: 1,
 		NATS: m.Str("nats"), Credentials: m.Str("credentials"), Listen: m.Str("listen"), MemberAddr: m.Str("member_addr")}
@@ -725,6 +745,12 @@ func parseRunSet(d *yamlfile.Decoder, n *yaml.Node, i int, workloads []string) R
 	default:
 		m.Fail("compute", "unknown compute %q: burn (spend the CPU, the default) or sleep (wait it out)", c)
 	}
+	if m.Has("tcp_congestion") {
+		rs.Congestion = m.Str("tcp_congestion")
+		if !validCongestionName(rs.Congestion) {
+			m.Fail("tcp_congestion", "tcp_congestion %q is not the name of a TCP congestion control (cubic, the default; reno, bbr, ...)", rs.Congestion)
+		}
+	}
 	if m.Has("full_recompute") {
 		rs.FullRecompute = m.Float("full_recompute")
 		if rs.Mode != ModeSim {
@@ -741,7 +767,7 @@ func parseRunSet(d *yamlfile.Decoder, n *yaml.Node, i int, workloads []string) R
 		}
 	}
 	parseStorage(d, m, &rs, where)
-	for _, k := range []string{"priorities", "shape_nics", "compute"} {
+	for _, k := range []string{"priorities", "shape_nics", "compute", "tcp_congestion"} {
 		if m.Has(k) && rs.Mode != ModeLocal {
 			m.Fail(k, "%s is an option of an emulated cluster (mode local); the simulator always serves priorities and host NICs, and its compute takes no CPU", k)
 		}

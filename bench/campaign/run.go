@@ -487,7 +487,7 @@ func (ex *executor) live(ctx context.Context, r Run, jobsDone func(int)) (metric
 			return metrics.Summary{}, derr
 		}
 		lopt := local.Options{Prefix: ex.opt.Prefix, Mode: mode, Topology: ex.topos[r.SetIndex], WorkerCommand: ex.opt.WorkerCommand,
-			Dir: dir, Cluster: "racklab", Background: ex.c.Background, Priorities: r.Set.Priorities, ShapeHostNICs: r.Set.ShapeNICs, ShareRackLinks: r.Set.ShareLinks, SleepCompute: r.Set.SleepCompute}
+			Dir: dir, Cluster: "racklab", Background: ex.c.Background, Priorities: r.Set.Priorities, ShapeHostNICs: r.Set.ShapeNICs, ShareRackLinks: r.Set.ShareLinks, SleepCompute: r.Set.SleepCompute, Congestion: r.Set.Congestion}
 		_, err = local.Run(ctx, lopt, cfg)
 	case ModeRemote:
 		cfg.NATSURL, cfg.Listen, cfg.MemberAddr, cfg.StopWorkers = r.Set.NATS, r.Set.Listen, r.Set.MemberAddr, false

@@ -141,11 +141,12 @@ runs:
 // that is not true or false, the campaign is refused at the line.
 func TestPrioritiesAndNICShapingAreLocalSwitches(t *testing.T) {
 	const head = "name: p\ncluster: {racks: 2, hosts_per_rack: 3}\nworkload:\n  generator: {name: recurring, set: w1, scale: 0.01}\nruns:\n"
-	c, err := Load(writeCampaign(t, head+"  - {mode: local, policies: [fifo], priorities: true, shape_nics: true, compute: sleep}\n  - {mode: local, name: plain, policies: [fifo], compute: burn}\n"))
+	c, err := Load(writeCampaign(t, head+"  - {mode: local, policies: [fifo], priorities: true, shape_nics: true, compute: sleep, tcp_congestion: reno}\n  - {mode: local, name: plain, policies: [fifo], compute: burn}\n"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !c.Runs[0].Priorities || !c.Runs[0].ShapeNICs || !c.Runs[0].SleepCompute || c.Runs[1].Priorities || c.Runs[1].ShapeNICs || c.Runs[1].SleepCompute {
+	if !c.Runs[0].Priorities || !c.Runs[0].ShapeNICs || !c.Runs[0].SleepCompute || c.Runs[0].Congestion != "reno" ||
+		c.Runs[1].Priorities || c.Runs[1].ShapeNICs || c.Runs[1].SleepCompute || c.Runs[1].Congestion != "" {
 		t.Fatalf("run sets %+v", c.Runs)
 	}
 	for _, tc := range []struct{ run, want string }{
@@ -154,6 +155,8 @@ func TestPrioritiesAndNICShapingAreLocalSwitches(t *testing.T) {
 		{"  - {mode: local, policies: [fifo], priorities: yes}\n", `c.yaml:6: runs[0]: priorities: want true or false, got "yes"`},
 		{"  - {mode: local, policies: [fifo], compute: nap}\n", `c.yaml:6: runs[0]: unknown compute "nap": burn`},
 		{"  - {mode: sim, policies: [fifo], compute: sleep}\n", `c.yaml:6: runs[0]: compute is an option of an emulated cluster`},
+		{"  - {mode: sim, policies: [fifo], tcp_congestion: cubic}\n", `c.yaml:6: runs[0]: tcp_congestion is an option of an emulated cluster`},
+		{"  - {mode: local, policies: [fifo], tcp_congestion: \"cu bic\"}\n", `c.yaml:6: runs[0]: tcp_congestion "cu bic" is not the name`},
 	} {
 		_, err := Load(writeCampaign(t, head+tc.run))
 		if err == nil || !strings.Contains(err.Error(), tc.want) {

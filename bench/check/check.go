@@ -172,7 +172,7 @@ func (e *env) serve() error {
 	for _, h := range e.net.Hosts {
 		addr := net.JoinHostPort(h.DataIP.String(), "7003")
 		var ln net.Listener
-		if err := shaping.Do(h.Netns, func() (err error) { ln, err = net.Listen("tcp", addr); return err }); err != nil {
+		if err := shaping.Do(h.Netns, func() (err error) { ln, err = dataplane.Listen(addr, dataplane.DefaultCongestion); return err }); err != nil {
 			return fmt.Errorf("check: data server on %s: %w", h.Name, err)
 		}
 		srv := dataplane.NewServer(e.st, func(string, ...any) {})
@@ -273,7 +273,8 @@ func (e *env) startFlow(src, dst int, dscp uint8) (*flow, error) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			client := dataplane.NewClient(5 * time.Second)
+			// the workers' congestion control, not this machine's default
+			client := dataplane.NewClient(5 * time.Second).UseCongestion(dataplane.DefaultCongestion)
 			defer client.Close()
 			err := shaping.Do(e.net.Hosts[dst].Netns, func() error {
 				for ctx.Err() == nil {

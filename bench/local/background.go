@@ -61,7 +61,7 @@ func startBackground(e *Emulator, share float64) (*background, error) {
 		server, client := first(src), first(dst)
 		addr := net.JoinHostPort(server.DataIP.String(), "7001")
 		var ln net.Listener
-		if err := shaping.Do(server.Netns, func() (err error) { ln, err = net.Listen("tcp", addr); return err }); err != nil {
+		if err := shaping.Do(server.Netns, func() (err error) { ln, err = dataplane.Listen(addr, e.opt.congestion()); return err }); err != nil {
 			b.stop()
 			return nil, fmt.Errorf("local: background server on %s: %w", server.Name, err)
 		}
@@ -71,7 +71,7 @@ func startBackground(e *Emulator, share float64) (*background, error) {
 		b.wg.Add(1)
 		go func() {
 			defer b.wg.Done()
-			err := shaping.Do(client.Netns, func() error { return b.pull(ctx, addr, bps, src, dst) })
+			err := shaping.Do(client.Netns, func() error { return b.pull(ctx, addr, bps, src, dst, e.opt.congestion()) })
 			if err != nil && ctx.Err() == nil {
 				b.errMu.Lock()
 				b.err = errors.Join(b.err, fmt.Errorf("background %s→%s: %w", server.Name, client.Name, err))
@@ -90,8 +90,8 @@ func rateOr(bps float64) float64 {
 }
 
 // pull fetches the object again and again, paced at bps.
-func (b *background) pull(ctx context.Context, addr string, bps float64, src, dst int) error {
-	client := dataplane.NewClient(5 * time.Second)
+func (b *background) pull(ctx context.Context, addr string, bps float64, src, dst int, congestion string) error {
+	client := dataplane.NewClient(5 * time.Second).UseCongestion(congestion)
 	defer client.Close()
 	g := dataplane.NewGroup(dataplane.Background)
 	lim := rate.NewLimiter(rate.Limit(bps), max(64<<10, int(bps/50)))

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/racklab/racklab/worker/dataplane"
 	"net"
 	"os"
 	"os/exec"
@@ -57,7 +58,19 @@ type Options struct {
 	// share this machine's cores, and a cluster of many slots would
 	// otherwise starve the data plane and the heartbeats of them.
 	SleepCompute bool
-	Logf         func(format string, args ...any)
+	// Congestion is the TCP congestion control of the workers' data
+	// plane and of the background flows (worker --tcp-congestion; "":
+	// dataplane.DefaultCongestion).
+	Congestion string
+	Logf       func(format string, args ...any)
+}
+
+// congestion is the congestion control the cluster's sockets use.
+func (o Options) congestion() string {
+	if o.Congestion == "" {
+		return dataplane.DefaultCongestion
+	}
+	return o.Congestion
 }
 
 // NetworkSpec is the network Start builds for opt.
@@ -179,6 +192,7 @@ func (e *Emulator) startWorker(i int, hn shaping.HostNet, credsPath string) erro
 	if e.opt.SleepCompute {
 		args = append(args, "--sleep-compute")
 	}
+	args = append(args, "--tcp-congestion", e.opt.congestion())
 	if e.opt.Mode == shaping.Flat && rack.UplinkBps > 0 {
 		// a static equal split of the rack's uplink among its hosts
 		args = append(args, "--shape", strconv.FormatInt(int64(rack.UplinkBps/float64(len(rack.Hosts))), 10))

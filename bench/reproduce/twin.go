@@ -15,7 +15,7 @@ const TwinDir = "twin"
 // localOnlyKeys are the run set keys of an emulated (or lab) cluster that
 // the simulator has no use for: it always serves priorities and host
 // NICs, and its compute takes no CPU.
-var localOnlyKeys = []string{"network", "priorities", "shape_nics", "share_links", "compute", "nats", "credentials", "listen", "member_addr"}
+var localOnlyKeys = []string{"network", "priorities", "shape_nics", "share_links", "compute", "tcp_congestion", "nats", "credentials", "listen", "member_addr"}
 
 // Twin is the simulated twin of a campaign's emulated runs: each run set
 // of mode local, with its cluster, workloads, policies and repetitions,

@@ -64,7 +64,10 @@ type Config struct {
 	// machine.
 	SleepCompute bool
 	Fetchers     int
-	Heartbeat    time.Duration // default 500 ms
+	// Congestion is the TCP congestion control of the data plane's
+	// sockets, both ends ("": the system's default).
+	Congestion string
+	Heartbeat  time.Duration // default 500 ms
 	// MetricsAddr, when set, serves Prometheus metrics on /metrics there.
 	MetricsAddr string
 	Logf        func(format string, args ...any)
@@ -143,7 +146,10 @@ func (w *Worker) open() error {
 	if w.st, err = store.Open(w.cfg.Tiers); err != nil {
 		return fmt.Errorf("worker %s: %w", w.cfg.Host, err)
 	}
-	if w.dataLn, err = net.Listen("tcp", w.cfg.DataAddr); err != nil {
+	if err := dataplane.CheckCongestion(w.cfg.Congestion); err != nil {
+		return fmt.Errorf("worker %s: --tcp-congestion: %w", w.cfg.Host, err)
+	}
+	if w.dataLn, err = dataplane.Listen(w.cfg.DataAddr, w.cfg.Congestion); err != nil {
 		return fmt.Errorf("worker %s: data server: %w", w.cfg.Host, err)
 	}
 	w.server = dataplane.NewServer(w.st, w.cfg.Logf)
@@ -173,7 +179,7 @@ func (w *Worker) open() error {
 		}
 		w.cfg.Logf("worker %s: metrics on http://%s/metrics", w.cfg.Host, bound)
 	}
-	w.env = &task.Env{Host: w.cfg.Host, Rack: w.cfg.Rack, Store: w.st, Client: dataplane.NewClient(5 * time.Second),
+	w.env = &task.Env{Host: w.cfg.Host, Rack: w.cfg.Rack, Store: w.st, Client: dataplane.NewClient(5 * time.Second).UseCongestion(w.cfg.Congestion),
 		Fetchers: w.cfg.Fetchers, CrossRx: w.noteCrossRx, SleepCompute: w.cfg.SleepCompute,
 		// published from the attempt's goroutine, so that it goes out
 		// before the attempt's end, which the serve loop publishes
@@ -292,7 +298,7 @@ func (w *Worker) serve(ctx context.Context, stop context.CancelFunc) error {
 	if err := w.register(ctx); err != nil {
 		return err
 	}
-	w.cfg.Logf("worker %s (rack %s) registered; data on %s", w.cfg.Host, w.cfg.Rack, w.dataLn.Addr())
+	w.cfg.Logf("worker %s (rack %s) registered; data on %s, TCP %s", w.cfg.Host, w.cfg.Rack, w.dataLn.Addr(), congestionName(w.cfg.Congestion))
 	hb := time.NewTicker(w.cfg.Heartbeat)
 	defer hb.Stop()
 	ended := make(chan wire.AttemptEnded, 1024)
@@ -597,4 +603,12 @@ func (w *Worker) heartbeat() {
 	if err := w.nc.Publish(w.subj.Heartbeat(w.cfg.Host), wire.MustEncode(wire.TypeHeartbeat, &hb)); err != nil {
 		w.cfg.Logf("worker %s: heartbeat: %v", w.cfg.Host, err)
 	}
+}
+
+// congestionName names the data plane's congestion control for the log.
+func congestionName(cc string) string {
+	if cc == "" {
+		return "the system's default congestion control"
+	}
+	return cc
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/racklab/racklab/worker/dataplane"
 	"io"
 	"log"
 	"os"
@@ -130,6 +131,7 @@ runs the attempts it is sent. It removes its objects and shaping on exit.`,
 	f.DurationVar(&cfg.DeadMan, "deadman", 2*time.Second, "with --shape: a guardian process removes the shaping if this worker dies or stops refreshing it for this long (0: no guardian)")
 	f.BoolVar(&cfg.ShapePriorities, "shape-priorities", false, "with --shape: one HTB leaf per priority band in each rack class, chosen by DSCP")
 	f.IntVar(&cfg.Fetchers, "fetchers", 5, "parallel fetches per shuffling attempt")
+	f.StringVar(&cfg.Congestion, "tcp-congestion", dataplane.DefaultCongestion, "TCP congestion control of the data plane's sockets (\"\": the system's default, net.ipv4.tcp_congestion_control)")
 	f.BoolVar(&cfg.SleepCompute, "sleep-compute", false, "attempts wait their compute time out instead of burning CPU (hosts emulated on one machine)")
 	ShareFlag(f, &cfg)
 	f.StringVar(&cfg.MetricsAddr, "metrics-addr", "", "serve Prometheus metrics on this address (e.g. :9465)")

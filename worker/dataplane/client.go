@@ -167,6 +167,7 @@ var ReadIdleTimeout = 30 * time.Second
 // connections per server for reuse. It is safe for concurrent use.
 type Client struct {
 	dialTimeout time.Duration
+	congestion  string
 
 	mu     sync.Mutex
 	idle   map[string][]*cconn
@@ -186,6 +187,16 @@ type ClientStats struct {
 // limit other than the context's).
 func NewClient(dialTimeout time.Duration) *Client {
 	return &Client{dialTimeout: dialTimeout, idle: make(map[string][]*cconn)}
+}
+
+// UseCongestion makes the sockets the client dials from now on use the
+// named TCP congestion control ("": the system's default; see
+// CheckCongestion). It returns the client.
+func (c *Client) UseCongestion(name string) *Client {
+	c.mu.Lock()
+	c.congestion = name
+	c.mu.Unlock()
+	return c
 }
 
 // Stats returns the bytes fetched and pushed so far.
@@ -231,11 +242,18 @@ func (c *Client) get(ctx context.Context, addr string, dscp uint8) (cc *cconn, r
 		}
 		cc.c.Close()
 	}
+	c.mu.Lock()
+	congestion := c.congestion
+	c.mu.Unlock()
 	d := net.Dialer{
 		Timeout: c.dialTimeout,
 		Control: func(_, _ string, rc syscall.RawConn) error {
 			var serr error
-			if err := rc.Control(func(fd uintptr) { serr = setTOS(int(fd), dscp) }); err != nil {
+			if err := rc.Control(func(fd uintptr) {
+				if serr = setTOS(int(fd), dscp); serr == nil {
+					serr = setCongestion(int(fd), congestion)
+				}
+			}); err != nil {
 				return err
 			}
 			return serr
