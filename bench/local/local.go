@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/racklab/racklab/worker/dataplane"
 	"net"
 	"os"
 	"os/exec"
@@ -18,6 +17,7 @@ import (
 	"github.com/racklab/racklab/coordinator/live"
 	"github.com/racklab/racklab/coordinator/wire"
 	"github.com/racklab/racklab/shaping"
+	"github.com/racklab/racklab/worker/dataplane"
 	"golang.org/x/sys/unix"
 )
 

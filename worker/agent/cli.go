@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/racklab/racklab/worker/dataplane"
 	"io"
 	"log"
 	"os"
@@ -18,6 +17,7 @@ import (
 	"github.com/racklab/racklab/coordinator/wire"
 	"github.com/racklab/racklab/internal/units"
 	"github.com/racklab/racklab/shaping"
+	"github.com/racklab/racklab/worker/dataplane"
 	"github.com/racklab/racklab/worker/store"
 	"github.com/spf13/cobra"
 )

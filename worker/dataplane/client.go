@@ -167,11 +167,11 @@ var ReadIdleTimeout = 30 * time.Second
 // connections per server for reuse. It is safe for concurrent use.
 type Client struct {
 	dialTimeout time.Duration
-	congestion  string
 
-	mu     sync.Mutex
-	idle   map[string][]*cconn
-	closed bool
+	mu         sync.Mutex
+	idle       map[string][]*cconn
+	closed     bool
+	congestion string // of the sockets it dials ("": the system's)
 
 	fetched [NumClasses]atomic.Int64
 	pushed  [NumClasses]atomic.Int64
