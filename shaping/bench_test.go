@@ -7,7 +7,7 @@ import (
 	"time"
 )
 
-var benchCC = flag.String("shaping.cc", "", "TCP congestion control of the benchmark stream (default: the system's)")
+var benchCC = flag.String("shaping.cc", "", "TCP congestion control of the benchmark stream (default: the workers' data plane's, cubic)")
 
 // Goodput of one TCP stream through a shaped rack link, as a fraction of the
 // configured rate. The payload can be at most 1448/1514 = 95.6% of the bytes

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/racklab/racklab/worker/dataplane"
 	"golang.org/x/sys/unix"
 )
 
@@ -231,9 +232,14 @@ type stream struct {
 }
 
 // startStream starts a stream from src to dst marked with priority p
-// (p < 0: unmarked) and, if cc is not empty, using that congestion control.
+// (p < 0: unmarked), using congestion control cc or, if cc is empty, the
+// workers' data plane's (dataplane.DefaultCongestion), whatever this
+// machine's default: the shaping is tested with the TCP racklab sends.
 func startStream(tb testing.TB, src, dst HostNet, p Priority, cc string) *stream {
 	tb.Helper()
+	if cc == "" {
+		cc = dataplane.DefaultCongestion
+	}
 	s := &stream{sink: newSink(tb, dst.Netns, dst.DataIP), stop: make(chan struct{}), done: make(chan struct{})}
 	conn := dial(tb, src.Netns, s.sink.ln.Addr())
 	if p >= 0 {
@@ -241,9 +247,7 @@ func startStream(tb testing.TB, src, dst HostNet, p Priority, cc string) *stream
 			tb.Fatal(err)
 		}
 	}
-	if cc != "" {
-		setCongestion(tb, conn, cc)
-	}
+	setCongestion(tb, conn, cc)
 	go func() {
 		defer close(s.done)
 		defer conn.Close()
