@@ -247,7 +247,9 @@ func startStream(tb testing.TB, src, dst HostNet, p Priority, cc string) *stream
 			tb.Fatal(err)
 		}
 	}
-	setCongestion(tb, conn, cc)
+	if err := dataplane.SetCongestion(conn.(*net.TCPConn), cc); err != nil {
+		tb.Fatal(err)
+	}
 	go func() {
 		defer close(s.done)
 		defer conn.Close()
@@ -276,18 +278,4 @@ func (s *stream) Stop() {
 	}
 	<-s.done
 	<-s.sink.done
-}
-
-func setCongestion(tb testing.TB, conn net.Conn, cc string) {
-	tb.Helper()
-	rc, err := conn.(*net.TCPConn).SyscallConn()
-	if err != nil {
-		tb.Fatal(err)
-	}
-	var serr error
-	if err := rc.Control(func(fd uintptr) {
-		serr = unix.SetsockoptString(int(fd), unix.IPPROTO_TCP, unix.TCP_CONGESTION, cc)
-	}); err != nil || serr != nil {
-		tb.Fatalf("set congestion control %s: %v %v", cc, err, serr)
-	}
 }

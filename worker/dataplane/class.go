@@ -42,15 +42,20 @@ func SetDSCP(conn *net.TCPConn, dscp uint8) error {
 	if dscp > MaxDSCP {
 		return fmt.Errorf("dscp %d out of range 0-%d", dscp, MaxDSCP)
 	}
+	return onSocket(conn, func(fd int) error { return setTOS(fd, dscp) })
+}
+
+// onSocket runs f on a connection's socket.
+func onSocket(conn *net.TCPConn, f func(fd int) error) error {
 	rc, err := conn.SyscallConn()
 	if err != nil {
 		return err
 	}
-	var serr error
-	if err := rc.Control(func(fd uintptr) { serr = setTOS(int(fd), dscp) }); err != nil {
+	var ferr error
+	if err := rc.Control(func(fd uintptr) { ferr = f(int(fd)) }); err != nil {
 		return err
 	}
-	return serr
+	return ferr
 }
 
 func setTOS(fd int, dscp uint8) error {

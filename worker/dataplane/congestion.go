@@ -71,20 +71,20 @@ func CheckCongestion(name string) error {
 	return setCongestion(fd, name)
 }
 
+// SetCongestion gives an open TCP connection the named congestion control
+// ("": leave it as it is).
+func SetCongestion(conn *net.TCPConn, name string) error {
+	return onSocket(conn, func(fd int) error { return setCongestion(fd, name) })
+}
+
 // Congestion is the congestion control of a TCP connection.
 func Congestion(conn *net.TCPConn) (string, error) {
-	rc, err := conn.SyscallConn()
-	if err != nil {
-		return "", err
-	}
 	var name string
-	var serr error
-	if err := rc.Control(func(fd uintptr) {
-		name, serr = unix.GetsockoptString(int(fd), unix.IPPROTO_TCP, unix.TCP_CONGESTION)
-	}); err != nil {
-		return "", err
-	}
-	return strings.TrimRight(name, "\x00"), serr
+	err := onSocket(conn, func(fd int) (err error) {
+		name, err = unix.GetsockoptString(fd, unix.IPPROTO_TCP, unix.TCP_CONGESTION)
+		return err
+	})
+	return strings.TrimRight(name, "\x00"), err
 }
 
 // Listen opens a TCP listener on addr whose connections use the named

@@ -65,6 +65,14 @@ func TestCongestionControlOnBothEnds(t *testing.T) {
 	if got, err := Congestion(idle[0].c); err != nil || got != cc {
 		t.Errorf("client socket: congestion control %q (%v), want %q", got, err, cc)
 	}
+	// and an open connection can be switched to another
+	def := sysctlList("net/ipv4/tcp_congestion_control")[0]
+	if err := SetCongestion(idle[0].c, def); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := Congestion(idle[0].c); err != nil || got != def {
+		t.Errorf("client socket switched: congestion control %q (%v), want %q", got, err, def)
+	}
 	srv.mu.Lock()
 	var server []*net.TCPConn
 	for sc := range srv.conns {
