@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"sync"
@@ -28,7 +29,28 @@ import (
 // whose duplicate won (the losers of §2.5's selection). Which side wins
 // depends on the machine's timing: on an idle one the duplicates are
 // accepted at T, on a loaded one rejected and killed; both are checked.
+//
+// On a loaded machine every duplicate may be killed before it reads a
+// byte: such a run still checks that no loser is read, but says nothing
+// of duplicates moving bytes, so the test runs again (up to three runs)
+// until one does.
 func TestShadowDuplicatesRunAndLosersAreNeverRead(t *testing.T) {
+	const runs = 3
+	for i := 1; i <= runs; i++ {
+		dups, moved := runShadowLive(t, fmt.Sprintf("shadowlive%d", i))
+		if t.Failed() || (dups > 0 && moved > 0) {
+			return
+		}
+		t.Logf("run %d: %d duplicates launched, %d bytes moved across racks by them: no evidence, running again", i, dups, moved)
+	}
+	t.Fatalf("in %d runs no duplicate moved a byte across racks: the test tests nothing", runs)
+}
+
+// runShadowLive runs the job once on live workers of the named cluster,
+// checks that reducers were only ever told of outputs their tasks used,
+// and returns the duplicates launched and the bytes they read across
+// racks, as their workers counted.
+func runShadowLive(t *testing.T, cluster string) (dups int, moved int64) {
 	topo := memTopology(t, 3, 2)
 	for i := range topo.Hosts {
 		topo.Hosts[i].Slots = 4
@@ -63,14 +85,14 @@ func TestShadowDuplicatesRunAndLosersAreNeverRead(t *testing.T) {
 		t.Fatal(err)
 	}
 	creds, _ := wire.NewCredentials(hostNames(topo))
-	subj, _ := wire.NewSubjects("shadowlive")
+	subj, _ := wire.NewSubjects(cluster)
 	var mu sync.Mutex
 	told := map[string]map[string]bool{} // upstream task -> output keys a reducer was told to fetch
 	out := t.TempDir()
-	cfg := Config{Topology: topo, Workload: w, Datasets: ds, Policy: "shadow", PolicyImpl: pol, Seed: 1, Cluster: "shadowlive",
+	cfg := Config{Topology: topo, Workload: w, Datasets: ds, Policy: "shadow", PolicyImpl: pol, Seed: 1, Cluster: cluster,
 		Listen: "127.0.0.1:0", Creds: creds, OutDir: out, StopWorkers: true, Logf: t.Logf, MaxRunTime: 60 * time.Second}
 	cfg.OnListening = func(u string) {
-		startWorkers(t, topo, u, creds, "shadowlive")
+		startWorkers(t, topo, u, creds, cluster)
 		admin, err := nats.Connect(u, nats.UserInfo(wire.CoordinatorUser, creds.Coordinator))
 		if err != nil {
 			t.Fatal(err)
@@ -120,8 +142,6 @@ func TestShadowDuplicatesRunAndLosersAreNeverRead(t *testing.T) {
 		Reported map[string][3]int64 `json:"reported_bytes"`
 	}
 	outcome := map[string]string{} // output key -> its attempt's outcome
-	var dups int
-	var moved int64
 	for sc := bufio.NewScanner(f); sc.Scan(); {
 		var a line
 		if err := json.Unmarshal(sc.Bytes(), &a); err != nil {
@@ -150,9 +170,6 @@ func TestShadowDuplicatesRunAndLosersAreNeverRead(t *testing.T) {
 			t.Errorf("duplicate %d on %s succeeded having read %d bytes across racks, want its block (%d)", a.ID, a.Host, cross, block)
 		}
 	}
-	if dups == 0 || moved == 0 {
-		t.Fatalf("%d duplicates launched, %d bytes moved across racks by them: the test tests nothing", dups, moved)
-	}
 	mu.Lock()
 	defer mu.Unlock()
 	t.Logf("%d duplicates; reducers told %v", dups, told)
@@ -171,4 +188,5 @@ func TestShadowDuplicatesRunAndLosersAreNeverRead(t *testing.T) {
 			}
 		}
 	}
+	return dups, moved
 }
