@@ -23,7 +23,7 @@ workload:
   datasets: datasets.yaml
 seed: 1
 runs:
-  - {mode: sim, policies: [fifo, fair]}
+  - {mode: sim, policies: [fifo, fair], full_recompute: -1}
   - {mode: local, policies: [fifo, fair]}
 `
 
@@ -59,8 +59,8 @@ func TestFidelityFromResultDir(t *testing.T) {
 	if err := exec.Command("cp", "-r", filepath.Join(out, "sim"), filepath.Join(out, "local")).Run(); err != nil {
 		t.Fatal(err)
 	}
-	// the sim run set's network model is the simulator's default, as a
-	// live one's simulation takes it; fair leaves slots idle on purpose
+	// the sim run set's network model is exact max-min, as a live one's
+	// simulation takes it; fair leaves slots idle on purpose
 	// (delay scheduling), which only the recorded times replay
 	text := runBench(t, "fidelity", "--from", out, "--not-before", path)
 	for _, want := range []string{

@@ -205,6 +205,14 @@ func TestResolutionIsTheSimulatorsStep(t *testing.T) {
 	if spec.Options.Resolution != 0.002 {
 		t.Errorf("the local run's simulation steps %g s, want its run set's 0.002", spec.Options.Resolution)
 	}
+	// a live run is simulated exactly, as its twin is; a simulated run
+	// keeps its run set's (here the default, 0)
+	if spec.Options.FullRecompute != -1 {
+		t.Errorf("the local run is simulated with full_recompute %g, want exact max-min (-1)", spec.Options.FullRecompute)
+	}
+	if simSpec, err := c.SimSpec(c.Matrix(t.TempDir())[0]); err != nil || simSpec.Options.FullRecompute != 0 {
+		t.Errorf("the sim run's full_recompute %g (err %v), want its run set's default 0", simSpec.Options.FullRecompute, err)
+	}
 	for _, run := range []string{"  - {mode: sim, policies: [fifo], resolution: 0}\n", "  - {mode: sim, policies: [fifo], resolution: 2}\n"} {
 		if _, err := Load(writeCampaign(t, head+run)); err == nil || !strings.Contains(err.Error(), "c.yaml:6: runs[0]: resolution is the simulator's time step") {
 			t.Errorf("%q: err %v", run, err)
