@@ -19,3 +19,21 @@ func TestBarsLeaveRoomBetweenThem(t *testing.T) {
 		}
 	}
 }
+
+// The categories' names are tilted only when they would run into each
+// other: PushBox's ten policies did, side by side, in a 5.5-inch panel.
+func TestNamesTiltOnlyWhenCrowded(t *testing.T) {
+	for _, tc := range []struct {
+		names []string
+		tilt  bool
+	}{
+		{[]string{"fair", "shufflewatcher", "dawn"}, false},
+		{[]string{"fair", "shufflewatcher", "pushbox", "pushbox-gp", "pushbox-rs", "pushbox-h", "pushbox-w", "pushbox-f2", "pushbox-f4", "neat"}, true},
+	} {
+		p := newPlot("t", "", "y")
+		nominalX(p, barsPanel, tc.names)
+		if tilted := p.X.Tick.Label.Rotation != 0; tilted != tc.tilt {
+			t.Errorf("%d names %v: tilted %v, want %v", len(tc.names), tc.names, tilted, tc.tilt)
+		}
+	}
+}
