@@ -40,8 +40,10 @@ the mean JCT and bytes of each. The report draws fidelity.csv.
 With --from, the live runs are those already in a result directory (a
 campaign's, run before with bench run): nothing runs live, and no root is
 needed. CAMPAIGN, the campaign file, is then optional: without it the
-result directory's campaign.yaml is read, and its relative input paths
-resolve against the result directory.`,
+campaign file the results were made from is read (meta.json names it), if
+it is still there unchanged; else the result directory's copy,
+campaign.yaml, whose relative input paths then resolve against the result
+directory.`,
 		Example: `  sudo bin/bench fidelity campaigns/demo.yaml --out results/demo-fidelity --prefix rp
   bin/bench fidelity --from results/demo campaigns/demo.yaml`,
 		Args: cobra.MaximumNArgs(1),

@@ -125,7 +125,7 @@ and either a topology file (--topology) or a uniform cluster (--racks,
 	fl.IntVar(&f.parallel, "parallel", runtime.NumCPU(), "runs to simulate at once (each needs its own memory)")
 	fl.StringVar(&f.cpuProfile, "cpuprofile", "", "write a CPU profile of the simulation to this file")
 	fl.StringVar(&f.replay, "replay", "", "replay the decisions of this recorded run (a run directory of a campaign's results, e.g. a live run's): its campaign, workload, cluster and seed, each attempt on its recorded host and replica in the recorded order (default --out results/replay)")
-	fl.StringVar(&f.campaign, "campaign", "", "with --replay: the campaign file the results were made with, for its relative input paths (default: the result directory's campaign.yaml)")
+	fl.StringVar(&f.campaign, "campaign", "", "with --replay: the campaign file the results were made with, for its relative input paths (default: the one its meta.json names, if unchanged, else the result directory's campaign.yaml)")
 	fl.BoolVar(&f.notBefore, "not-before", false, "with --replay: hold each attempt back until its recorded start time too (it then launches at the simulator's next event or heartbeat)")
 	return c
 }

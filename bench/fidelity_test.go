@@ -82,6 +82,14 @@ func TestFidelityFromResultDir(t *testing.T) {
 		}
 	}
 
+	// without the campaign file: meta.json names it, and its inputs
+	// resolve beside it (the result directory's copy would look for
+	// them in the result directory)
+	text = runBench(t, "fidelity", "--from", out, "--not-before")
+	if !strings.Contains(text, "replayed JCT within 15% of live: 8 of 8 jobs (100%)") {
+		t.Errorf("bench fidelity --from without the campaign printed\n%s", text)
+	}
+
 	rep := filepath.Join(dir, "replay")
 	text = runBench(t, "sim", "--replay", filepath.Join(out, "local", "fair-seed1"), "--campaign", path, "--out", rep, "--not-before")
 	if !strings.Contains(text, "replayed JCT within 15% of the recorded: 4 of 4 jobs") {

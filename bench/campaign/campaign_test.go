@@ -151,15 +151,60 @@ func TestInterruptedCampaignResumes(t *testing.T) {
 	}
 }
 
+// A result directory holding a finished run of another campaign is
+// refused; one where no run of it finished (it failed first, or was
+// stopped) is taken over.
 func TestResumeRefusesAnotherCampaign(t *testing.T) {
 	c := simCampaign(t)
 	out := t.TempDir()
 	if err := os.WriteFile(filepath.Join(out, "campaign.yaml"), []byte("name: other\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	if err := os.MkdirAll(filepath.Join(out, "sim", "fifo-seed1"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(out, "sim", "fifo-seed1", doneFile), []byte("{}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	err := Execute(context.Background(), c, Options{Out: out})
 	if err == nil || !strings.Contains(err.Error(), "different campaign") {
 		t.Fatalf("error %v, want a refusal to mix campaigns", err)
+	}
+
+	unfinished := t.TempDir()
+	if err := os.WriteFile(filepath.Join(unfinished, "campaign.yaml"), []byte("name: other\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := Execute(context.Background(), c, Options{Out: unfinished, Parallel: 1}); err != nil {
+		t.Fatalf("a directory where no run finished: %v", err)
+	}
+	if got, _ := os.ReadFile(filepath.Join(unfinished, "campaign.yaml")); string(got) != string(c.Source) {
+		t.Errorf("campaign.yaml is %q, want the campaign's own", got)
+	}
+}
+
+// An input file that cannot be read is named, with the campaign and the
+// key, before anything is written: a result directory left behind would
+// refuse the corrected campaign.
+func TestMissingInputIsNamedAndLeavesNoResultDir(t *testing.T) {
+	for _, tc := range []struct{ workload, want string }{
+		{"workload: {swim: {trace: nope.tsv}}\n", "workload: swim trace "},
+		{"workload: {file: w.yaml, datasets: d.yaml}\n", "workload: file "},
+		{"workloads:\n  big: {coflow: {trace: gone.txt}}\n", "workload big: coflow trace "},
+	} {
+		path := writeCampaign(t, "name: x\ncluster: {racks: 2, hosts_per_rack: 2}\n"+tc.workload+"runs:\n  - {mode: sim, policies: [fifo]}\n")
+		c, err := Load(path)
+		if err != nil {
+			t.Fatalf("%q: %v", tc.workload, err)
+		}
+		out := filepath.Join(t.TempDir(), "results")
+		err = Execute(context.Background(), c, Options{Out: out, Parallel: 1})
+		if err == nil || !strings.Contains(err.Error(), path+": "+tc.want) || !strings.Contains(err.Error(), "no such file or directory") {
+			t.Errorf("%q: error %v, want it to name %q and the missing file", tc.workload, err, tc.want)
+		}
+		if _, err := os.Stat(out); !os.IsNotExist(err) {
+			t.Errorf("%q: the result directory was made (%v)", tc.workload, err)
+		}
 	}
 }
 

@@ -224,6 +224,9 @@ func Execute(ctx context.Context, c *Campaign, opt Options) error {
 	if opt.Parallel <= 0 {
 		opt.Parallel = runtime.NumCPU()
 	}
+	if err := c.CheckInputs(); err != nil {
+		return err
+	}
 	if err := os.MkdirAll(opt.Out, 0o755); err != nil {
 		return err
 	}
@@ -569,7 +572,16 @@ func prepareDir(c *Campaign, out string) error {
 	old, err := os.ReadFile(path)
 	switch {
 	case err == nil && !bytes.Equal(old, c.Source):
-		return fmt.Errorf("%s holds the results of a different campaign (its campaign.yaml differs from %s): choose another result directory or remove it", out, c.Path)
+		finished, err := anyRunFinished(out)
+		if err != nil {
+			return err
+		}
+		if finished {
+			return fmt.Errorf("%s holds the results of a different campaign (its campaign.yaml differs from %s): choose another result directory or remove it", out, c.Path)
+		}
+		// no run of the other campaign finished (it failed before any
+		// did, or was stopped): nothing is lost by taking the directory
+		return safefile.WriteFile(path, c.Source, 0o644)
 	case err == nil:
 		return nil
 	case !os.IsNotExist(err):
@@ -578,16 +590,59 @@ func prepareDir(c *Campaign, out string) error {
 	return safefile.WriteFile(path, c.Source, 0o644)
 }
 
+// RecordedCampaignFile is the campaign file the result directory dir was
+// made from, as its meta.json names it, if that file is still there and
+// still the campaign of dir/campaign.yaml; "" otherwise.
+func RecordedCampaignFile(dir string) string {
+	b, err := os.ReadFile(filepath.Join(dir, "meta.json"))
+	if err != nil {
+		return ""
+	}
+	var m Meta
+	if json.Unmarshal(b, &m) != nil || m.CampaignFile == "" {
+		return ""
+	}
+	recorded, err := os.ReadFile(filepath.Join(dir, "campaign.yaml"))
+	if err != nil {
+		return ""
+	}
+	if src, err := os.ReadFile(m.CampaignFile); err != nil || !bytes.Equal(src, recorded) {
+		return ""
+	}
+	return m.CampaignFile
+}
+
+// anyRunFinished reports whether a run in the result directory out has
+// written its done.json.
+func anyRunFinished(out string) (bool, error) {
+	found := false
+	err := filepath.WalkDir(out, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if !d.IsDir() && d.Name() == doneFile {
+			found = true
+			return filepath.SkipAll
+		}
+		return nil
+	})
+	return found, err
+}
+
 // Meta is meta.json: what a result directory was made with.
 type Meta struct {
-	Campaign  string         `json:"campaign"`
-	Started   string         `json:"started"`
-	Resumed   []string       `json:"resumed,omitempty"`
-	GoVersion string         `json:"go_version"`
-	Racklab   string         `json:"racklab_version"`
-	Modified  bool           `json:"racklab_modified,omitempty"`
-	Command   string         `json:"command"`
-	Host      wire.HostFacts `json:"host"`
+	Campaign string `json:"campaign"`
+	// CampaignFile is the campaign file's absolute path, whose directory
+	// its relative input paths resolve against: campaign.yaml, the copy
+	// in the result directory, is not beside them.
+	CampaignFile string         `json:"campaign_file,omitempty"`
+	Started      string         `json:"started"`
+	Resumed      []string       `json:"resumed,omitempty"`
+	GoVersion    string         `json:"go_version"`
+	Racklab      string         `json:"racklab_version"`
+	Modified     bool           `json:"racklab_modified,omitempty"`
+	Command      string         `json:"command"`
+	Host         wire.HostFacts `json:"host"`
 }
 
 func writeMeta(c *Campaign, out string, alreadyDone int) error {
@@ -597,6 +652,9 @@ func writeMeta(c *Campaign, out string, alreadyDone int) error {
 		m.Resumed = append(m.Resumed, time.Now().UTC().Format(time.RFC3339))
 	} else {
 		m = Meta{Campaign: c.Name, Started: time.Now().UTC().Format(time.RFC3339)}
+	}
+	if abs, err := filepath.Abs(c.Path); err == nil && c.Path != "" {
+		m.CampaignFile = abs
 	}
 	m.GoVersion = runtime.Version()
 	m.Command = strings.Join(os.Args, " ")

@@ -37,10 +37,16 @@ func (r Run) Rel() string {
 // OpenCampaign reads the campaign of result directory root: the file
 // campaignPath if given (the campaign as written, whose relative input
 // paths resolve against its own directory; it must be the one the
-// results were made with), else root's campaign.yaml (relative input
-// paths then resolve against root).
+// results were made with), else the campaign file root's meta.json names
+// while it is unchanged, else root's campaign.yaml (relative input paths
+// then resolve against root).
 func OpenCampaign(root, campaignPath string) (*campaign.Campaign, error) {
 	recorded := filepath.Join(root, "campaign.yaml")
+	if campaignPath == "" {
+		// the campaign file the results were made from, where its
+		// relative input paths resolve, while it is unchanged
+		campaignPath = campaign.RecordedCampaignFile(root)
+	}
 	if campaignPath == "" {
 		c, err := campaign.Load(recorded)
 		if errors.Is(err, fs.ErrNotExist) {
