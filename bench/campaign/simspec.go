@@ -16,7 +16,7 @@ import (
 // A live run is simulated with exact max-min at every flow change, as
 // bench reproduce simulates its twins: the default local updates drift
 // from exact by up to a tenth of the jobs finished on an overloaded
-// cluster (docs/fidelity.md), and a comparison with the emulation should
+// cluster (docs/benchmarks.md), and a comparison with the emulation should
 // carry the model's error, not the approximation's.
 func (c *Campaign) SimSpec(r Run) (sim.Spec, error) {
 	if r.SetIndex < 0 || r.SetIndex >= len(c.Runs) {
