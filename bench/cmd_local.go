@@ -81,7 +81,7 @@ func needRoot() error {
 		return nil
 	}
 	return errors.New("an emulated cluster makes network namespaces, veth pairs and tc qdiscs, which needs root " +
-		"or CAP_NET_ADMIN and CAP_SYS_ADMIN: run it with sudo (e.g. 'sudo bin/bench local run ...'), " +
+		"or CAP_NET_ADMIN and CAP_SYS_ADMIN: run the same command under sudo, " +
 		"or use 'bench sim' for a simulation without privileges")
 }
 
@@ -253,8 +253,14 @@ run, and removes everything on Ctrl-C or SIGTERM.`,
 				return errors.Join(err, e.Stop())
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "cluster %s is up: %d hosts; worker logs in %s\n", f.prefix, len(topo.Hosts), opt.Dir)
-			fmt.Fprintf(cmd.OutOrStdout(), "run a coordinator with:\n  coordinator --listen %s --credentials %s --member-addr %s --topology TOPOLOGY --workload WORKLOAD\n",
-				e.NATSListen(), creds, e.Net.MgmtIP)
+			topoArg, topoNote := f.topology, ""
+			if topoArg == "" {
+				topoArg = "TOPOLOGY"
+				topoNote = fmt.Sprintf("TOPOLOGY is a file describing this cluster, for example one line: uniform: {racks: %d, hosts_per_rack: %d, slots: %d, nic_gbps: %g, oversubscription: %g}\n",
+					f.racks, f.hosts, f.slots, f.nicGbps, f.oversub)
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "run a coordinator with:\n  coordinator --listen %s --credentials %s --member-addr %s --topology %s --workload WORKLOAD --datasets DATASETS --policy POLICY\n%s",
+				e.NATSListen(), creds, e.Net.MgmtIP, topoArg, topoNote)
 			<-ctx.Done()
 			fmt.Fprintln(cmd.ErrOrStderr(), "local: taking the cluster down")
 			return errors.Join(e.Stop(), os.RemoveAll(creds))

@@ -83,9 +83,15 @@ only its own worker-HOST.json ('coordinator credentials' makes them ahead).`,
 			cfg.Sink = sink
 			res, err := live.Run(ctx, cfg)
 			if res != nil && sink.Summary.Jobs > 0 {
-				fmt.Printf("jobs %d (failed %d, unfinished %d), makespan %.2f s, mean JCT %.2f s; cross-rack bytes: engine %d, workers %d, kernel %.0f; records in %s\n",
+				// the kernel's count is negative when nobody counted (a
+				// coordinator run by hand has no shaped links to read)
+				kernel := "not counted"
+				if res.KernelCrossBytes >= 0 {
+					kernel = fmt.Sprintf("%.0f", res.KernelCrossBytes)
+				}
+				fmt.Printf("jobs %d (failed %d, unfinished %d), makespan %.2f s, mean JCT %.2f s; cross-rack bytes: engine %d, workers %d, kernel %s; records in %s\n",
 					sink.Summary.Jobs, sink.Summary.FailedJobs, sink.Summary.UnfinishedJobs, sink.Summary.MakespanS, sink.Summary.JCTMeanS,
-					res.ExpectedCrossBytes, res.ReportedCrossBytes, res.KernelCrossBytes, res.Dir)
+					res.ExpectedCrossBytes, res.ReportedCrossBytes, kernel, res.Dir)
 			}
 			return err
 		},

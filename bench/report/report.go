@@ -1,7 +1,9 @@
 package report
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -232,7 +234,9 @@ func Generate(dir string, opt Options) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	if !isDir(abs) {
+	if st, err := os.Stat(abs); err != nil {
+		return nil, fmt.Errorf("%s: %w", dir, unwrapPathError(err))
+	} else if !st.IsDir() {
 		return nil, fmt.Errorf("%s: not a directory", dir)
 	}
 	r := &Report{Dir: dir, OutDir: opt.OutDir, Title: opt.Title, Headlines: opt.Headlines, PlannedRuns: opt.PlannedRuns}
@@ -527,4 +531,14 @@ func makeFigure(prefix, label string, s figureSpec) (*Figure, error) {
 		f.Width, f.Height = int(s.w.Points()*96/72), int(s.h.Points()*96/72)
 	}
 	return f, nil
+}
+
+// unwrapPathError drops the path from an *fs.PathError, which the message
+// already names: "results/x: no such file or directory".
+func unwrapPathError(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
 }

@@ -99,18 +99,19 @@ const (
 // (1, 2–4, 5–8, 9–16, 17–40, 41–80 tasks at 128 MB blocks) fixes the edges:
 // a job is in the first bin whose task bound ⌈input / 128 MiB⌉ meets, so
 // the upper edges (128 MiB, 512 MiB, 1, 2, 5 and 10 GiB) are inclusive.
-// The table ends at 10 GB; larger jobs fall into ">F".
+// The table ends at 10 GB; larger jobs fall into ">F". The names give
+// the edges in the binary units they are (a 134 MB job is one of 128 MiB).
 var TridentBins = []struct {
 	Name     string
 	MaxTasks int64 // 0: no bound
 }{
-	{"A 0-128MB (1 map)", 1},
-	{"B 128-512MB (2-4 maps)", 4},
-	{"C 0.5-1GB (5-8 maps)", 8},
-	{"D 1-2GB (9-16 maps)", 16},
-	{"E 2-5GB (17-40 maps)", 40},
-	{"F 5-10GB (41-80 maps)", 80},
-	{">F over 10GB", 0},
+	{"A 0-128MiB (1 map)", 1},
+	{"B 128-512MiB (2-4 maps)", 4},
+	{"C 0.5-1GiB (5-8 maps)", 8},
+	{"D 1-2GiB (9-16 maps)", 16},
+	{"E 2-5GiB (17-40 maps)", 40},
+	{"F 5-10GiB (41-80 maps)", 80},
+	{">F over 10GiB", 0},
 }
 
 // PushBoxBins are the 7 job-size bins of pushbox.md §5.2 (paper §7.1,
