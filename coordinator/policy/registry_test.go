@@ -49,7 +49,7 @@ func TestEveryPolicyBuildsWithDefaults(t *testing.T) {
 func TestDeclaredArgs(t *testing.T) {
 	want := map[string][]string{
 		"fifo":         {"classes", "network_priorities"},
-		"fair":         {"node_threshold", "rack_threshold", "slow_start"},
+		"fair":         {"node_threshold", "rack_threshold", "slow_start", "yarn_am"},
 		"capacity":     {"node_locality_delay", "off_switch_locations"},
 		"sparkdefault": {"locality_wait", "order"},
 	}
@@ -65,6 +65,12 @@ func TestDeclaredArgs(t *testing.T) {
 	f, _ := policy.Lookup("fair")
 	defaults := map[string]float64{"node_threshold": 1, "rack_threshold": 1, "slow_start": 0}
 	for _, a := range f.Args() {
+		if a.Name == "yarn_am" {
+			if a.Type != "boolean" || a.Default != false {
+				t.Errorf("fair arg yarn_am: type %s, default %v; want boolean, false", a.Type, a.Default)
+			}
+			continue
+		}
 		if a.Type != "number" || a.Default != defaults[a.Name] {
 			t.Errorf("fair arg %s: type %s, default %v; want number, %g", a.Name, a.Type, a.Default, defaults[a.Name])
 		}
@@ -96,7 +102,7 @@ func TestBadArgsNameThePolicyAndTheArg(t *testing.T) {
 		want string
 	}{
 		{policy.Spec{Name: "fair", Args: map[string]any{"node_treshold": 1}},
-			`policy fair: unknown arg "node_treshold" (known: node_threshold, rack_threshold, slow_start)`},
+			`policy fair: unknown arg "node_treshold" (known: node_threshold, rack_threshold, slow_start, yarn_am)`},
 		{policy.Spec{Name: "fair", Args: map[string]any{"node_threshold": "high"}},
 			`policy fair: arg node_threshold: want a number, got "high"`},
 		{policy.Spec{Name: "fair", Args: map[string]any{"rack_threshold": true}},
