@@ -26,6 +26,7 @@ func (s *scenario) declareTopology(a *args) (string, error) {
 		Racks:            a.int("racks", 0),
 		HostsPerRack:     a.int("hosts", 0),
 		Slots:            a.int("slots", 1),
+		ReduceSlots:      a.int("reduce_slots", 0),
 		NICBps:           a.float("nic_gbps", 1) * 1e9 / 8,
 		Oversubscription: a.float("oversub", 1),
 	}

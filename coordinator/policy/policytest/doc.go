@@ -14,7 +14,7 @@
 //
 // Declare the cluster and the work, then build the engine:
 //
-//	topology racks=2 hosts=2 [slots=1] [nic_gbps=1] [oversub=1] [tiers=mem,ssd,hdd]
+//	topology racks=2 hosts=2 [slots=1] [reduce_slots=0] [nic_gbps=1] [oversub=1] [tiers=mem,ssd,hdd]
 //	    a uniform cluster; prints each rack's hosts as id=name (h3=r1h1).
 //	    Hosts are named in commands either way: h3 or r1h1.
 //	dataset name=a size=64MiB hosts=(h0,h0,h1) [tier=hdd]

@@ -172,7 +172,9 @@ const (
 type stamp struct {
 	gen     uint64
 	pending int
-	valid   bool
+	pool    engine.SlotKind // the pool on offer: with split pools a rack
+	// idle for maps may not be for reducers
+	valid bool
 }
 
 // New returns ShuffleWatcher with the given args.
@@ -365,7 +367,7 @@ func (p *Policy) nothingFor(ctx *engine.Context, rack cluster.RackID) bool {
 	if len(p.idle) != len(ctx.Topology().Racks) {
 		p.idle = make([]stamp, len(ctx.Topology().Racks))
 	}
-	now := stamp{gen: p.gen, pending: ctx.PendingTasks(), valid: true}
+	now := stamp{gen: p.gen, pending: ctx.PendingTasks(), pool: ctx.Offering(), valid: true}
 	if p.idle[rack] == now {
 		return true
 	}
@@ -439,10 +441,20 @@ func (p *Policy) assign(ctx *engine.Context, h cluster.HostID) bool {
 }
 
 // starving is SW-6: the first job, in order, below its fair share of the
-// slots that has had no container for longer than T_fair.
+// slots that has had no container for longer than T_fair. A job holding
+// one has had one until now: its clock restarts at every decision that
+// sees it hold one (a launch alone would count a job whose last map
+// started long ago as starved the moment its reducers are released).
 func (p *Policy) starving(ctx *engine.Context) *engine.Job {
 	if p.cfg.StarvationSeconds <= 0 || len(p.order) == 0 {
 		return nil
+	}
+	// every unfinished job, not only those with tasks waiting: a job whose
+	// maps all run has none until its reducers are released
+	for _, j := range ctx.Running() {
+		if j.Running > 0 {
+			p.state(ctx, j.ID).lastServed = ctx.Now()
+		}
 	}
 	share := float64(ctx.TotalSlots()) / float64(len(p.order))
 	for _, j := range p.order {
