@@ -73,12 +73,21 @@ type Config struct {
 	// at once inside the chosen racks. Negative is none.
 	NodeDelay float64 `yaml:"node_delay"`
 	RackDelay float64 `yaml:"rack_delay"`
+	// Pick is how a free slot is handed out: "kind" serves one kind of
+	// task first over every job, reducers while the network is quiet and
+	// maps while it is saturated (dawn.md §4.2 SW-3); "job" serves the
+	// first job in order that can use the slot, with its reducer unless
+	// the network is saturated, when a map takes the slot instead, the
+	// job's own or the next jobs' (pushbox.md §4.3 SW1-SW3: the
+	// legitimate job first, then slot transfer), so that under order=fifo
+	// no later job's reducer goes ahead of an earlier job's map.
+	Pick string `yaml:"pick"`
 }
 
 // DefaultConfig is dawn.md §4.2's ShuffleWatcher.
 func DefaultConfig() Config {
 	return Config{MapRacks: "cost", ReduceRacks: "proportional", Network: "rack", Order: "fair", StarvationSeconds: 30, SlowStart: 1,
-		NetworkPriorities: netprio.None, Classes: netprio.DefaultClasses}
+		NetworkPriorities: netprio.None, Classes: netprio.DefaultClasses, Pick: "kind"}
 }
 
 // Validate checks the args' values.
@@ -101,6 +110,9 @@ func (c Config) Validate() error {
 		return err
 	}
 	if err := oneOf("order", c.Order, "fair", "fifo"); err != nil {
+		return err
+	}
+	if err := oneOf("pick", c.Pick, "kind", "job"); err != nil {
 		return err
 	}
 	if err := netprio.Validate("shufflewatcher", c.NetworkPriorities, c.Classes); err != nil {
@@ -432,6 +444,9 @@ func (p *Policy) assign(ctx *engine.Context, h cluster.HostID) bool {
 			return true
 		}
 	}
+	if p.cfg.Pick == "job" {
+		return p.jobFirst(ctx, h, sat)
+	}
 	if sat {
 		p.note.Reason = ReasonMapsFirst
 		return p.anyMap(ctx, h) || p.anyReduce(ctx, h)
@@ -488,6 +503,38 @@ func (p *Policy) saturated(ctx *engine.Context, h cluster.HostID) bool {
 			if rackSat(cluster.RackID(r)) {
 				return true
 			}
+		}
+	}
+	return false
+}
+
+// jobFirst is pick=job (pushbox.md §4.3 SW1-SW3): the jobs in order, each
+// with its reducer if it has one to start here, unless the network is
+// saturated: then a map takes the slot, the job's own or the next jobs',
+// and the reducer only if no map can.
+func (p *Policy) jobFirst(ctx *engine.Context, h cluster.HostID, sat bool) bool {
+	for i, j := range p.order {
+		if t, ok := ctx.NextPendingShuffle(j.ID); ok && ctx.CanRun(t) && p.reduceAllowed(ctx, j, t, ctx.Topology().RackOf(h)) {
+			if !sat {
+				p.note.Reason = ReasonReducesFirst
+				if p.tryReduce(ctx, h, j) {
+					return true
+				}
+			} else {
+				p.note.Reason = ReasonMapsFirst
+				for _, k := range p.order[i:] {
+					if p.tryMap(ctx, h, k) {
+						return true
+					}
+				}
+				if p.tryReduce(ctx, h, j) {
+					return true
+				}
+			}
+		}
+		p.note.Reason = ReasonMapsFirst
+		if p.tryMap(ctx, h, j) {
+			return true
 		}
 	}
 	return false
