@@ -7,6 +7,7 @@ import (
 
 	"github.com/racklab/racklab/coordinator/cluster"
 	"github.com/racklab/racklab/coordinator/engine"
+	"github.com/racklab/racklab/coordinator/policy/internal/mram"
 	"github.com/racklab/racklab/coordinator/policy/internal/yarnrm"
 )
 
@@ -26,6 +27,10 @@ type Config struct {
 	// requests an MR AM sends (Hadoop 2.7's getLocalityWaitFactor: every
 	// request but the "*" one).
 	OffSwitchLocations string `yaml:"off_switch_locations"`
+	// YarnAM adds Hadoop 2.7's MapReduce ApplicationMaster's handling of
+	// early reducers (package mram), as fair's arg of the same name does;
+	// off by default, as the specs do not ask for it.
+	YarnAM bool `yaml:"yarn_am"`
 }
 
 // DefaultConfig is the Corral spec's configuration.
@@ -47,6 +52,7 @@ type Policy struct {
 	Only func(*engine.Job) bool
 
 	cfg    Config
+	am     mram.AM
 	gate   *yarnrm.Gate // the RM's delay scheduling: missed opportunities per job
 	queues []int
 	jobs   []*engine.Job
@@ -65,6 +71,11 @@ func (*Policy) Name() string { return "capacity" }
 
 // OfferHost implements engine.HostScheduler.
 func (p *Policy) OfferHost(ctx *engine.Context, h cluster.HostID) {
+	if p.cfg.YarnAM {
+		// after the offer, when the freed slot has been taken: the AM
+		// preempts only while no container is free
+		defer p.am.Preempt(ctx)
+	}
 	for ctx.FreeSlots(h) > 0 && ctx.PendingTasks() > 0 {
 		if !p.assign(ctx, h) {
 			return
@@ -120,7 +131,7 @@ func (p *Policy) assign(ctx *engine.Context, h cluster.HostID) bool {
 			sort.SliceStable(p.jobs, func(a, b int) bool { return o.Less(p.jobs[a], p.jobs[b]) })
 		}
 		for _, j := range p.jobs {
-			if t, ok := ctx.NextPendingShuffle(j.ID); ok {
+			if t, ok := ctx.NextPendingShuffle(j.ID); ok && (!p.cfg.YarnAM || mram.MayStartReducer(ctx, j)) {
 				_, err := ctx.Launch(t, h, engine.LaunchOptions{})
 				return err == nil
 			}
