@@ -23,9 +23,11 @@ type Config struct {
 	Queues []Queue
 	// EarlyShuffleLimit is the share of the live slots that reduce and
 	// generic attempts started before their upstream finished may hold in
-	// all (Hadoop's reduce ramp-up limit). It keeps slow-started reducers
-	// from taking every slot while the maps they wait for cannot run.
-	// Default 0.5.
+	// all, over every job. It keeps slow-started reducers from taking
+	// every slot while the maps they wait for cannot run. Default 0.5, the
+	// value of Hadoop's reduce ramp-up limit, which is per job and comes
+	// with preemption (the MapReduce AM; policies fair and capacity add
+	// it with yarn_am, package policy/internal/mram).
 	EarlyShuffleLimit float64
 	// IntermediateTiers is the tier preference for map outputs, OutputTiers
 	// for job outputs: the first kind a host has is used.
