@@ -135,8 +135,10 @@ func (c Config) Validate() error {
 
 // jobState is what the policy keeps per job.
 type jobState struct {
-	planned    bool
-	mapRacks   []bool // SW-1: racks the job's maps may run in
+	planned  bool
+	mapRacks []bool // SW-1: racks the job's maps may run in
+	// lastServed is when the job last held a container: its submission,
+	// then the end of each of its attempts (SW-6)
 	lastServed engine.Time
 	// skips counts the offers the job declined for want of a node-local
 	// map since its last node-local launch (delay scheduling), skippedAt
@@ -239,9 +241,11 @@ func (p *Policy) JobFinished(ctx *engine.Context, _ engine.JobID) {
 }
 
 // AttemptEnded gives back the quota of a reducer that did not succeed:
-// its rerun may take the place again.
+// its rerun may take the place again. Its job held a container until now
+// (SW-6's clock).
 func (p *Policy) AttemptEnded(ctx *engine.Context, a *engine.Attempt) {
 	p.gen++
+	p.state(ctx, a.Task.Job).lastServed = ctx.Now()
 	r, ok := p.charged[a.ID]
 	if !ok {
 		return
@@ -457,22 +461,19 @@ func (p *Policy) assign(ctx *engine.Context, h cluster.HostID) bool {
 
 // starving is SW-6: the first job, in order, below its fair share of the
 // slots that has had no container for longer than T_fair. A job holding
-// one has had one until now: its clock restarts at every decision that
-// sees it hold one (a launch alone would count a job whose last map
-// started long ago as starved the moment its reducers are released).
+// one now is not; one holding none has had none since lastServed, the
+// end of its last attempt (or its submission). Counting from its last
+// launch instead would take a job whose last map started long ago for
+// starved the moment its reducers are released.
 func (p *Policy) starving(ctx *engine.Context) *engine.Job {
 	if p.cfg.StarvationSeconds <= 0 || len(p.order) == 0 {
 		return nil
 	}
-	// every unfinished job, not only those with tasks waiting: a job whose
-	// maps all run has none until its reducers are released
-	for _, j := range ctx.Running() {
-		if j.Running > 0 {
-			p.state(ctx, j.ID).lastServed = ctx.Now()
-		}
-	}
 	share := float64(ctx.TotalSlots()) / float64(len(p.order))
 	for _, j := range p.order {
+		if j.Running > 0 {
+			continue
+		}
 		s := p.state(ctx, j.ID)
 		if float64(j.Running) < share && float64(ctx.Now()-s.lastServed) > p.cfg.StarvationSeconds {
 			return j
@@ -652,7 +653,6 @@ func (p *Policy) launch(ctx *engine.Context, h cluster.HostID, j *engine.Job, t 
 	if err != nil {
 		return false
 	}
-	p.state(ctx, j.ID).lastServed = ctx.Now()
 	if charge {
 		r := ctx.Topology().RackOf(h)
 		p.jobs[j.ID].quota[int(t.Stage)][r]--
