@@ -1,9 +1,7 @@
 package report
 
 import (
-	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -234,8 +232,8 @@ func Generate(dir string, opt Options) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	if st, err := os.Stat(abs); err != nil {
-		return nil, fmt.Errorf("%s: %w", dir, unwrapPathError(err))
+	if st, err := os.Stat(dir); err != nil {
+		return nil, err // "stat DIR: no such file or directory"
 	} else if !st.IsDir() {
 		return nil, fmt.Errorf("%s: not a directory", dir)
 	}
@@ -531,14 +529,4 @@ func makeFigure(prefix, label string, s figureSpec) (*Figure, error) {
 		f.Width, f.Height = int(s.w.Points()*96/72), int(s.h.Points()*96/72)
 	}
 	return f, nil
-}
-
-// unwrapPathError drops the path from an *fs.PathError, which the message
-// already names: "results/x: no such file or directory".
-func unwrapPathError(err error) error {
-	var pe *fs.PathError
-	if errors.As(err, &pe) {
-		return pe.Err
-	}
-	return err
 }
