@@ -101,7 +101,9 @@ type JobFinishedHook interface {
 }
 
 // AttemptEndedHook is told of every attempt that ends, whatever its outcome,
-// after the engine has applied it.
+// once its slot is free and its bytes are counted. A successful attempt
+// finishes its task only after the hook returns: the task is not yet done
+// with it (and is done already if another attempt won).
 type AttemptEndedHook interface {
 	AttemptEnded(ctx *Context, a *Attempt)
 }
@@ -115,6 +117,15 @@ type InputDoneHook interface {
 // StageReleasedHook is told when a stage's tasks become runnable.
 type StageReleasedHook interface {
 	StageReleased(ctx *Context, job JobID, stage int)
+}
+
+// NetworkMeasuredHook is told of each network measurement the driver
+// hands in (Engine.SetNetwork), after Context.Network holds it: a policy
+// that smooths a rate over every measurement (ShuffleWatcher's EMA of
+// each host's receive utilisation) takes each one there, not only those
+// that happen to precede an offer. It must not launch.
+type NetworkMeasuredHook interface {
+	NetworkMeasured(ctx *Context)
 }
 
 // HostLostHook is told when a host dies, after its attempts have failed.

@@ -90,6 +90,9 @@ func (e *Engine) SetNetwork(n NetworkStatus) {
 		e.network.Window = n.Window
 	}
 	e.network.Measurements++
+	if nm, ok := e.policy.(NetworkMeasuredHook); ok {
+		nm.NetworkMeasured(&e.ctx)
+	}
 }
 
 func copyInto(dst, src []float64) {

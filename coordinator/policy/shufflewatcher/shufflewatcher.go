@@ -82,12 +82,33 @@ type Config struct {
 	// legitimate job first, then slot transfer), so that under order=fifo
 	// no later job's reducer goes ahead of an earlier job's map.
 	Pick string `yaml:"pick"`
+	// MapHosts is where a job's maps go within their racks: "any" is by
+	// locality alone (dawn.md §4.2, corral.md §4.2); "output" prefers the
+	// hosts already holding the job's map output among those holding a
+	// replica (pushbox.md §4.3 SW4): a host holding none of it takes a
+	// map whose input has no replica on one that does, if it has one
+	// node-local, so that the maps left are there for the hosts that do.
+	MapHosts string `yaml:"map_hosts"`
+	// ReduceHosts is where a job's reducers go within the racks
+	// reduce_racks allows: "any" is any host (dawn.md §4.2 SW-2 places by
+	// rack); "output" prefers the hosts holding the largest shares of
+	// the job's map output, as many as the stage has reducers (pushbox.md
+	// §4.3 SW5's "nodes/racks"): a reducer declines other hosts until its
+	// job has declined node_delay·M offers for it (M when delay
+	// scheduling is off), as delay scheduling does for a map.
+	ReduceHosts string `yaml:"reduce_hosts"`
+	// RxEMAAlpha is the weight of each new measurement in network=host's
+	// EMA of a host's NIC receive utilisation (pushbox.md §4.3 SW2); the
+	// spec gives none, so PushBox's own α for its receive-rate EMA
+	// (§1.6, 0.3); 1 is the last window alone.
+	RxEMAAlpha float64 `yaml:"rx_ema_alpha"`
 }
 
 // DefaultConfig is dawn.md §4.2's ShuffleWatcher.
 func DefaultConfig() Config {
 	return Config{MapRacks: "cost", ReduceRacks: "proportional", Network: "rack", Order: "fair", StarvationSeconds: 30, SlowStart: 1,
-		NetworkPriorities: netprio.None, Classes: netprio.DefaultClasses, Pick: "kind"}
+		NetworkPriorities: netprio.None, Classes: netprio.DefaultClasses, Pick: "kind",
+		MapHosts: "any", ReduceHosts: "any", RxEMAAlpha: 0.3}
 }
 
 // Validate checks the args' values.
@@ -114,6 +135,15 @@ func (c Config) Validate() error {
 	}
 	if err := oneOf("pick", c.Pick, "kind", "job"); err != nil {
 		return err
+	}
+	if err := oneOf("map_hosts", c.MapHosts, "any", "output"); err != nil {
+		return err
+	}
+	if err := oneOf("reduce_hosts", c.ReduceHosts, "any", "output"); err != nil {
+		return err
+	}
+	if !(c.RxEMAAlpha > 0 && c.RxEMAAlpha <= 1) {
+		return fmt.Errorf("shufflewatcher: rx_ema_alpha %g is outside (0,1]", c.RxEMAAlpha)
 	}
 	if err := netprio.Validate("shufflewatcher", c.NetworkPriorities, c.Classes); err != nil {
 		return err
@@ -148,6 +178,15 @@ type jobState struct {
 	// quota per reduce stage index: reducers still to start per rack
 	// (SW-2); nil until the stage is first considered
 	quota map[int][]int
+	// outOn is the job's map output per host, under map_hosts=output
+	outOn map[cluster.HostID]int64
+	// preferred per reduce stage index: the hosts its reducers prefer
+	// under reduce_hosts=output (nil: no map output to follow);
+	// reduceSkips and reduceSkippedAt count the offers the job declined
+	// for them, as skips and skippedAt do for maps
+	preferred       map[int][]bool
+	reduceSkips     int
+	reduceSkippedAt uint64
 }
 
 // Policy is ShuffleWatcher.
@@ -157,6 +196,7 @@ type Policy struct {
 	charged map[engine.AttemptID]cluster.RackID // reduce attempts counted against a quota
 	order   []*engine.Job
 	buf     []int64
+	pending []engine.TaskRef
 	// idle memoises "nothing may start in rack r" for the state stamp it
 	// was found in: an event offers every free host, and a rack that had
 	// nothing for one host has nothing for the next until something ends,
@@ -168,6 +208,10 @@ type Policy struct {
 	net  netprio.FIFO
 	// offer numbers the assign calls, for jobState.skippedAt
 	offer uint64
+	// rxUtil is each host's EMA of NIC receive utilisation (SW2), rxSeen
+	// whether a measurement has come in
+	rxUtil []float64
+	rxSeen bool
 }
 
 // The reasons ShuffleWatcher gives for a launch in its decision note
@@ -223,6 +267,7 @@ func (p *Policy) state(ctx *engine.Context, j engine.JobID) *jobState {
 		job := ctx.Job(j)
 		s.lastServed = job.Submitted
 		s.quota = map[int][]int{}
+		s.preferred = map[int][]bool{}
 		s.mapRacks = p.planMapRacks(ctx, job)
 	}
 	return s
@@ -235,9 +280,13 @@ func (p *Policy) JobSubmitted(ctx *engine.Context, j engine.JobID) {
 	p.state(ctx, j)
 }
 
-// JobFinished moves the later jobs' flows up a class under job_fifo.
-func (p *Policy) JobFinished(ctx *engine.Context, _ engine.JobID) {
+// JobFinished moves the later jobs' flows up a class under job_fifo, and
+// drops what the job's placement followed.
+func (p *Policy) JobFinished(ctx *engine.Context, j engine.JobID) {
 	p.net.Remark(ctx)
+	if int(j) < len(p.jobs) {
+		p.jobs[j].outOn, p.jobs[j].preferred = nil, nil
+	}
 }
 
 // AttemptEnded gives back the quota of a reducer that did not succeed:
@@ -245,7 +294,20 @@ func (p *Policy) JobFinished(ctx *engine.Context, _ engine.JobID) {
 // (SW-6's clock).
 func (p *Policy) AttemptEnded(ctx *engine.Context, a *engine.Attempt) {
 	p.gen++
-	p.state(ctx, a.Task.Job).lastServed = ctx.Now()
+	s := p.state(ctx, a.Task.Job)
+	s.lastServed = ctx.Now()
+	if p.cfg.MapHosts == "output" && a.Outcome == engine.AttemptSucceeded {
+		// the hook comes before the engine finishes the task with the
+		// attempt's output (ShuffleWatcher chooses no output: the first
+		// attempt to succeed wins); a task already done lost a race
+		job := ctx.Job(a.Task.Job)
+		if job.Stages[a.Task.Stage].Spec.Kind == workload.Map && ctx.Task(a.Task).State != engine.TaskDone && len(a.OutputReplicas) > 0 {
+			if s.outOn == nil {
+				s.outOn = map[cluster.HostID]int64{}
+			}
+			s.outOn[a.OutputReplicas[0].Host] += a.OutputBytes
+		}
+	}
 	r, ok := p.charged[a.ID]
 	if !ok {
 		return
@@ -397,8 +459,39 @@ func (p *Policy) nothingFor(ctx *engine.Context, rack cluster.RackID) bool {
 // StageReleased marks a change: reducers may have become runnable.
 func (p *Policy) StageReleased(*engine.Context, engine.JobID, int) { p.gen++ }
 
-// HostLost marks a change: lost outputs are queued to rerun.
-func (p *Policy) HostLost(*engine.Context, cluster.HostID) { p.gen++ }
+// HostLost marks a change: lost outputs are queued to rerun, and no job's
+// map output is on the host any more.
+func (p *Policy) HostLost(_ *engine.Context, h cluster.HostID) {
+	p.gen++
+	for i := range p.jobs {
+		delete(p.jobs[i].outOn, h)
+		clear(p.jobs[i].preferred) // found again when the reruns are done
+	}
+}
+
+// NetworkMeasured implements engine.NetworkMeasuredHook: SW2's EMA of
+// each host's NIC receive utilisation takes in every measurement; the
+// first one starts it.
+func (p *Policy) NetworkMeasured(ctx *engine.Context) {
+	if p.cfg.Network != "host" {
+		return
+	}
+	n, topo := ctx.Network(), ctx.Topology()
+	if len(p.rxUtil) != len(topo.Hosts) {
+		p.rxUtil = make([]float64, len(topo.Hosts))
+	}
+	alpha := p.cfg.RxEMAAlpha
+	if !p.rxSeen {
+		alpha, p.rxSeen = 1, true
+	}
+	for h := range p.rxUtil {
+		u := 0.0
+		if nic := topo.Hosts[h].NICBps; nic > 0 && h < len(n.HostRxBps) {
+			u = n.HostRxBps[h] / nic
+		}
+		p.rxUtil[h] = alpha*u + (1-alpha)*p.rxUtil[h]
+	}
+}
 
 // anythingFor reports whether some job may start a task in the rack: a
 // pending map with the rack among its map racks, or a releasable reducer
@@ -497,8 +590,7 @@ func (p *Policy) saturated(ctx *engine.Context, h cluster.HostID) bool {
 	case "rack":
 		return rackSat(topo.RackOf(h))
 	case "host":
-		nic := topo.Hosts[h].NICBps
-		return nic > 0 && int(h) < len(n.HostRxBps) && n.HostRxBps[h]/nic >= theta
+		return int(h) < len(p.rxUtil) && p.rxUtil[h] >= theta
 	case "global":
 		for r := range topo.Racks {
 			if rackSat(cluster.RackID(r)) {
@@ -568,7 +660,10 @@ func (p *Policy) tryMap(ctx *engine.Context, h cluster.HostID, j *engine.Job) bo
 		return false
 	}
 	allowed := p.allowedLocality(ctx, s)
-	t, level, ok := ctx.PickMap(j.ID, h, allowed)
+	t, level, ok := p.mapNearOutput(ctx, j, s, h)
+	if !ok {
+		t, level, ok = ctx.PickMap(j.ID, h, allowed)
+	}
 	if !ok {
 		if allowed < engine.Remote && ctx.PendingMaps(j.ID) > 0 && s.skippedAt != p.offer {
 			s.skips++
@@ -583,6 +678,35 @@ func (p *Policy) tryMap(ctx *engine.Context, h cluster.HostID, j *engine.Job) bo
 		p.jobs[j.ID].skips = 0
 	}
 	return true
+}
+
+// mapNearOutput is map_hosts=output (SW4) on a host holding none of
+// job j's map output while others do: the first of j's maps node-local
+// to h whose input has no replica on a host that does. ok is false when
+// the rule does not apply or no such map is pending: then locality alone
+// decides.
+func (p *Policy) mapNearOutput(ctx *engine.Context, j *engine.Job, s *jobState, h cluster.HostID) (engine.TaskRef, engine.Locality, bool) {
+	if p.cfg.MapHosts != "output" || len(s.outOn) == 0 || s.outOn[h] > 0 {
+		return engine.TaskRef{}, 0, false
+	}
+	if _, ok := ctx.NextNodeLocal(j.ID, h); !ok {
+		return engine.TaskRef{}, 0, false
+	}
+	p.pending = ctx.Pending(j.ID, p.pending[:0])
+	for _, t := range p.pending {
+		if j.Stages[t.Stage].Spec.Kind != workload.Map {
+			continue
+		}
+		here, elsewhere := false, false
+		for _, rep := range ctx.Replicas(t) {
+			here = here || rep.Host == h
+			elsewhere = elsewhere || s.outOn[rep.Host] > 0
+		}
+		if here && !elsewhere {
+			return t, engine.NodeLocal, true
+		}
+	}
+	return engine.TaskRef{}, 0, false
 }
 
 // delays returns the skip budgets, NodeDelay·M and RackDelay·M, with
@@ -623,8 +747,90 @@ func (p *Policy) tryReduce(ctx *engine.Context, h cluster.HostID, j *engine.Job)
 	if !p.reduceAllowed(ctx, j, t, r) {
 		return false
 	}
+	preferred, ok := p.reduceHostAllowed(ctx, j, int(t.Stage), h)
+	if !ok {
+		return false
+	}
 	q := p.quota(ctx, j, int(t.Stage))
-	return p.launch(ctx, h, j, t, q != nil && q[r] > 0)
+	if !p.launch(ctx, h, j, t, q != nil && q[r] > 0) {
+		return false
+	}
+	if preferred {
+		p.jobs[j.ID].reduceSkips = 0
+	}
+	return true
+}
+
+// reduceHostAllowed is reduce_hosts=output (SW5): a reducer of the stage
+// may start on h if h is one of its preferred hosts, or if its job has
+// declined its budget of offers; a decline counts once an offer.
+// preferred says h is one of them.
+func (p *Policy) reduceHostAllowed(ctx *engine.Context, j *engine.Job, stage int, h cluster.HostID) (preferred, ok bool) {
+	if p.cfg.ReduceHosts != "output" {
+		return false, true
+	}
+	pref := p.preferredHosts(ctx, j, stage)
+	if pref == nil {
+		return false, true
+	}
+	if pref[h] {
+		return true, true
+	}
+	s := &p.jobs[j.ID]
+	budget, _, delay := p.delays(ctx)
+	if !delay {
+		budget = len(ctx.Topology().Hosts)
+	}
+	if s.reduceSkips >= budget {
+		return false, true
+	}
+	if s.reduceSkippedAt != p.offer {
+		s.reduceSkips++
+		s.reduceSkippedAt = p.offer
+	}
+	return false, false
+}
+
+// preferredHosts returns the hosts a reduce stage's reducers prefer: the
+// n holding the most of its upstream's output, n its reducers (fewer if
+// fewer hold any), ties to the lower host; found when the stage is first
+// considered (with SW-4, when every map is done). Nil: no output.
+func (p *Policy) preferredHosts(ctx *engine.Context, j *engine.Job, stage int) []bool {
+	s := p.state(ctx, j.ID)
+	if pref, ok := s.preferred[stage]; ok {
+		return pref
+	}
+	hosts := len(ctx.Topology().Hosts)
+	onHost := make([]int64, hosts)
+	st := j.Stages[stage]
+	for _, up := range st.Spec.After {
+		for _, us := range j.Stages {
+			if us.Spec.Name != up {
+				continue
+			}
+			for i := range us.Tasks {
+				if t := &us.Tasks[i]; t.State == engine.TaskDone && t.OutputBytes > 0 && int(t.OutHost) < hosts {
+					onHost[t.OutHost] += t.OutputBytes
+				}
+			}
+		}
+	}
+	order := make([]int, 0, hosts)
+	for h, b := range onHost {
+		if b > 0 {
+			order = append(order, h)
+		}
+	}
+	var pref []bool
+	if len(order) > 0 {
+		sort.SliceStable(order, func(a, b int) bool { return onHost[order[a]] > onHost[order[b]] })
+		pref = make([]bool, hosts)
+		for _, h := range order[:min(len(order), len(st.Tasks))] {
+			pref[h] = true
+		}
+	}
+	s.preferred[stage] = pref
+	return pref
 }
 
 // reduceAllowed reports whether reducer t may start in rack r: its

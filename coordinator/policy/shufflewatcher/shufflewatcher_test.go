@@ -20,6 +20,7 @@ func TestBadArgs(t *testing.T) {
 	for arg, val := range map[string]string{
 		"map_racks": "two", "reduce_racks": "anywhere", "network": "nic",
 		"order": "lifo", "threshold": "-1", "slow_start": "2", "node_delay": ".inf",
+		"map_hosts": "near", "reduce_hosts": "all", "rx_ema_alpha": "0",
 	} {
 		_, err := policy.ScenarioFactory("shufflewatcher", map[string]string{arg: val})
 		if err == nil || !strings.Contains(err.Error(), arg) {
