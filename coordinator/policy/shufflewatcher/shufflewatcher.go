@@ -368,6 +368,17 @@ func (p *Policy) planMapRacks(ctx *engine.Context, job *engine.Job) []bool {
 			out += int64(float64(stIn) * st.Spec.Selectivity)
 		}
 	}
+	live := make([]bool, nr)
+	nLive := 0
+	for r := range topo.Racks {
+		for _, h := range topo.Racks[r].Hosts {
+			if ctx.Alive(h) {
+				live[r] = true
+				nLive++
+				break
+			}
+		}
+	}
 	sigma := 0.0
 	if in > 0 && shuffled {
 		sigma = float64(out) / float64(in)
@@ -381,7 +392,7 @@ func (p *Policy) planMapRacks(ctx *engine.Context, job *engine.Job) []bool {
 	remote := total
 	best, bestCost := 0, math.Inf(1)
 	var picks []cluster.RackID
-	for k := 1; k <= nr; k++ {
+	for k := 1; k <= nLive; k++ { // a rack with no live host runs nothing
 		gain := make([]int64, nr)
 		for bi, b := range blocks {
 			if covered[bi] {
@@ -395,7 +406,7 @@ func (p *Policy) planMapRacks(ctx *engine.Context, job *engine.Job) []bool {
 		}
 		add := -1
 		for r := 0; r < nr; r++ {
-			if !chosen[r] && (add < 0 || gain[r] > gain[add]) {
+			if live[r] && !chosen[r] && (add < 0 || gain[r] > gain[add]) {
 				add = r
 			}
 		}
@@ -460,13 +471,53 @@ func (p *Policy) nothingFor(ctx *engine.Context, rack cluster.RackID) bool {
 func (p *Policy) StageReleased(*engine.Context, engine.JobID, int) { p.gen++ }
 
 // HostLost marks a change: lost outputs are queued to rerun, and no job's
-// map output is on the host any more.
-func (p *Policy) HostLost(_ *engine.Context, h cluster.HostID) {
+// map output is on the host any more. A job whose map racks have no live
+// host left has its racks chosen again among the live ones, and a reduce
+// quota with room only where no host lives is split again when next
+// needed: else the job would wait for racks that are gone.
+func (p *Policy) HostLost(ctx *engine.Context, h cluster.HostID) {
 	p.gen++
-	for i := range p.jobs {
-		delete(p.jobs[i].outOn, h)
-		clear(p.jobs[i].preferred) // found again when the reruns are done
+	topo := ctx.Topology()
+	rackLive := func(r int) bool {
+		for _, o := range topo.Racks[r].Hosts {
+			if ctx.Alive(o) {
+				return true
+			}
+		}
+		return false
 	}
+	for i := range p.jobs {
+		s := &p.jobs[i]
+		delete(s.outOn, h)
+		clear(s.preferred) // found again when the reruns are done
+		if !s.planned || ctx.Job(engine.JobID(i)).State != engine.JobRunning {
+			continue
+		}
+		if !slices.ContainsFunc(racksOf(s.mapRacks), rackLive) {
+			s.mapRacks = p.planMapRacks(ctx, ctx.Job(engine.JobID(i)))
+		}
+		for stage, q := range s.quota {
+			room, liveRoom := false, false
+			for r, n := range q {
+				room = room || n > 0
+				liveRoom = liveRoom || (n > 0 && rackLive(r))
+			}
+			if room && !liveRoom {
+				delete(s.quota, stage)
+			}
+		}
+	}
+}
+
+// racksOf lists the racks set in a per-rack mask.
+func racksOf(mask []bool) []int {
+	var rs []int
+	for r, ok := range mask {
+		if ok {
+			rs = append(rs, r)
+		}
+	}
+	return rs
 }
 
 // NetworkMeasured implements engine.NetworkMeasuredHook: SW2's EMA of
