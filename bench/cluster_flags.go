@@ -71,3 +71,11 @@ func (f *clusterFlags) check() error {
 	}
 	return nil
 }
+
+// uniformLine is the topology file of the uniform flags' cluster, for a
+// command (a coordinator) that takes the cluster as a file; its tiers are
+// cluster.DefaultTiers, as load's.
+func (f *clusterFlags) uniformLine() string {
+	return fmt.Sprintf("uniform: {racks: %d, hosts_per_rack: %d, slots: %d, reduce_slots: %d, nic_gbps: %g, oversubscription: %g}\n",
+		f.racks, f.hosts, f.slots, f.reduceSlots, f.nicGbps, f.oversub)
+}

@@ -66,3 +66,25 @@ func TestClusterFlagDefaults(t *testing.T) {
 		}
 	}
 }
+
+// The topology file `bench local up` writes for the coordinator is the
+// cluster the flags build, non-default values and all.
+func TestClusterFlagsUniformLine(t *testing.T) {
+	var f clusterFlags
+	fl := pflag.NewFlagSet("t", pflag.ContinueOnError)
+	f.add(fl, 3, 3)
+	if err := fl.Parse([]string{"--racks", "2", "--hosts-per-rack", "4", "--slots", "6", "--reduce-slots", "1", "--nic-gbps", "0.1", "--oversubscription", "6.5"}); err != nil {
+		t.Fatal(err)
+	}
+	want, err := f.load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := cluster.ParseTopology("up", []byte(f.uniformLine()))
+	if err != nil {
+		t.Fatalf("%q: %v", f.uniformLine(), err)
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("%q does not describe the flags' cluster:\n got %+v\nwant %+v", f.uniformLine(), got, want)
+	}
+}

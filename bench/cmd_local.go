@@ -253,17 +253,25 @@ run, and removes everything on Ctrl-C or SIGTERM.`,
 				return errors.Join(err, e.Stop())
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "cluster %s is up: %d hosts; worker logs in %s\n", f.prefix, len(topo.Hosts), opt.Dir)
-			topoArg, topoNote := f.topology, ""
-			if topoArg == "" {
-				topoArg = "TOPOLOGY"
-				topoNote = fmt.Sprintf("TOPOLOGY is a file describing this cluster, for example one line: uniform: {racks: %d, hosts_per_rack: %d, slots: %d, nic_gbps: %g, oversubscription: %g}\n",
-					f.racks, f.hosts, f.slots, f.nicGbps, f.oversub)
+			// the coordinator needs the cluster as a file: the uniform
+			// flags' cluster goes beside the credentials
+			topoFile, written := f.topology, ""
+			if topoFile == "" {
+				written = filepath.Join(os.TempDir(), "racklab-"+f.prefix+"-topology.yaml")
+				if err := os.WriteFile(written, []byte(f.uniformLine()), 0o644); err != nil {
+					return errors.Join(err, e.Stop(), os.RemoveAll(creds))
+				}
+				topoFile = written
 			}
-			fmt.Fprintf(cmd.OutOrStdout(), "run a coordinator with:\n  coordinator --listen %s --credentials %s --member-addr %s --topology %s --workload WORKLOAD --datasets DATASETS --policy POLICY\n%s",
-				e.NATSListen(), creds, e.Net.MgmtIP, topoArg, topoNote)
+			fmt.Fprintf(cmd.OutOrStdout(), "run a coordinator with:\n  coordinator --listen %s --credentials %s --member-addr %s --topology %s --workload WORKLOAD --datasets DATASETS --policy POLICY\n",
+				e.NATSListen(), creds, e.Net.MgmtIP, topoFile)
 			<-ctx.Done()
 			fmt.Fprintln(cmd.ErrOrStderr(), "local: taking the cluster down")
-			return errors.Join(e.Stop(), os.RemoveAll(creds))
+			err = errors.Join(e.Stop(), os.RemoveAll(creds))
+			if written != "" {
+				err = errors.Join(err, os.Remove(written))
+			}
+			return err
 		},
 	}
 	addClusterFlags(c, &f)
