@@ -285,7 +285,8 @@ func (p *Policy) JobSubmitted(ctx *engine.Context, j engine.JobID) {
 func (p *Policy) JobFinished(ctx *engine.Context, j engine.JobID) {
 	p.net.Remark(ctx)
 	if int(j) < len(p.jobs) {
-		p.jobs[j].outOn, p.jobs[j].preferred = nil, nil
+		p.jobs[j].outOn = nil
+		clear(p.jobs[j].preferred)
 	}
 }
 
