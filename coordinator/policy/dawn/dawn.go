@@ -18,7 +18,6 @@ type Policy struct {
 	depsErr  error
 	plans    []jobPlan // per job
 	finished int       // jobs finished so far (Algorithm 2's New)
-	seen     int       // finished count at the last plan update
 	// Balanced counts Algorithm 3's additions (Fig. 15).
 	Balanced int
 
@@ -111,7 +110,9 @@ func (p *Policy) OfferHost(ctx *engine.Context, h cluster.HostID) {
 }
 
 // updatePlan is Algorithm 2: plan each active job's current stage once
-// when it starts, and recompute dep_reduce when a job has finished since.
+// when it starts, and recompute dep_reduce when a job has finished since
+// it was last computed (a job with nothing pending when that happened,
+// its reducers all placed, catches up when one of them runs again).
 func (p *Policy) updatePlan(ctx *engine.Context) {
 	for len(p.plans) < len(ctx.Jobs()) {
 		p.plans = append(p.plans, jobPlan{stage: -1})
@@ -121,9 +122,22 @@ func (p *Policy) updatePlan(ctx *engine.Context) {
 		p.load = make([]int, nr)
 	}
 	clear(p.load)
-	newFinished := p.finished != p.seen
-	p.seen = p.finished
 	p.active = p.active[:0]
+	// P_r is every other job's current preference: count first the jobs
+	// whose plan stands, then plan the others in order, each counted once
+	// planned. (Counting as the loop goes would let a job planned now see
+	// only the jobs submitted before it, whatever the later ones prefer.)
+	replan := func(j *engine.Job, st *engine.Stage) bool {
+		pl := &p.plans[j.ID]
+		return pl.stage != st.Index || pl.lost || pl.kind == outputLike && pl.finished != p.finished
+	}
+	for _, j := range ctx.Running() {
+		if st, ok := currentStage(j); ok && !replan(j, st) {
+			for _, e := range p.plans[j.ID].pref {
+				p.load[e.rack]++
+			}
+		}
+	}
 	for _, j := range ctx.Running() {
 		st, ok := currentStage(j)
 		if !ok {
@@ -131,6 +145,9 @@ func (p *Policy) updatePlan(ctx *engine.Context) {
 		}
 		p.active = append(p.active, j)
 		pl := &p.plans[j.ID]
+		if !replan(j, st) {
+			continue // counted above
+		}
 		switch {
 		case pl.stage != st.Index || pl.lost:
 			since := ctx.Now()
@@ -151,7 +168,7 @@ func (p *Policy) updatePlan(ctx *engine.Context) {
 			default:
 				pl.kind = middle
 			}
-		case newFinished && pl.kind == outputLike:
+		case pl.kind == outputLike && pl.finished != p.finished:
 			p.planDep(ctx, j, st, pl) // A2-13..16, keeping balancing's adds
 		}
 		for _, e := range pl.pref {
@@ -163,6 +180,7 @@ func (p *Policy) updatePlan(ctx *engine.Context) {
 // planDep sets dep_reduce and rebuilds Pref: max_reduce, dep_reduce when
 // it differs, then the racks balancing added.
 func (p *Policy) planDep(ctx *engine.Context, j *engine.Job, st *engine.Stage, pl *jobPlan) {
+	pl.finished = p.finished
 	pl.depRack, pl.depCost = pl.maxRack, pl.maxCost
 	if p.cfg.LookAhead >= 2 {
 		pl.depRack, pl.depCost = p.depReduce(ctx, j, st, pl, p.load)
@@ -322,8 +340,12 @@ func (p *Policy) assign(ctx *engine.Context, h cluster.HostID) bool {
 	}
 	pick := p.cands[first]
 	if !pick.starving {
+		// A1-23..27: S is the eligible jobs whose key equals the first's
+		// (within ε of it, not of the pick so far, which would let the
+		// tolerance walk away from the first job's key)
+		firstKey := pick.key
 		for _, c := range p.cands[first+1:] {
-			if !c.eligible || c.starving || absDiff(c.key, pick.key) > p.cfg.Epsilon {
+			if !c.eligible || c.starving || absDiff(c.key, firstKey) > p.cfg.Epsilon {
 				continue
 			}
 			// A1-31: node-level cost, then submission order (the list's)

@@ -37,6 +37,9 @@ type jobPlan struct {
 	pref    []pref // max first, then dep, then balancing's adds
 	adds    int    // how many of pref's entries balancing added
 	lost    bool   // a host was lost since the plan was made: plan again
+	// finished is Policy.finished when dep_reduce was computed: a job
+	// finished since may move it (A2-13..16)
+	finished int
 }
 
 func (p *jobPlan) prefers(r cluster.RackID) bool {
