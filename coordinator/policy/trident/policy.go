@@ -103,7 +103,8 @@ type Policy struct {
 	allot   []int
 	classes [numClasses]int64 // launches per class, for Inspect
 	// waitFrom is, per job, when its locality wait began (delay only):
-	// its first round with pending maps, or its last node-local launch
+	// when its maps became pending (submission, or a later map stage's
+	// release), or its last node-local launch
 	waitFrom map[engine.JobID]engine.Time
 	last     round
 }
@@ -262,7 +263,7 @@ func (p *Policy) matchStage(ctx *engine.Context, job engine.JobID, stage int, li
 			return 0
 		}
 	}
-	pairs, total, err := p.sched.ScheduleAtMost(p.tasks, sets, limit)
+	pairs, _, err := p.sched.ScheduleAtMost(p.tasks, sets, limit) // the cost Inspect reports is of the launches
 	if err != nil {
 		// unreachable with a validated profile; counted, not hidden
 		ctx.Reject("trident matching failed")
@@ -270,7 +271,6 @@ func (p *Policy) matchStage(ctx *engine.Context, job engine.JobID, stage int, li
 	}
 	p.last.calls++
 	p.last.tasks += len(p.tasks)
-	p.last.cost += total
 	launched := 0
 	for _, a := range pairs {
 		h := cluster.HostID(a.Slot.Node)
@@ -291,6 +291,7 @@ func (p *Policy) matchStage(ctx *engine.Context, job engine.JobID, stage int, li
 		}
 		p.sets[p.setOf[h]].Free--
 		p.classes[a.Class]++
+		p.last.cost += a.Cost
 		if p.cfg.Delay > 0 && isMap && a.Class <= HDDLocal {
 			p.waitFrom[job] = ctx.Now()
 		}
@@ -326,6 +327,24 @@ func (p *Policy) allocate(limit int) ([]ResourceSet, error) {
 
 // JobFinished implements engine.JobFinishedHook: the job's wait is over.
 func (p *Policy) JobFinished(_ *engine.Context, j engine.JobID) { delete(p.waitFrom, j) }
+
+// JobSubmitted implements engine.JobSubmittedHook: under delay, the
+// job's maps are pending from now, and its wait runs from now, however
+// long the cluster stays full (§2.10: "the first D after a task became
+// pending").
+func (p *Policy) JobSubmitted(ctx *engine.Context, j engine.JobID) {
+	if p.cfg.Delay > 0 {
+		p.waitFrom[j] = ctx.Now()
+	}
+}
+
+// StageReleased implements engine.StageReleasedHook: a map stage that
+// becomes runnable later (a DAG's) starts a wait of its own.
+func (p *Policy) StageReleased(ctx *engine.Context, j engine.JobID, stage int) {
+	if p.cfg.Delay > 0 && ctx.Job(j).Stages[stage].Spec.Kind == workload.Map {
+		p.waitFrom[j] = ctx.Now()
+	}
+}
 
 // source is the replica the pair's cost priced (Eq. 1): on the slot's node
 // the fastest local replica; rack-local the fastest in the slot's rack;
