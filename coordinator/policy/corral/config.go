@@ -43,7 +43,8 @@ type Config struct {
 	// jobs' capacity-scheduler delay. 0 means hosts per rack (§4.1).
 	NodeDelay int `yaml:"node_delay"`
 	// FailThreshold is the share of R_j's machines that must be down,
-	// more than it, before job j ignores its racks (§2.7: a majority).
+	// more than it, before job j ignores its racks (§2.7: a majority);
+	// a whole rack of R_j down is enough whatever the share.
 	FailThreshold float64 `yaml:"fail_threshold"`
 	// AdHocQueue names a queue whose jobs are ad hoc, never planned, even
 	// when the run predicts them; datagen's recurring mix puts its ad hoc

@@ -496,7 +496,8 @@ func (p *Policy) launch(ctx *engine.Context, t engine.TaskRef, h cluster.HostID)
 }
 
 // HostLost re-checks every planned job's racks: a job with more than
-// FailThreshold of R_j's machines down falls back (§2.7 Failures).
+// FailThreshold of R_j's machines down, or with a whole rack of R_j down,
+// falls back (§2.7 Failures).
 func (p *Policy) HostLost(ctx *engine.Context, _ cluster.HostID) {
 	topo := ctx.Topology()
 	for i := range p.jobs {
@@ -505,15 +506,19 @@ func (p *Policy) HostLost(ctx *engine.Context, _ cluster.HostID) {
 			continue
 		}
 		var down, all int
+		wholeRack := false
 		for _, r := range jp.rackList {
+			rackDown := 0
 			for _, h := range topo.Racks[r].Hosts {
 				all++
 				if !ctx.Alive(h) {
 					down++
+					rackDown++
 				}
 			}
+			wholeRack = wholeRack || rackDown == len(topo.Racks[r].Hosts)
 		}
-		jp.fallback = float64(down) > p.cfg.FailThreshold*float64(all)
+		jp.fallback = float64(down) > p.cfg.FailThreshold*float64(all) || wholeRack
 	}
 }
 
