@@ -6,8 +6,8 @@
 // finishes before the last original is taken at once; the rest are judged
 // at that instant T with a map-plus-shuffle time model).
 //
-// The package has two layers. The pure core (skew.go, duplicate.go,
-// bandwidth.go, selection.go) takes plain numbers and returns
+// The package has two layers. The pure core (duplicate.go, bandwidth.go,
+// selection.go, with §2.1's Skew in internal/skew) takes plain numbers and returns
 // plans and decisions: it does no I/O and knows nothing of the engine, so
 // the spec's hand-computed scenarios are unit tests of it. The policy
 // drives the core from the engine's hooks and performs the launches, kills
