@@ -93,6 +93,9 @@ type pair struct {
 	dropped  bool // the copy never ran, or was lost undecided
 	decided  bool
 	useCopy  bool // the decision, once decided
+	// origLost: the original was lost, and the copy is the split's
+	// output: the reducers follow it to the copy's rack
+	origLost bool
 }
 
 type jobState struct {
@@ -477,10 +480,38 @@ func (p *Policy) lost(ctx *engine.Context, a *engine.Attempt) {
 		// the original is lost: the copy is all the split has
 		pr.decided, pr.useCopy = true, true
 		s.chosen = nil
+		p.originalLost(a.Task.Job, s, pr)
 	case pr.useCopy == isCopy && ctx.Task(a.Task).State != engine.TaskDone:
 		pr.useCopy = !isCopy
 		s.chosen = nil
+		if !isCopy {
+			p.originalLost(a.Task.Job, s, pr)
+		}
 	}
+}
+
+// originalLost moves the reducers' count of a split whose original was
+// lost (not killed because its copy won) to its copy's rack.
+func (p *Policy) originalLost(j engine.JobID, s *jobState, pr *pair) {
+	if !pr.origLost {
+		pr.origLost = true
+		p.reducers.SetMapCounts(j, reducerCounts(s))
+	}
+}
+
+// reducerCounts is the per-rack count H is dealt on: the originals'
+// (copies do not change it), but a split whose original was lost is
+// where its copy is, so that no reducer is dealt to a rack that holds
+// none of the job's map output (§2.3).
+func reducerCounts(s *jobState) []int {
+	l := append([]int(nil), s.l...)
+	for _, pr := range s.pairs {
+		if pr.origLost && pr.origHost >= 0 && int(pr.origRack) < len(l) && int(pr.target) < len(l) {
+			l[pr.origRack]--
+			l[pr.target]++
+		}
+	}
+	return l
 }
 
 // JobFinished implements engine.JobFinishedHook.
