@@ -231,6 +231,17 @@ func (c *Context) StageOutputByRack(j JobID, stage int, buf []int64) []int64 {
 	return append(buf, st.outByRack...)
 }
 
+// ExpectedStageOutput is a stage's total output as far as it can be told
+// now: what its done and running tasks write, and what those not launched
+// yet are expected to from their upstream's expected output. A policy
+// sizing a coflow before its upstream has run (PushBox, NEAT) reads it;
+// summing the tasks' OutputBytes would count 0 for every reduce or
+// generic task not yet launched.
+func (c *Context) ExpectedStageOutput(j JobID, stage int) int64 {
+	job := c.e.jobs[j]
+	return c.e.expectedOutput(job, job.Stages[stage])
+}
+
 // ShuffleAvailable fills byRack (one entry per rack) with the bytes of a
 // running reduce or generic attempt's partition that sit now in its
 // upstream's done outputs, and returns the part on its own host.

@@ -148,8 +148,11 @@ func (e *Engine) shuffleInput(j *Job, st *Stage, i int32) int64 {
 	return n
 }
 
-// stageOutputTotal is a stage's total output: what its done tasks wrote
-// plus what the rest are expected to write.
+// stageOutputTotal is a stage's total output as its tasks hold it now:
+// what done tasks wrote, and what launched ones will write; a reduce or
+// generic task not launched yet counts 0 (expectedOutput counts it). A
+// shuffling attempt launched before its upstream is done takes its input
+// from it as an estimate, fixed when the upstream is done (fixShuffle).
 func (e *Engine) stageOutputTotal(st *Stage) int64 {
 	var n int64
 	for k := range st.Tasks {
@@ -293,4 +296,32 @@ func (e *Engine) preemptEarly() {
 		}
 		_ = e.kill(a.ID, "preempted: its upstream needs the slot")
 	}
+}
+
+// expectedOutput is a stage's total output as far as it can be told now:
+// stageOutputTotal, and for each reduce or generic task not launched yet
+// what it is expected to write from its upstream stages' expected output
+// (recursively; a map stage's outputs are set when it is released).
+func (e *Engine) expectedOutput(j *Job, st *Stage) int64 {
+	var n int64
+	var up []int64
+	for k := range st.Tasks {
+		t := &st.Tasks[k]
+		if st.Spec.Kind == workload.Map || t.OutputBytes > 0 || t.State == TaskDone || t.State == TaskRunning {
+			n += t.OutputBytes
+			continue
+		}
+		if up == nil {
+			up = make([]int64, len(st.upstream))
+			for x, u := range st.upstream {
+				up[x] = e.expectedOutput(j, j.Stages[u])
+			}
+		}
+		var in int64
+		for x := range st.upstream {
+			in += partition(st.cumShares, k, up[x])
+		}
+		n += e.reduceOutput(st, int32(k), in)
+	}
+	return n
 }

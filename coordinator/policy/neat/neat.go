@@ -331,24 +331,25 @@ func (p *Policy) remoteBytes(ctx *engine.Context, t engine.TaskRef, h cluster.Ho
 func (p *Policy) upstream(ctx *engine.Context, j *engine.Job, stage int) *stageOutput {
 	st := j.Stages[stage]
 	var ups []*engine.Stage
-	stamp := 0
 	for _, name := range st.Spec.After {
 		for _, u := range j.Stages {
 			if u.Spec.Name == name {
 				ups = append(ups, u)
-				stamp += u.Done
 			}
 		}
 	}
+	// found again when one of the job's tasks has launched, ended or been
+	// released since: an upstream's expected output moves with any of them
+	stamp := j.TasksDone*(j.Tasks+1) + j.Pending
 	k := stageKey{j.ID, stage}
 	if o := p.outs[k]; o != nil && o.stamp == stamp {
 		return o
 	}
 	o := &stageOutput{stamp: stamp, onHost: make([]float64, len(ctx.Topology().Hosts))}
 	for _, u := range ups {
+		o.total += float64(ctx.ExpectedStageOutput(j.ID, u.Index))
 		for i := range u.Tasks {
 			ut := &u.Tasks[i]
-			o.total += float64(ut.OutputBytes)
 			if ut.State == engine.TaskDone && ut.OutHost >= 0 && int(ut.OutHost) < len(o.onHost) {
 				o.onHost[ut.OutHost] += float64(ut.OutputBytes)
 			}

@@ -621,23 +621,19 @@ func (p *Policy) info(ctx *engine.Context, j *engine.Job, stage int) *stageInfo 
 }
 
 // upstreamOutput is the output of the stages a stage shuffles from: what
-// done tasks wrote plus what the others are expected to.
+// done and running tasks write plus what the others are expected to
+// (engine.Context.ExpectedStageOutput), found again when one of the job's
+// tasks has launched, ended or been released since.
 func (p *Policy) upstreamOutput(ctx *engine.Context, j *engine.Job, stage int) float64 {
 	si := p.info(ctx, j, stage)
-	stamp := 0
-	for _, u := range si.upstream {
-		stamp += j.Stages[u].Done
-	}
+	stamp := j.TasksDone*(j.Tasks+1) + j.Pending
 	k := stageKey{j.ID, stage}
 	if e, ok := p.coflows[k]; ok && e.stamp == stamp {
 		return e.bytes
 	}
 	var n int64
 	for _, u := range si.upstream {
-		us := j.Stages[u]
-		for i := range us.Tasks {
-			n += us.Tasks[i].OutputBytes
-		}
+		n += ctx.ExpectedStageOutput(j.ID, u)
 	}
 	p.coflows[k] = coflowEntry{stamp: stamp, bytes: float64(n)}
 	return float64(n)
