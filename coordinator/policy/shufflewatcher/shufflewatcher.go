@@ -372,12 +372,8 @@ func (p *Policy) planMapRacks(ctx *engine.Context, job *engine.Job) []bool {
 	live := make([]bool, nr)
 	nLive := 0
 	for r := range topo.Racks {
-		for _, h := range topo.Racks[r].Hosts {
-			if ctx.Alive(h) {
-				live[r] = true
-				nLive++
-				break
-			}
+		if live[r] = rackLive(ctx, r); live[r] {
+			nLive++
 		}
 	}
 	sigma := 0.0
@@ -478,15 +474,6 @@ func (p *Policy) StageReleased(*engine.Context, engine.JobID, int) { p.gen++ }
 // needed: else the job would wait for racks that are gone.
 func (p *Policy) HostLost(ctx *engine.Context, h cluster.HostID) {
 	p.gen++
-	topo := ctx.Topology()
-	rackLive := func(r int) bool {
-		for _, o := range topo.Racks[r].Hosts {
-			if ctx.Alive(o) {
-				return true
-			}
-		}
-		return false
-	}
 	for i := range p.jobs {
 		s := &p.jobs[i]
 		delete(s.outOn, h)
@@ -494,14 +481,14 @@ func (p *Policy) HostLost(ctx *engine.Context, h cluster.HostID) {
 		if !s.planned || ctx.Job(engine.JobID(i)).State != engine.JobRunning {
 			continue
 		}
-		if !slices.ContainsFunc(racksOf(s.mapRacks), rackLive) {
+		if !slices.ContainsFunc(racksOf(s.mapRacks), func(r int) bool { return rackLive(ctx, r) }) {
 			s.mapRacks = p.planMapRacks(ctx, ctx.Job(engine.JobID(i)))
 		}
 		for stage, q := range s.quota {
 			room, liveRoom := false, false
 			for r, n := range q {
 				room = room || n > 0
-				liveRoom = liveRoom || (n > 0 && rackLive(r))
+				liveRoom = liveRoom || (n > 0 && rackLive(ctx, r))
 			}
 			if room && !liveRoom {
 				delete(s.quota, stage)
@@ -898,12 +885,24 @@ func (p *Policy) reduceAllowed(ctx *engine.Context, j *engine.Job, t engine.Task
 	if q == nil || q[r] > 0 {
 		return true
 	}
-	for _, n := range q {
-		if n > 0 {
+	for rk, n := range q {
+		if n > 0 && rackLive(ctx, rk) {
 			return false
 		}
 	}
-	return true // reruns past the quota go anywhere
+	// reruns past the quota go anywhere, and so do reducers whose room is
+	// left only in racks with no live host
+	return true
+}
+
+// rackLive reports whether some host of rack r is alive.
+func rackLive(ctx *engine.Context, r int) bool {
+	for _, h := range ctx.Topology().Racks[r].Hosts {
+		if ctx.Alive(h) {
+			return true
+		}
+	}
+	return false
 }
 
 func (p *Policy) launch(ctx *engine.Context, h cluster.HostID, j *engine.Job, t engine.TaskRef, charge bool) bool {

@@ -27,6 +27,9 @@ func TestBadArgs(t *testing.T) {
 			t.Errorf("%s=%s: error %v, want one naming %s", arg, val, err, arg)
 		}
 	}
+	if _, err := policy.ScenarioFactory("shufflewatcher", map[string]string{"node_delay": "2", "rack_delay": "1"}); err == nil || !strings.Contains(err.Error(), "rack_delay") {
+		t.Errorf("rack_delay below node_delay: error %v, want one naming rack_delay", err)
+	}
 	if _, err := policy.ScenarioFactory("shufflewatcher", nil); err != nil {
 		t.Errorf("defaults: %v", err)
 	}
