@@ -74,7 +74,7 @@ func (p *Policy) OfferHost(ctx *engine.Context, h cluster.HostID) {
 	if p.cfg.YarnAM {
 		// after the offer, when the freed slot has been taken: the AM
 		// preempts only while no container is free
-		defer p.am.Preempt(ctx)
+		defer p.am.Preempt(ctx, queueHeadroom)
 	}
 	for ctx.FreeSlots(h) > 0 && ctx.PendingTasks() > 0 {
 		if !p.assign(ctx, h) {
@@ -131,7 +131,7 @@ func (p *Policy) assign(ctx *engine.Context, h cluster.HostID) bool {
 			sort.SliceStable(p.jobs, func(a, b int) bool { return o.Less(p.jobs[a], p.jobs[b]) })
 		}
 		for _, j := range p.jobs {
-			if t, ok := ctx.NextPendingShuffle(j.ID); ok && (!p.cfg.YarnAM || mram.MayStartReducer(ctx, j)) {
+			if t, ok := ctx.NextPendingShuffle(j.ID); ok && (!p.cfg.YarnAM || mram.MayStartReducer(ctx, j, queueHeadroom)) {
 				_, err := ctx.Launch(t, h, engine.LaunchOptions{})
 				return err == nil
 			}
@@ -146,4 +146,18 @@ func (p *Policy) assign(ctx *engine.Context, h cluster.HostID) bool {
 		}
 	}
 	return false
+}
+
+// queueHeadroom is a job's headroom as YARN's capacity scheduler gives
+// it: the cluster's free containers, but no more than its queue may still
+// take below its max capacity.
+func queueHeadroom(ctx *engine.Context, j *engine.Job) int {
+	free := mram.ClusterFree(ctx, j)
+	q := ctx.Queues()[j.Queue]
+	if q.MaxCapacity > 0 {
+		// assign lets the queue run while Running < MaxCapacity·slots
+		limit := int(math.Ceil(q.MaxCapacity*float64(ctx.TotalSlots()) - 1e-9))
+		free = min(free, max(0, limit-q.Running))
+	}
+	return free
 }

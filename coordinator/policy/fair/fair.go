@@ -2,6 +2,7 @@ package fair
 
 import (
 	"fmt"
+	"math"
 	"sort"
 
 	"github.com/racklab/racklab/coordinator/cluster"
@@ -78,12 +79,22 @@ func (p *Policy) Skips(j engine.JobID) int {
 	return 0
 }
 
+// thresholds are the skip budgets of delay scheduling, as YARN's
+// FSAppAttempt reads its thresholds: a fraction of the cluster's nodes,
+// capped at 1; a negative one means no wait at its level (a negative node
+// threshold, none at either: the level after it is never waited for).
 func (p *Policy) thresholds(ctx *engine.Context) (node, rack int) {
 	n := float64(len(ctx.Topology().Hosts))
 	if p.cfg.NodeThreshold < 0 {
 		return 0, 0
 	}
-	return int(p.cfg.NodeThreshold * n), int(p.cfg.RackThreshold * n)
+	skips := func(t float64) int {
+		if t < 0 {
+			return 0
+		}
+		return int(math.Min(t, 1) * n)
+	}
+	return skips(p.cfg.NodeThreshold), skips(p.cfg.RackThreshold)
 }
 
 // OfferHost implements engine.HostScheduler.
@@ -94,7 +105,7 @@ func (p *Policy) OfferHost(ctx *engine.Context, h cluster.HostID) {
 	if p.cfg.YarnAM {
 		// after the offer, when the freed slot has been taken: the AM
 		// preempts only while no container is free
-		defer p.am.Preempt(ctx)
+		defer p.am.Preempt(ctx, mram.ClusterFree)
 	}
 	for ctx.FreeSlots(h) > 0 && ctx.PendingTasks() > 0 {
 		if !p.assign(ctx, h) {
@@ -142,7 +153,7 @@ func (p *Policy) assign(ctx *engine.Context, h cluster.HostID) bool {
 	tNode, tRack := p.thresholds(ctx)
 	p.order = Order(ctx, p.order)
 	for _, j := range p.order {
-		if t, ok := ctx.NextPendingShuffle(j.ID); ok && (!p.cfg.YarnAM || mram.MayStartReducer(ctx, j)) {
+		if t, ok := ctx.NextPendingShuffle(j.ID); ok && (!p.cfg.YarnAM || mram.MayStartReducer(ctx, j, mram.ClusterFree)) {
 			_, err := ctx.Launch(t, h, engine.LaunchOptions{})
 			return err == nil
 		}

@@ -41,21 +41,27 @@ func jobCounts(j *engine.Job) counts {
 	return c
 }
 
-// freeSlots is the cluster's free containers: the job's headroom.
-func freeSlots(ctx *engine.Context) int {
+// Headroom is the containers job j may still get, as the RM tells its
+// AM: the cluster's free containers, or fewer where the job's queue has
+// a maximum it is near (a capacity queue's max capacity).
+type Headroom func(ctx *engine.Context, j *engine.Job) int
+
+// ClusterFree is the headroom of a job whose queue has no maximum: the
+// cluster's free containers.
+func ClusterFree(ctx *engine.Context, _ *engine.Job) int {
 	_, running := ctx.EarlyShuffles()
 	return max(0, ctx.TotalSlots()-running)
 }
 
 // MayStartReducer reports whether job j's AM would ask for one more
-// reducer now (scheduleReduces). Once every map has a container it asks
-// for all of them.
-func MayStartReducer(ctx *engine.Context, j *engine.Job) bool {
+// reducer now (scheduleReduces), given its headroom. Once every map has a
+// container it asks for all of them.
+func MayStartReducer(ctx *engine.Context, j *engine.Job, headroom Headroom) bool {
 	c := jobCounts(j)
 	if c.mapsPending == 0 || c.maps == 0 {
 		return true
 	}
-	limit := float64(freeSlots(ctx) + j.Running)
+	limit := float64(headroom(ctx, j) + j.Running)
 	ideal := limit * math.Min(float64(c.mapsDone)/float64(c.maps), RampupLimit)
 	final := ideal
 	if wanted := float64(c.mapsPending + c.mapsRunning); limit-ideal >= wanted {
@@ -76,20 +82,22 @@ type AM struct {
 }
 
 // Preempt kills, once per Heartbeat, the reducers of every job whose maps
-// wait with none running and no container free (preemptReducesIfNeeded).
-func (a *AM) Preempt(ctx *engine.Context) {
+// wait with none running and no headroom (preemptReducesIfNeeded): with
+// a queue at its maximum, a free container elsewhere in the cluster is
+// not the job's to take.
+func (a *AM) Preempt(ctx *engine.Context, headroom Headroom) {
 	if a.started && ctx.Now() < a.last+Heartbeat {
 		return
 	}
 	a.started, a.last = true, ctx.Now()
-	free := freeSlots(ctx)
-	if free > 0 {
-		return // a map can get a container
-	}
 	for _, j := range ctx.Running() {
 		c := jobCounts(j)
 		if c.mapsPending == 0 || c.mapsRunning > 0 || c.reducesRunning == 0 {
 			continue
+		}
+		free := headroom(ctx, j)
+		if free > 0 {
+			continue // a map can get a container
 		}
 		limit := float64(free + j.Running)
 		n := int(math.Ceil(math.Min(float64(c.mapsPending), math.Max(1, PreemptionLimit*limit))))
