@@ -79,6 +79,7 @@ type AM struct {
 	// Preempted counts the reducers it killed.
 	Preempted int
 	victims   []*engine.Attempt
+	kills     []kill
 }
 
 // Preempt kills, once per Heartbeat, the reducers of every job whose maps
@@ -90,6 +91,9 @@ func (a *AM) Preempt(ctx *engine.Context, headroom Headroom) {
 		return
 	}
 	a.started, a.last = true, ctx.Now()
+	// every AM decides on the same state, the one its heartbeat saw: the
+	// containers one job's kills free are not another's headroom yet
+	a.kills = a.kills[:0]
 	for _, j := range ctx.Running() {
 		c := jobCounts(j)
 		if c.mapsPending == 0 || c.mapsRunning > 0 || c.reducesRunning == 0 {
@@ -101,8 +105,17 @@ func (a *AM) Preempt(ctx *engine.Context, headroom Headroom) {
 		}
 		limit := float64(free + j.Running)
 		n := int(math.Ceil(math.Min(float64(c.mapsPending), math.Max(1, PreemptionLimit*limit))))
-		a.killLatest(ctx, j, min(n, c.reducesRunning))
+		a.kills = append(a.kills, kill{j, min(n, c.reducesRunning)})
 	}
+	for _, k := range a.kills {
+		a.killLatest(ctx, k.job, k.n)
+	}
+}
+
+// kill is one job's preemption: n of its reducers.
+type kill struct {
+	job *engine.Job
+	n   int
 }
 
 // killLatest kills a job's n latest started reducer attempts: those that
