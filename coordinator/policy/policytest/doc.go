@@ -55,8 +55,9 @@
 //
 //	jobs [job=j]     state, queue, running, pending, done/tasks, attempts
 //	tasks [job=j]    every task's state, running attempts and output host
-//	attempts         the running attempts; with the policy's decision note
-//	                 (network=saturated reason=zero-traffic) when it gave one
+//	attempts [source=1]  the running attempts; with the policy's decision note
+//	                 (network=saturated reason=zero-traffic) when it gave one;
+//	                 source=1 also names the replica a map attempt reads
 //	queues           each queue's running slots and configuration
 //	stats            the engine's counters and rejections by reason
 //	inspect          the policy's own state, if it implements Inspector

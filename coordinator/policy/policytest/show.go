@@ -24,6 +24,8 @@ func (s *scenario) show(cmd string, a *args) (string, error) {
 	if cmd == "jobs" || cmd == "tasks" {
 		only = a.list("job")
 	}
+	// attempts source=1 also names the replica each map attempt reads
+	withSource := cmd == "attempts" && a.int("source", 0) != 0
 	if err := a.done(); err != nil {
 		return "", err
 	}
@@ -77,6 +79,9 @@ func (s *scenario) show(cmd string, a *args) (string, error) {
 				continue
 			}
 			fmt.Fprintf(&b, "a%d %s on %s locality=%s prio=%d", id, s.taskLabel(at.Task), s.hostLabel(at.Host), at.Locality, at.Priority)
+			if withSource && at.Source.Host >= 0 {
+				fmt.Fprintf(&b, " source=%s/%s", s.hostLabel(at.Source.Host), at.Source.Tier)
+			}
 			if !at.Note.IsZero() {
 				// what the policy acted on (engine.DecisionNote)
 				fmt.Fprintf(&b, " network=%s reason=%s", at.Note.Saturation, at.Note.Reason)
