@@ -76,12 +76,17 @@ func (p *Policy) rankAll(ctx *engine.Context, h cluster.HostID) {
 	for _, it := range ins {
 		j := ctx.Job(it.task.Job)
 		it.lowest = p.ordering(ctx, j) == engine.OrderFIFO && p.heads[j.Queue] != j.ID
-		// a job's key is the coflow of its most upstream stage on h, so
-		// that its tasks stay together (§2.7)
-		stage := int(it.task.Stage)
-		for _, o := range ins {
-			if o.task.Job == it.task.Job && int(o.task.Stage) < stage {
-				stage = int(o.task.Stage)
+		// a job's key is the coflow of its critical stage (§2.7
+		// [INTERPRETATION]), one key for all its tasks so that they stay
+		// together; a job with no waiting task has no critical stage:
+		// then its most upstream stage on h
+		stage := p.criticalStage(ctx, j)
+		if stage < 0 {
+			stage = int(it.task.Stage)
+			for _, o := range ins {
+				if o.task.Job == it.task.Job && int(o.task.Stage) < stage {
+					stage = int(o.task.Stage)
+				}
 			}
 		}
 		it.coflow = p.coflowSize(ctx, j, stage)
