@@ -52,7 +52,9 @@ type Config struct {
 	StarvationSeconds float64 `yaml:"starvation_s"`
 	// SlowStart is the reduce slow-start the policy asks of the run,
 	// unless the run sets one: 1, reducers only after every map
-	// (dawn.md §4.2 SW-4, §7.4).
+	// (dawn.md §4.2 SW-4, §7.4). Whatever it is, the policy itself starts
+	// a reducer only once its upstream is done (SW-4): a lower value only
+	// makes the engine count reducers pending earlier.
 	SlowStart float64 `yaml:"slow_start"`
 	// NetworkPriorities is SW6's network: "none" is the original's fair
 	// sharing, every flow in class 0; "job_fifo" is the FIFO-respecting
