@@ -31,6 +31,14 @@ type Config struct {
 	// early reducers (package mram), as fair's arg of the same name does;
 	// off by default, as the specs do not ask for it.
 	YarnAM bool `yaml:"yarn_am"`
+	// OneOffSwitch ends a node heartbeat after its first off-switch
+	// container, as Hadoop 2.7's root queue does (ParentQueue's
+	// assignContainers: "do not assign more than one container ... if
+	// we've already assigned an off-switch container"): a remote map, or
+	// a reducer, whose requests are all "*". Off by default: neither
+	// corral.md §4.1 nor trident.md §4.2 states it, and every campaign's
+	// Yarn-CS fills a heartbeat's free slots.
+	OneOffSwitch bool `yaml:"one_off_switch_per_heartbeat"`
 }
 
 // DefaultConfig is the Corral spec's configuration.
@@ -77,7 +85,8 @@ func (p *Policy) OfferHost(ctx *engine.Context, h cluster.HostID) {
 		defer p.am.Preempt(ctx, queueHeadroom)
 	}
 	for ctx.FreeSlots(h) > 0 && ctx.PendingTasks() > 0 {
-		if !p.assign(ctx, h) {
+		launched, offSwitch := p.assign(ctx, h)
+		if !launched || offSwitch && p.cfg.OneOffSwitch {
 			return
 		}
 	}
@@ -101,7 +110,9 @@ func guarantee(qs []engine.Queue, i int) float64 {
 	return math.Max(1-set, 0) / float64(unset)
 }
 
-func (p *Policy) assign(ctx *engine.Context, h cluster.HostID) bool {
+// assign launches one container's task on h, if any job takes it, and
+// says whether it was an off-switch one (a reducer, or a remote map).
+func (p *Policy) assign(ctx *engine.Context, h cluster.HostID) (launched, offSwitch bool) {
 	qs := ctx.Queues()
 	slots := float64(ctx.TotalSlots())
 	p.queues = p.queues[:0]
@@ -133,19 +144,19 @@ func (p *Policy) assign(ctx *engine.Context, h cluster.HostID) bool {
 		for _, j := range p.jobs {
 			if t, ok := ctx.NextPendingShuffle(j.ID); ok && (!p.cfg.YarnAM || mram.MayStartReducer(ctx, j, queueHeadroom)) {
 				_, err := ctx.Launch(t, h, engine.LaunchOptions{})
-				return err == nil
+				return err == nil, true
 			}
 			grant := p.gate.Offer(ctx, j.ID)
 			if t, level, ok := ctx.PickMap(j.ID, h, grant.Level); ok {
 				if _, err := ctx.Launch(t, h, engine.LaunchOptions{}); err != nil {
-					return false
+					return false, false
 				}
 				p.gate.Launched(j.ID, grant, level)
-				return true
+				return true, level == engine.Remote
 			}
 		}
 	}
-	return false
+	return false, false
 }
 
 // queueHeadroom is a job's headroom as YARN's capacity scheduler gives
