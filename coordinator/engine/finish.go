@@ -285,6 +285,12 @@ func (e *Engine) jobRecord(j *Job) JobRecord {
 
 // inputBytes is what a job's maps read from datasets, known from the
 // start: the blocks of its map stages with dataset input.
+// Progress is a number that changes when the job's counts of done and
+// waiting tasks do: when a task is released, launched or finished, or
+// goes back to waiting. A policy that caches what it derives from the
+// job's tasks (Context.ExpectedStageOutput) keys the cache on it.
+func (j *Job) Progress() int { return j.TasksDone*(j.Tasks+1) + j.Pending }
+
 func (j *Job) inputBytes() int64 {
 	var n int64
 	for _, st := range j.Stages {

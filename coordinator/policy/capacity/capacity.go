@@ -117,7 +117,7 @@ func (p *Policy) assign(ctx *engine.Context, h cluster.HostID) (launched, offSwi
 	slots := float64(ctx.TotalSlots())
 	p.queues = p.queues[:0]
 	for i := range qs {
-		if qs[i].MaxCapacity > 0 && float64(qs[i].Running) >= qs[i].MaxCapacity*slots {
+		if most, ok := maxContainers(qs[i], ctx.TotalSlots()); ok && qs[i].Running >= most {
 			continue // at its elastic limit
 		}
 		p.queues = append(p.queues, i)
@@ -165,10 +165,18 @@ func (p *Policy) assign(ctx *engine.Context, h cluster.HostID) (launched, offSwi
 func queueHeadroom(ctx *engine.Context, j *engine.Job) int {
 	free := mram.ClusterFree(ctx, j)
 	q := ctx.Queues()[j.Queue]
-	if q.MaxCapacity > 0 {
-		// assign lets the queue run while Running < MaxCapacity·slots
-		limit := int(math.Ceil(q.MaxCapacity*float64(ctx.TotalSlots()) - 1e-9))
-		free = min(free, max(0, limit-q.Running))
+	if most, ok := maxContainers(q, ctx.TotalSlots()); ok {
+		free = min(free, max(0, most-q.Running))
 	}
 	return free
+}
+
+// maxContainers is the most a queue with a max capacity may hold: it
+// may take another container while it holds fewer than MaxCapacity of
+// the slots. ok is false for a queue with no maximum.
+func maxContainers(q engine.Queue, slots int) (int, bool) {
+	if q.MaxCapacity <= 0 {
+		return 0, false
+	}
+	return int(math.Ceil(q.MaxCapacity * float64(slots))), true
 }

@@ -340,7 +340,7 @@ func (p *Policy) upstream(ctx *engine.Context, j *engine.Job, stage int) *stageO
 	}
 	// found again when one of the job's tasks has launched, ended or been
 	// released since: an upstream's expected output moves with any of them
-	stamp := j.TasksDone*(j.Tasks+1) + j.Pending
+	stamp := j.Progress()
 	k := stageKey{j.ID, stage}
 	if o := p.outs[k]; o != nil && o.stamp == stamp {
 		return o

@@ -626,7 +626,7 @@ func (p *Policy) info(ctx *engine.Context, j *engine.Job, stage int) *stageInfo 
 // tasks has launched, ended or been released since.
 func (p *Policy) upstreamOutput(ctx *engine.Context, j *engine.Job, stage int) float64 {
 	si := p.info(ctx, j, stage)
-	stamp := j.TasksDone*(j.Tasks+1) + j.Pending
+	stamp := j.Progress()
 	k := stageKey{j.ID, stage}
 	if e, ok := p.coflows[k]; ok && e.stamp == stamp {
 		return e.bytes

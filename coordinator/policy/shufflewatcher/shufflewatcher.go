@@ -483,7 +483,11 @@ func (p *Policy) HostLost(ctx *engine.Context, h cluster.HostID) {
 		if !s.planned || ctx.Job(engine.JobID(i)).State != engine.JobRunning {
 			continue
 		}
-		if !slices.ContainsFunc(racksOf(s.mapRacks), func(r int) bool { return rackLive(ctx, r) }) {
+		live := false
+		for r, ok := range s.mapRacks {
+			live = live || ok && rackLive(ctx, r)
+		}
+		if !live {
 			s.mapRacks = p.planMapRacks(ctx, ctx.Job(engine.JobID(i)))
 		}
 		for stage, q := range s.quota {
@@ -497,17 +501,6 @@ func (p *Policy) HostLost(ctx *engine.Context, h cluster.HostID) {
 			}
 		}
 	}
-}
-
-// racksOf lists the racks set in a per-rack mask.
-func racksOf(mask []bool) []int {
-	var rs []int
-	for r, ok := range mask {
-		if ok {
-			rs = append(rs, r)
-		}
-	}
-	return rs
 }
 
 // NetworkMeasured implements engine.NetworkMeasuredHook: SW2's EMA of
