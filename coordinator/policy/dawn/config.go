@@ -1,6 +1,10 @@
 package dawn
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/racklab/racklab/coordinator/policy/internal/netmon"
+)
 
 // Config is Dawn's parameters (§2.9) and the ambiguity register's choices
 // (§2.11); the yaml tags name them as a campaign's policy args.
@@ -20,6 +24,11 @@ type Config struct {
 	// SaturationScope is rack (the bit of the rack receiving the task),
 	// global (any rack's bit) or aggregate (all racks' load together).
 	SaturationScope string `yaml:"saturation_scope"`
+	// MonitorWindow is W, the seconds over which a rack's load is
+	// averaged (§2.4, §2.9: 2 s): the driver's measurements, each over
+	// its own shorter window, weighted by their overlap with the last W
+	// seconds. 0 takes the driver's latest measurement alone.
+	MonitorWindow float64 `yaml:"monitor_window"`
 	// Variant is the selection variant of §2.5: C (rack-cost), A (prose)
 	// or B (pseudo-code).
 	Variant string `yaml:"variant"`
@@ -36,7 +45,7 @@ type Config struct {
 
 // DefaultConfig is the spec's configuration (§2.9).
 func DefaultConfig() Config {
-	return Config{LookAhead: 2, SaturationThreshold: 0.8, SaturationScope: "rack", Variant: "C"}
+	return Config{LookAhead: 2, SaturationThreshold: 0.8, SaturationScope: "rack", MonitorWindow: netmon.DefaultWindow, Variant: "C"}
 }
 
 // Validate checks the args after decoding.
@@ -50,6 +59,8 @@ func (c Config) Validate() error {
 		return fmt.Errorf("saturation_threshold %g: want > 0", c.SaturationThreshold)
 	case c.SaturationScope != "rack" && c.SaturationScope != "global" && c.SaturationScope != "aggregate":
 		return fmt.Errorf("saturation_scope %q: want rack, global or aggregate", c.SaturationScope)
+	case netmon.Validate(c.MonitorWindow) != nil:
+		return netmon.Validate(c.MonitorWindow)
 	case c.Variant != "A" && c.Variant != "B" && c.Variant != "C":
 		return fmt.Errorf("variant %q: want A, B or C", c.Variant)
 	case c.Epsilon < 0:

@@ -8,6 +8,7 @@ import (
 	"github.com/racklab/racklab/coordinator/cluster"
 	"github.com/racklab/racklab/coordinator/engine"
 	"github.com/racklab/racklab/coordinator/policy/fair"
+	"github.com/racklab/racklab/coordinator/policy/internal/netmon"
 	"github.com/racklab/racklab/coordinator/workload"
 )
 
@@ -20,6 +21,7 @@ type Policy struct {
 	finished int       // jobs finished so far (Algorithm 2's New)
 	// Balanced counts Algorithm 3's additions (Fig. 15).
 	Balanced int
+	mon      netmon.Monitor // §2.4's window over the driver's measurements
 
 	// scratch, reused across calls
 	active []*engine.Job
@@ -60,7 +62,9 @@ const (
 var Reasons = []string{ReasonAggregate, ReasonZeroTraffic, ReasonBalance, ReasonStarved, ReasonUnaware}
 
 // New returns a Dawn scheduler.
-func New(cfg Config) *Policy { return &Policy{cfg: cfg} }
+func New(cfg Config) *Policy {
+	return &Policy{cfg: cfg, mon: netmon.Monitor{Window: cfg.MonitorWindow}}
+}
 
 // Config is the configuration the policy runs with.
 func (p *Policy) Config() Config { return p.cfg }
@@ -75,6 +79,10 @@ func (*Policy) Configure(cfg *engine.Config) { cfg.SlowStart = 1 }
 // JobFinished implements engine.JobFinishedHook: a finished job may move
 // its siblings' dep_reduce (Algorithm 2 lines 13–16).
 func (p *Policy) JobFinished(_ *engine.Context, _ engine.JobID) { p.finished++ }
+
+// NetworkMeasured implements engine.NetworkMeasuredHook: the monitor
+// keeps every measurement of the last W seconds (§2.4).
+func (p *Policy) NetworkMeasured(ctx *engine.Context) { p.mon.Add(ctx.Now(), ctx.Network()) }
 
 // HostLost implements engine.HostLostHook (§2.8): a lost host takes map
 // outputs and input replicas with it, so every planned stage is planned
@@ -239,17 +247,18 @@ func (p *Policy) add(pl *jobPlan, i cluster.RackID) {
 	p.Balanced++
 }
 
-// saturated is NetworkSaturated(i) in the configured scope (§2.4): a
-// rack's load is the larger of its uplink and downlink loads.
+// saturated is NetworkSaturated(i) in the configured scope (§2.4), on
+// the loads averaged over the monitor's window: a rack's load is the
+// larger of its uplink and downlink loads.
 func (p *Policy) saturated(ctx *engine.Context, i cluster.RackID) bool {
-	n := ctx.Network()
+	upLoad, downLoad := p.mon.Loads(ctx.Now(), ctx.Network())
 	load := func(r int) float64 {
 		var u, d float64
-		if r < len(n.UplinkLoad) {
-			u = n.UplinkLoad[r]
+		if r < len(upLoad) {
+			u = upLoad[r]
 		}
-		if r < len(n.DownlinkLoad) {
-			d = n.DownlinkLoad[r]
+		if r < len(downLoad) {
+			d = downLoad[r]
 		}
 		return max(u, d)
 	}
@@ -266,11 +275,11 @@ func (p *Policy) saturated(ctx *engine.Context, i cluster.RackID) bool {
 		var sum float64
 		nr := len(ctx.Topology().Racks)
 		for r := 0; r < nr; r++ {
-			if r < len(n.UplinkLoad) {
-				sum += n.UplinkLoad[r]
+			if r < len(upLoad) {
+				sum += upLoad[r]
 			}
-			if r < len(n.DownlinkLoad) {
-				sum += n.DownlinkLoad[r]
+			if r < len(downLoad) {
+				sum += downLoad[r]
 			}
 		}
 		return sum >= θ*2*float64(nr)

@@ -9,6 +9,7 @@ import (
 	"github.com/racklab/racklab/coordinator/cluster"
 	"github.com/racklab/racklab/coordinator/engine"
 	"github.com/racklab/racklab/coordinator/policy/fair"
+	"github.com/racklab/racklab/coordinator/policy/internal/netmon"
 	"github.com/racklab/racklab/coordinator/policy/netprio"
 	"github.com/racklab/racklab/coordinator/workload"
 )
@@ -42,6 +43,10 @@ type Config struct {
 	// §4.2 SW-3: "same monitor and θ as Dawn"); pushbox.md §4.3 SW2 uses
 	// 0.9 (sweep 0.75–1.0).
 	Threshold float64 `yaml:"threshold"`
+	// MonitorWindow is W, the seconds over which network=rack and global
+	// average a rack's load (dawn.md §4.2 SW-3: "same monitor and θ as
+	// Dawn", §2.4: 2 s); 0 takes the driver's latest measurement alone.
+	MonitorWindow float64 `yaml:"monitor_window"`
 	// Order is the job order SW-3 walks: "fair" is the fair-share order
 	// (dawn.md §4.2 SW-3, F-2..F-5); "fifo" is submission order (corral.md
 	// §4.2 "FIFO across jobs"; pushbox.md §4.5's FIFO-respecting version).
@@ -108,7 +113,7 @@ type Config struct {
 
 // DefaultConfig is dawn.md §4.2's ShuffleWatcher.
 func DefaultConfig() Config {
-	return Config{MapRacks: "cost", ReduceRacks: "proportional", Network: "rack", Order: "fair", StarvationSeconds: 30, SlowStart: 1,
+	return Config{MapRacks: "cost", ReduceRacks: "proportional", Network: "rack", Order: "fair", StarvationSeconds: 30, SlowStart: 1, MonitorWindow: netmon.DefaultWindow,
 		NetworkPriorities: netprio.None, Classes: netprio.DefaultClasses, Pick: "kind",
 		MapHosts: "any", ReduceHosts: "any", RxEMAAlpha: 0.3}
 }
@@ -162,6 +167,9 @@ func (c Config) Validate() error {
 	if !(c.SlowStart >= 0 && c.SlowStart <= 1) {
 		return fmt.Errorf("shufflewatcher: slow_start %g is outside [0,1]", c.SlowStart)
 	}
+	if err := netmon.Validate(c.MonitorWindow); err != nil {
+		return fmt.Errorf("shufflewatcher: %w", err)
+	}
 	return nil
 }
 
@@ -214,6 +222,8 @@ type Policy struct {
 	// whether a measurement has come in
 	rxUtil []float64
 	rxSeen bool
+	// mon averages the rack links' loads over monitor_window (SW-3)
+	mon netmon.Monitor
 }
 
 // The reasons ShuffleWatcher gives for a launch in its decision note
@@ -240,7 +250,7 @@ type stamp struct {
 // New returns ShuffleWatcher with the given args.
 func New(cfg Config) *Policy {
 	return &Policy{cfg: cfg, charged: map[engine.AttemptID]cluster.RackID{},
-		net: netprio.FIFO{Mode: cfg.NetworkPriorities, Classes: cfg.Classes}}
+		net: netprio.FIFO{Mode: cfg.NetworkPriorities, Classes: cfg.Classes}, mon: netmon.Monitor{Window: cfg.MonitorWindow}}
 }
 
 // Name implements engine.Policy.
@@ -507,6 +517,9 @@ func (p *Policy) HostLost(ctx *engine.Context, h cluster.HostID) {
 // each host's NIC receive utilisation takes in every measurement; the
 // first one starts it.
 func (p *Policy) NetworkMeasured(ctx *engine.Context) {
+	if p.cfg.Network == "rack" || p.cfg.Network == "global" {
+		p.mon.Add(ctx.Now(), ctx.Network())
+	}
 	if p.cfg.Network != "host" {
 		return
 	}
@@ -616,9 +629,9 @@ func (p *Policy) saturated(ctx *engine.Context, h cluster.HostID) bool {
 		theta = n.SaturationThreshold
 	}
 	topo := ctx.Topology()
+	up, down := p.mon.Loads(ctx.Now(), n)
 	rackSat := func(r cluster.RackID) bool {
-		return int(r) < len(n.UplinkLoad) && int(r) < len(n.DownlinkLoad) &&
-			math.Max(n.UplinkLoad[r], n.DownlinkLoad[r]) >= theta
+		return int(r) < len(up) && int(r) < len(down) && math.Max(up[r], down[r]) >= theta
 	}
 	switch p.cfg.Network {
 	case "rack":
