@@ -77,6 +77,11 @@ func (c *Context) Task(t TaskRef) *Task {
 	return &j.Stages[t.Stage].Tasks[t.Index]
 }
 
+// TierMoves counts the replica tier changes so far (the memory tier's
+// uploads and demotions, a policy's moves): a policy that caches where
+// replicas are, by tier, rebuilds its cache when the count has changed.
+func (c *Context) TierMoves() int64 { return c.e.tierMoves }
+
 // Replicas returns the live replicas of a map task's input block.
 func (c *Context) Replicas(t TaskRef) []workload.Replica {
 	return c.e.liveReplicas(c.e.jobs[t.Job].Stages[t.Stage], t.Index)

@@ -209,6 +209,9 @@ func runLRU(t *testing.T, sc lruScenario) []TierMove {
 			}
 		}
 		moves = append(moves, rd.TierMoves...)
+		if got := e.ctx.TierMoves(); got != int64(len(moves)) {
+			t.Fatalf("at %g: TierMoves %d, the driver got %d moves", step.at, got, len(moves))
+		}
 		if got := modelOf(e.Datasets()); !reflect.DeepEqual(got, model) {
 			t.Fatalf("at %g: replicas %v, the moves say %v (a replica dropped or moved without a TierMove)", step.at, got, model)
 		}

@@ -162,11 +162,13 @@ type Engine struct {
 	policy   Policy
 	rng      *rand.Rand
 	offerRng *rand.Rand
-	offering SlotKind // the pool of the offer under way
-	anySplit bool     // some host has map and reduce pools of its own
-	now      Time
-	ctx      Context
-	network  NetworkStatus
+	// tierMoves counts the replica tier changes so far (TierMoves)
+	tierMoves int64
+	offering  SlotKind // the pool of the offer under way
+	anySplit  bool     // some host has map and reduce pools of its own
+	now       Time
+	ctx       Context
+	network   NetworkStatus
 
 	datasets *workload.Datasets // placed: the engine's own copy
 	// readers lists, per dataset, the map stages that read it, and

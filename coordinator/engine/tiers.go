@@ -47,6 +47,7 @@ func (e *Engine) setReplicaTier(dataset string, block int, h cluster.HostID, to 
 	b.Replicas = slices.Clone(b.Replicas)
 	b.Replicas[ri].Tier = to // every reader's st.blocks is d.Blocks now
 	e.ready.TierMoves = append(e.ready.TierMoves, TierMove{Dataset: dataset, Block: block, Host: h, From: from, To: to})
+	e.tierMoves++
 	return nil
 }
 
@@ -97,5 +98,6 @@ func (e *Engine) setOutputTier(a *Attempt, h cluster.HostID, to cluster.TierKind
 		}
 	}
 	e.ready.TierMoves = append(e.ready.TierMoves, TierMove{Attempt: a.ID, Host: h, From: from, To: to})
+	e.tierMoves++
 	return nil
 }

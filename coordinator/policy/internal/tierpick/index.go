@@ -50,11 +50,12 @@ type Index struct {
 	byBest [cluster.HDD + 1]list // maps with a replica, by their fastest tier
 	noPref list                  // maps without a live replica
 	all    list                  // maps with a replica
+	moves  int64                 // the engine's TierMoves when built
 }
 
 // Build indexes job j's pending maps and their live replicas now.
 func Build(ctx *engine.Context, j engine.JobID) *Index {
-	x := &Index{byHost: make(map[cluster.HostID]*list), byRack: make(map[cluster.RackID]*list)}
+	x := &Index{byHost: make(map[cluster.HostID]*list), byRack: make(map[cluster.RackID]*list), moves: ctx.TierMoves()}
 	topo := ctx.Topology()
 	job := ctx.Job(j)
 	var refs []engine.TaskRef
@@ -151,10 +152,13 @@ func (x *Index) FirstInRack(ctx *engine.Context, r cluster.RackID) (Entry, bool)
 func (x *Index) FirstAny(ctx *engine.Context) (Entry, bool) { return x.all.first(ctx) }
 
 // Indexes keeps one Index a running job, built at the job's first
-// question. An Index sees a map leave the pending state, never come back
-// to it, nor a replica vanish: a policy drops a job's Index when one of
-// its map attempts ends without success (AttemptEnded), and every Index
-// when a host is lost (its replicas die, maps rerun).
+// question, and again at a question after a replica changed tier (the
+// memory tier's LRU demoted or uploaded one: trident.md §3.2, the scores
+// refreshed before the next decision). An Index sees a map leave the
+// pending state, never come back to it, nor a replica vanish: a policy
+// drops a job's Index when one of its map attempts ends without success
+// (AttemptEnded), and every Index when a host is lost (its replicas die,
+// maps rerun).
 type Indexes struct {
 	jobs map[engine.JobID]*Index
 }
@@ -165,7 +169,7 @@ func (s *Indexes) Get(ctx *engine.Context, j engine.JobID) *Index {
 		s.jobs = make(map[engine.JobID]*Index)
 	}
 	x := s.jobs[j]
-	if x == nil {
+	if x == nil || x.moves != ctx.TierMoves() {
 		x = Build(ctx, j)
 		s.jobs[j] = x
 	}
