@@ -47,7 +47,7 @@ func TestPolicyEntriesAreNamesOrMappings(t *testing.T) {
 func TestBadPolicyEntriesNameTheirLine(t *testing.T) {
 	cases := map[string]struct{ policies, want string }{
 		"unknown arg": {"    policies:\n      - fifo\n      - name: fair\n        args:\n          rack_threshold: 2\n          node_treshold: 1\n",
-			`c.yaml:11: runs[0] policies[1] args: policy fair: unknown arg "node_treshold" (known: node_threshold, rack_threshold, slow_start, yarn_am)`},
+			`c.yaml:11: runs[0] policies[1] args: policy fair: unknown arg "node_treshold" (known: classes, network_priorities, node_threshold, rack_threshold, slow_start, yarn_am)`},
 		"ill-typed arg": {"    policies:\n      - name: fair\n        args: {node_threshold: high}\n",
 			`c.yaml:8: runs[0] policies[0] args: policy fair: arg node_threshold: want a number, got "high"`},
 		"empty arg": {"    policies:\n      - name: fair\n        args:\n          node_threshold:\n",

@@ -49,7 +49,7 @@ func TestEveryPolicyBuildsWithDefaults(t *testing.T) {
 func TestDeclaredArgs(t *testing.T) {
 	want := map[string][]string{
 		"fifo":         {"classes", "network_priorities"},
-		"fair":         {"node_threshold", "rack_threshold", "slow_start", "yarn_am"},
+		"fair":         {"classes", "network_priorities", "node_threshold", "rack_threshold", "slow_start", "yarn_am"},
 		"capacity":     {"node_locality_delay", "off_switch_locations", "one_off_switch_per_heartbeat", "yarn_am"},
 		"sparkdefault": {"locality_wait", "order"},
 	}
@@ -65,9 +65,20 @@ func TestDeclaredArgs(t *testing.T) {
 	f, _ := policy.Lookup("fair")
 	defaults := map[string]float64{"node_threshold": 1, "rack_threshold": 1, "slow_start": 0}
 	for _, a := range f.Args() {
-		if a.Name == "yarn_am" {
+		switch a.Name {
+		case "yarn_am":
 			if a.Type != "boolean" || a.Default != false {
 				t.Errorf("fair arg yarn_am: type %s, default %v; want boolean, false", a.Type, a.Default)
+			}
+			continue
+		case "network_priorities":
+			if a.Type != "string" || a.Default != "none" {
+				t.Errorf("fair arg network_priorities: type %s, default %v; want string, none", a.Type, a.Default)
+			}
+			continue
+		case "classes":
+			if a.Type != "integer" || a.Default != 4 {
+				t.Errorf("fair arg classes: type %s, default %v; want integer, 4", a.Type, a.Default)
 			}
 			continue
 		}
@@ -84,7 +95,7 @@ func TestArgsReachTheConfig(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := p.(*fair.Policy).Config()
-	if want := (fair.Config{NodeThreshold: -1, RackThreshold: 1}); got != want {
+	if want := (fair.Config{NodeThreshold: -1, RackThreshold: 1, NetworkPriorities: "none", Classes: 4}); got != want {
 		t.Errorf("fair config %+v, want %+v", got, want)
 	}
 	p, err = policy.Build(policy.Spec{Name: "capacity", Args: map[string]any{"node_locality_delay": 7.0}})
@@ -102,7 +113,7 @@ func TestBadArgsNameThePolicyAndTheArg(t *testing.T) {
 		want string
 	}{
 		{policy.Spec{Name: "fair", Args: map[string]any{"node_treshold": 1}},
-			`policy fair: unknown arg "node_treshold" (known: node_threshold, rack_threshold, slow_start, yarn_am)`},
+			`policy fair: unknown arg "node_treshold" (known: classes, network_priorities, node_threshold, rack_threshold, slow_start, yarn_am)`},
 		{policy.Spec{Name: "fair", Args: map[string]any{"node_threshold": "high"}},
 			`policy fair: arg node_threshold: want a number, got "high"`},
 		{policy.Spec{Name: "fair", Args: map[string]any{"rack_threshold": true}},

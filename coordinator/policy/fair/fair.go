@@ -8,6 +8,7 @@ import (
 	"github.com/racklab/racklab/coordinator/cluster"
 	"github.com/racklab/racklab/coordinator/engine"
 	"github.com/racklab/racklab/coordinator/policy/internal/mram"
+	"github.com/racklab/racklab/coordinator/policy/netprio"
 )
 
 // Config holds the Fair Scheduler's knobs; the yaml tags name them as
@@ -32,10 +33,19 @@ type Config struct {
 	// hold them to the end of the run waiting for maps that never get a
 	// container, which YARN would have preempted.
 	YarnAM bool `yaml:"yarn_am"`
+	// NetworkPriorities is "none" (every flow in one class: the network
+	// shares by flow, pushbox.md §4.1's Hadoop) or "job_fifo" (§4.2's
+	// Hadoop(FIFO): "Hadoop as above", delay scheduling included, with
+	// the earliest submitted running job's flows first).
+	NetworkPriorities string `yaml:"network_priorities"`
+	// Classes is the number of job classes under job_fifo (4, PushBox's).
+	Classes int `yaml:"classes"`
 }
 
 // DefaultConfig is the spec's configuration: both thresholds 1.0.
-func DefaultConfig() Config { return Config{NodeThreshold: 1, RackThreshold: 1} }
+func DefaultConfig() Config {
+	return Config{NodeThreshold: 1, RackThreshold: 1, NetworkPriorities: netprio.None, Classes: netprio.DefaultClasses}
+}
 
 // Policy is the Fair Scheduler.
 type Policy struct {
@@ -43,6 +53,7 @@ type Policy struct {
 	skips []int // per job
 	order []*engine.Job
 	am    mram.AM
+	net   netprio.FIFO
 }
 
 // Validate checks the args' values.
@@ -50,7 +61,7 @@ func (c Config) Validate() error {
 	if !(c.SlowStart >= 0 && c.SlowStart <= 1) {
 		return fmt.Errorf("fair: slow_start %g is outside [0,1]", c.SlowStart)
 	}
-	return nil
+	return netprio.Validate("fair", c.NetworkPriorities, c.Classes)
 }
 
 // Configure asks for the configured slow-start, if any, unless the run
@@ -62,7 +73,12 @@ func (p *Policy) Configure(cfg *engine.Config) {
 }
 
 // New returns a Fair Scheduler.
-func New(cfg Config) *Policy { return &Policy{cfg: cfg} }
+func New(cfg Config) *Policy {
+	return &Policy{cfg: cfg, net: netprio.FIFO{Mode: cfg.NetworkPriorities, Classes: cfg.Classes}}
+}
+
+// JobFinished moves the later jobs' flows up a class under job_fifo.
+func (p *Policy) JobFinished(ctx *engine.Context, _ engine.JobID) { p.net.Remark(ctx) }
 
 // Config is the configuration the policy runs with.
 func (p *Policy) Config() Config { return p.cfg }
@@ -153,8 +169,9 @@ func (p *Policy) assign(ctx *engine.Context, h cluster.HostID) bool {
 	tNode, tRack := p.thresholds(ctx)
 	p.order = Order(ctx, p.order)
 	for _, j := range p.order {
+		opt := engine.LaunchOptions{Priority: p.net.Class(ctx, j.ID)}
 		if t, ok := ctx.NextPendingShuffle(j.ID); ok && (!p.cfg.YarnAM || mram.MayStartReducer(ctx, j, mram.ClusterFree)) {
-			_, err := ctx.Launch(t, h, engine.LaunchOptions{})
+			_, err := ctx.Launch(t, h, opt)
 			return err == nil
 		}
 		allowed := engine.NodeLocal
@@ -165,7 +182,7 @@ func (p *Policy) assign(ctx *engine.Context, h cluster.HostID) bool {
 			allowed = engine.RackLocal
 		}
 		if t, level, ok := ctx.PickMap(j.ID, h, allowed); ok {
-			if _, err := ctx.Launch(t, h, engine.LaunchOptions{}); err != nil {
+			if _, err := ctx.Launch(t, h, opt); err != nil {
 				return false
 			}
 			if level == engine.NodeLocal {
