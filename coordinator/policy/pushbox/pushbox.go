@@ -52,7 +52,6 @@ type Policy struct {
 type hostState struct {
 	inputs []*inputTask // remote input-phase tasks, in placement order
 	bhat   float64      // B̂: EMA of the measured receive rate, bytes/s
-	seen   int64        // network measurements taken into bhat
 }
 
 // inputTask is a task the policy placed with a network input phase that
@@ -396,17 +395,21 @@ func (p *Policy) dataTransferTime(ctx *engine.Context, h cluster.HostID) float64
 	return rem / p.bandwidth(ctx, h)
 }
 
-// bandwidth is B̂_h, with each new measurement of the host's receive rate
-// taken in while it has input-phase tasks (§1.6).
-func (p *Policy) bandwidth(ctx *engine.Context, h cluster.HostID) float64 {
-	hs := &p.hosts[h]
+// NetworkMeasured implements engine.NetworkMeasuredHook: every
+// measurement of a host's receive rate enters its B̂ while the host has
+// input-phase tasks (§1.6), not only the last one before a decision.
+func (p *Policy) NetworkMeasured(ctx *engine.Context) {
 	n := ctx.Network()
-	if n.Measurements > hs.seen {
-		hs.seen = n.Measurements
-		if len(hs.inputs) > 0 && int(h) < len(n.HostRxBps) {
+	for h := range p.hosts {
+		if hs := &p.hosts[h]; len(hs.inputs) > 0 && h < len(n.HostRxBps) {
 			hs.bhat = p.cfg.EMAAlpha*n.HostRxBps[h] + (1-p.cfg.EMAAlpha)*hs.bhat
 		}
 	}
+}
+
+// bandwidth is B̂_h, or the NIC's rate while B̂_h is 0 (§1.6).
+func (p *Policy) bandwidth(ctx *engine.Context, h cluster.HostID) float64 {
+	hs := &p.hosts[h]
 	if !(hs.bhat > 0) {
 		return ctx.Topology().Hosts[h].NICBps
 	}
