@@ -46,7 +46,9 @@ func decisionFixture(b *testing.B, name string) *engine.Engine {
 	// free one slot per host
 	freed := map[cluster.HostID]bool{}
 	for _, a := range rd.Launches {
-		if !freed[a.Host] {
+		// a duplicating policy (KMN, Shadow) may kill an attempt it
+		// launched in the same round: only a running one can end
+		if a.Outcome == engine.AttemptRunning && !freed[a.Host] {
 			freed[a.Host] = true
 			if err := e.AttemptSucceeded(a.ID, nil); err != nil {
 				b.Fatal(err)
@@ -77,6 +79,9 @@ func BenchmarkDecision600Hosts(b *testing.B) {
 				rd := e.Ready()
 				for _, a := range rd.Launches {
 					decisions++
+					if a.Outcome != engine.AttemptRunning {
+						continue // killed in the same offer (as above)
+					}
 					if err := e.AttemptSucceeded(a.ID, nil); err != nil {
 						b.Fatal(err)
 					}
