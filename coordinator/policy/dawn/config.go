@@ -59,8 +59,6 @@ func (c Config) Validate() error {
 		return fmt.Errorf("saturation_threshold %g: want > 0", c.SaturationThreshold)
 	case c.SaturationScope != "rack" && c.SaturationScope != "global" && c.SaturationScope != "aggregate":
 		return fmt.Errorf("saturation_scope %q: want rack, global or aggregate", c.SaturationScope)
-	case netmon.Validate(c.MonitorWindow) != nil:
-		return netmon.Validate(c.MonitorWindow)
 	case c.Variant != "A" && c.Variant != "B" && c.Variant != "C":
 		return fmt.Errorf("variant %q: want A, B or C", c.Variant)
 	case c.Epsilon < 0:
@@ -68,5 +66,5 @@ func (c Config) Validate() error {
 	case c.StarveAfter < 0:
 		return fmt.Errorf("starve_after %g: want >= 0", c.StarveAfter)
 	}
-	return nil
+	return netmon.Validate(c.MonitorWindow)
 }

@@ -252,16 +252,7 @@ func (p *Policy) add(pl *jobPlan, i cluster.RackID) {
 // larger of its uplink and downlink loads.
 func (p *Policy) saturated(ctx *engine.Context, i cluster.RackID) bool {
 	upLoad, downLoad := p.mon.Loads(ctx.Now(), ctx.Network())
-	load := func(r int) float64 {
-		var u, d float64
-		if r < len(upLoad) {
-			u = upLoad[r]
-		}
-		if r < len(downLoad) {
-			d = downLoad[r]
-		}
-		return max(u, d)
-	}
+	load := func(r int) float64 { return netmon.RackLoad(upLoad, downLoad, r) }
 	θ := p.cfg.SaturationThreshold
 	switch p.cfg.SaturationScope {
 	case "global":

@@ -165,13 +165,18 @@ func Order(ctx *engine.Context, buf []*engine.Job) []*engine.Job {
 	return buf
 }
 
+// launchOptions is a launch's job-FIFO class, asked only of the job that
+// launches: under job_fifo a class costs a pass over the running jobs.
+func (p *Policy) launchOptions(ctx *engine.Context, j engine.JobID) engine.LaunchOptions {
+	return engine.LaunchOptions{Priority: p.net.Class(ctx, j)}
+}
+
 func (p *Policy) assign(ctx *engine.Context, h cluster.HostID) bool {
 	tNode, tRack := p.thresholds(ctx)
 	p.order = Order(ctx, p.order)
 	for _, j := range p.order {
-		opt := engine.LaunchOptions{Priority: p.net.Class(ctx, j.ID)}
 		if t, ok := ctx.NextPendingShuffle(j.ID); ok && (!p.cfg.YarnAM || mram.MayStartReducer(ctx, j, mram.ClusterFree)) {
-			_, err := ctx.Launch(t, h, opt)
+			_, err := ctx.Launch(t, h, p.launchOptions(ctx, j.ID))
 			return err == nil
 		}
 		allowed := engine.NodeLocal
@@ -182,7 +187,7 @@ func (p *Policy) assign(ctx *engine.Context, h cluster.HostID) bool {
 			allowed = engine.RackLocal
 		}
 		if t, level, ok := ctx.PickMap(j.ID, h, allowed); ok {
-			if _, err := ctx.Launch(t, h, opt); err != nil {
+			if _, err := ctx.Launch(t, h, p.launchOptions(ctx, j.ID)); err != nil {
 				return false
 			}
 			if level == engine.NodeLocal {

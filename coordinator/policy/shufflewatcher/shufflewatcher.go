@@ -630,9 +630,7 @@ func (p *Policy) saturated(ctx *engine.Context, h cluster.HostID) bool {
 	}
 	topo := ctx.Topology()
 	up, down := p.mon.Loads(ctx.Now(), n)
-	rackSat := func(r cluster.RackID) bool {
-		return int(r) < len(up) && int(r) < len(down) && math.Max(up[r], down[r]) >= theta
-	}
+	rackSat := func(r cluster.RackID) bool { return netmon.RackLoad(up, down, int(r)) >= theta }
 	switch p.cfg.Network {
 	case "rack":
 		return rackSat(topo.RackOf(h))

@@ -105,3 +105,16 @@ func Validate(window float64) error {
 	}
 	return nil
 }
+
+// RackLoad is rack r's load as §2.4 reads it, the larger of its uplink
+// and downlink loads (0 for a rack the slices do not cover).
+func RackLoad(up, down []float64, r int) float64 {
+	var u, d float64
+	if r < len(up) {
+		u = up[r]
+	}
+	if r < len(down) {
+		d = down[r]
+	}
+	return max(u, d)
+}
