@@ -146,7 +146,7 @@ func (e *Engine) checkReleases(j *Job) {
 		for _, u := range st.upstream {
 			us := j.Stages[u]
 			need := int(math.Ceil(e.cfg.SlowStart * float64(len(us.Tasks))))
-			if !us.Released || us.Done < need {
+			if !us.Released || us.Done+us.heldSplits < need {
 				ok = false
 				break
 			}

@@ -46,11 +46,13 @@ func (e *Engine) AttemptSucceeded(id AttemptID, reported *ByteCounts) error {
 			// nothing else can finish: use the best held so far
 			return e.useHeld(a.ID)
 		}
-	case DiscardOutput:
-		if len(t.running) == 0 && t.State == TaskRunning {
-			t.State = TaskBlocked
-			e.makePending(j, st, a.Task.Index)
+		if len(t.held) == 1 {
+			st.heldSplits++
+			e.checkReleases(j)
 		}
+	case DiscardOutput:
+		// run it again, or use an output held back from another copy
+		return e.requeue(j, st, t, a)
 	default:
 		e.finishTask(j, st, t, a)
 	}
@@ -86,6 +88,9 @@ func (e *Engine) finishTask(j *Job, st *Stage, t *Task, a *Attempt) {
 		if h != a {
 			e.forgetOutput(h) // not chosen
 		}
+	}
+	if len(t.held) > 0 {
+		st.heldSplits--
 	}
 	t.held = nil
 	for len(t.running) > 0 {

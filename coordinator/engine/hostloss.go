@@ -112,6 +112,9 @@ func (e *Engine) pruneHeld(h cluster.HostID) {
 					}
 					kept = append(kept, a)
 				}
+				if len(kept) == 0 {
+					st.heldSplits--
+				}
 				t.held = kept
 			}
 		}

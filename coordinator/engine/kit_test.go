@@ -230,6 +230,41 @@ func TestHeldOutputOnLostHostIsPruned(t *testing.T) {
 	}
 }
 
+// When a task's last running copy is discarded, the output held back
+// from an earlier copy finishes the task: it does not run a third time.
+func TestDiscardedCopyUsesHeldOutput(t *testing.T) {
+	topo := topo2x2(t, 1)
+	ds := &workload.Datasets{Datasets: []workload.Dataset{{Name: "in", Blocks: []workload.Block{{Size: 64, Replicas: []workload.Replica{{Host: 0, Tier: cluster.HDD}, {Host: 2, Tier: cluster.HDD}}}}}}}
+	w := &workload.Workload{Jobs: []workload.Job{{ID: "j", Stages: []workload.Stage{{Name: "m", Kind: workload.Map, Input: "in", Selectivity: 1}}}}}
+	p := &choosing{}
+	p.choose = func(ctx *Context, a *Attempt) OutputDecision {
+		if a.Duplicate {
+			return DiscardOutput
+		}
+		return HoldOutput
+	}
+	e := newEngine(t, Config{}, topo, w, ds, p)
+	ctx := &Context{e}
+	orig, err := ctx.Launch(TaskRef{0, 0, 0}, 0, LaunchOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dup, err := ctx.LaunchDuplicate(TaskRef{0, 0, 0}, 2, LaunchOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := e.AttemptSucceeded(orig, nil); err != nil { // held
+		t.Fatal(err)
+	}
+	if err := e.AttemptSucceeded(dup, nil); err != nil { // discarded
+		t.Fatal(err)
+	}
+	task := ctx.Task(TaskRef{0, 0, 0})
+	if task.State != TaskDone || task.OutAttempt != orig || e.Job(0).State != JobSucceeded {
+		t.Fatalf("task %v with output of attempt %d, job %s: want done with the held output of %d", task.State, task.OutAttempt, e.Job(0).State, orig)
+	}
+}
+
 // A queue's ordering decides its jobs' order; the policy's own is the
 // default.
 func TestQueueOrdering(t *testing.T) {

@@ -70,6 +70,10 @@ type Stage struct {
 	shuffleDirty bool // its upstream outputs changed since the last Ready
 	running      int  // attempts running
 	upDone       bool // every upstream task done (stages with upstream only)
+	// heldSplits counts its tasks that are not done but hold an output a
+	// policy has yet to choose: slow-start counts them as completed
+	// (one completion per split, whichever copy finished first)
+	heldSplits int
 
 	queue  taskQueue
 	byHost map[cluster.HostID]*taskQueue
