@@ -38,6 +38,10 @@ type Config struct {
 	// SecondRack is where replicas 2–3 go: least_loaded (§4.5, "in
 	// practice") or random (§3.1's base rule), another rack either way.
 	SecondRack string `yaml:"second_rack"`
+	// SecondRackTies breaks a tie between least-loaded racks: random
+	// (U4: seeded, the run's draw) or lowest (the lower id, for
+	// hand-computed tests).
+	SecondRackTies string `yaml:"second_rack_ties"`
 	// NodeDelay is D_node, the scheduling opportunities a planned job
 	// skips waiting for a node-local map (§2.7 S3); it is also the ad hoc
 	// jobs' capacity-scheduler delay. 0 means hosts per rack (§4.1).
@@ -60,7 +64,7 @@ type Config struct {
 func DefaultConfig() Config {
 	return Config{
 		Objective: "auto", Penalty: true, ShuffleWaveMultiplier: true,
-		Placement: "planned", SecondRack: "least_loaded", FailThreshold: 0.5, AdHocQueue: "adhoc", SlowStart: 1,
+		Placement: "planned", SecondRack: "least_loaded", SecondRackTies: "random", FailThreshold: 0.5, AdHocQueue: "adhoc", SlowStart: 1,
 	}
 }
 
@@ -81,6 +85,9 @@ func (c Config) Validate() error {
 		return err
 	}
 	if err := oneOf("second_rack", c.SecondRack, "least_loaded", "random"); err != nil {
+		return err
+	}
+	if err := oneOf("second_rack_ties", c.SecondRackTies, "random", "lowest"); err != nil {
 		return err
 	}
 	nonNeg := func(arg string, v float64) error {

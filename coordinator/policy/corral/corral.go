@@ -588,7 +588,8 @@ func (p *Policy) placeHDFS(t *cluster.Topology, rng *rand.Rand, d *workload.Data
 }
 
 // secondRack is U4: the least-loaded rack other than rack1 (stored
-// bytes, ties to the lower id), or §3.1's uniform random other rack.
+// bytes; ties seeded random, or to the lower id), or §3.1's uniform
+// random other rack.
 func (p *Policy) secondRack(t *cluster.Topology, rng *rand.Rand, rack1 cluster.RackID) cluster.RackID {
 	if p.cfg.SecondRack == "random" {
 		r := cluster.RackID(rng.IntN(len(t.Racks) - 1))
@@ -597,11 +598,20 @@ func (p *Policy) secondRack(t *cluster.Topology, rng *rand.Rand, rack1 cluster.R
 		}
 		return r
 	}
-	best := cluster.RackID(-1)
+	best, ties := cluster.RackID(-1), 0
 	for r := range t.Racks {
 		id := cluster.RackID(r)
-		if id != rack1 && (best < 0 || p.rackBytes[r] < p.rackBytes[best]) {
-			best = id
+		switch {
+		case id == rack1:
+		case best < 0 || p.rackBytes[r] < p.rackBytes[best]:
+			best, ties = id, 1
+		case p.rackBytes[r] == p.rackBytes[best]:
+			// one draw per tie, so each tied rack is kept with
+			// probability 1/ties (reservoir sampling)
+			ties++
+			if p.cfg.SecondRackTies == "random" && rng.IntN(ties) == 0 {
+				best = id
+			}
 		}
 	}
 	return best

@@ -26,7 +26,7 @@ func TestScenarios(t *testing.T) {
 // message naming the arg.
 func TestBadArgs(t *testing.T) {
 	for arg, val := range map[string]string{
-		"objective": "fastest", "placement": "anywhere", "second_rack": "far", "alpha": "-1",
+		"objective": "fastest", "placement": "anywhere", "second_rack": "far", "second_rack_ties": "first", "alpha": "-1",
 		"map_rate": "-2", "background": "1", "node_delay": "-1", "fail_threshold": "2", "slow_start": "3",
 	} {
 		_, err := policy.ScenarioFactory("corral", map[string]string{arg: val})

@@ -16,14 +16,16 @@ const gib = int64(1) << 30
 // TestScenario5Placement is corral.md §8 Scenario 5's Corral placement
 // (Algorithm U, §2.6): Q is planned on rack 0, racks start at [10, 4, 6]
 // GB, and the replica pairs of its six 1 GB chunks go to the least-loaded
-// other rack, ties to the lower id: 1, 1, 2, 1, 2, 1, ending at
-// [16, 12, 10] GB.
+// other rack, ties to the lower id (the spec's rule for tests): 1, 1,
+// 2, 1, 2, 1, ending at [16, 12, 10] GB.
 func TestScenario5Placement(t *testing.T) {
 	topo, err := cluster.Uniform(cluster.UniformSpec{Racks: 3, HostsPerRack: 2, Slots: 1, NICBps: 1e9, Oversubscription: 5})
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := New(DefaultConfig())
+	cfg := DefaultConfig()
+	cfg.SecondRackTies = "lowest"
+	p := New(cfg)
 	p.jobs = []jobPlan{{planned: true, racks: []bool{true, false, false}, rackList: []cluster.RackID{0}}}
 	p.readerOf["q"] = 0
 	p.rackBytes = []int64{10 * gib, 4 * gib, 6 * gib}
@@ -51,6 +53,35 @@ func TestScenario5Placement(t *testing.T) {
 	}
 	if want := []int64{6 * gib, 0, 0}; !slices.Equal(p.firstBytes, want) {
 		t.Errorf("first-replica bytes %v, want %v", p.firstBytes, want)
+	}
+}
+
+// TestSecondRackTiesSeeded checks U4's tie-break: between equally
+// loaded racks the run's draw decides (each tied rack wins for some
+// seed), and the same seed gives the same rack.
+func TestSecondRackTiesSeeded(t *testing.T) {
+	topo, err := cluster.Uniform(cluster.UniformSpec{Racks: 4, HostsPerRack: 2, Slots: 1, NICBps: 1e9, Oversubscription: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	second := func(seed uint64) cluster.RackID {
+		p := New(DefaultConfig())
+		p.rackBytes = []int64{0, 5, 5, 5} // racks 1–3 tie
+		return p.secondRack(topo, rand.New(rand.NewPCG(seed, seed)), 0)
+	}
+	won := map[cluster.RackID]bool{}
+	for seed := range uint64(64) {
+		r := second(seed)
+		if r == 0 {
+			t.Fatalf("seed %d: replicas 2–3 on rack1's own rack", seed)
+		}
+		if second(seed) != r {
+			t.Fatalf("seed %d: two draws differ", seed)
+		}
+		won[r] = true
+	}
+	if len(won) != 3 {
+		t.Fatalf("tied racks chosen over 64 seeds: %v, want each of 1, 2, 3", won)
 	}
 }
 
