@@ -479,7 +479,9 @@ func (p *Policy) assignPlanned(ctx *engine.Context, h cluster.HostID, rack clust
 			}
 			if p.skips[j.ID] < delay {
 				p.skips[j.ID]++
-			} else if t, _, ok := ctx.PickMap(j.ID, h, engine.Remote); ok {
+				continue // S3: skip j, try the next job (its reducers too wait)
+			}
+			if t, _, ok := ctx.PickMap(j.ID, h, engine.Remote); ok {
 				return p.launch(ctx, t, h)
 			}
 		}
