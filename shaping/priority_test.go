@@ -81,6 +81,17 @@ func TestPriorityPreemption(t *testing.T) {
 	r0, r1 := c.RackHosts(0), c.RackHosts(1)
 	hi := startStream(t, r0[0], r1[0], traffic.BandJob1, "")
 	lo := startStream(t, r0[1], r1[1], traffic.BandReserved, "")
+	// measure once both flows are under way: on a loaded machine (CI
+	// runs packages side by side) a stream's first segments can wait
+	// out TCP's 1 s initial retransmission timeout, and a window that
+	// opens before then measures the start, not the priorities
+	deadline := time.Now().Add(10 * time.Second)
+	for hi.sink.bytes.Load() < 4<<20 || lo.sink.bytes.Load() == 0 {
+		if time.Now().After(deadline) {
+			t.Fatalf("streams not under way after 10 s: high %d bytes, low %d", hi.sink.bytes.Load(), lo.sink.bytes.Load())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
 	time.Sleep(200 * time.Millisecond)
 	up0, _, err := c.PriorityCounters(0)
 	if err != nil {
