@@ -42,14 +42,14 @@ func (e *Engine) AttemptSucceeded(id AttemptID, reported *ByteCounts) error {
 	case HoldOutput:
 		t.held = append(t.held, a)
 		e.held[a.ID] = a
+		if len(t.held) == 1 {
+			st.heldSplits++ // finishTask takes it back
+		}
 		if len(t.running) == 0 && t.State == TaskRunning {
 			// nothing else can finish: use the best held so far
 			return e.useHeld(a.ID)
 		}
-		if len(t.held) == 1 {
-			st.heldSplits++
-			e.checkReleases(j)
-		}
+		e.checkReleases(j)
 	case DiscardOutput:
 		// run it again, or use an output held back from another copy
 		return e.requeue(j, st, t, a)

@@ -265,6 +265,42 @@ func TestDiscardedCopyUsesHeldOutput(t *testing.T) {
 	}
 }
 
+// A held output with no other copy of its task running is used at once,
+// and counts for slow-start only as the done task it becomes.
+func TestHeldOutputUsedAtOnceLeavesNoHeldSplit(t *testing.T) {
+	topo := topo2x2(t, 1)
+	ds := &workload.Datasets{Datasets: []workload.Dataset{{Name: "in", Blocks: []workload.Block{{Size: 64, Replicas: []workload.Replica{{Host: 0, Tier: cluster.HDD}}}, {Size: 64, Replicas: []workload.Replica{{Host: 0, Tier: cluster.HDD}}}}}}}
+	w := &workload.Workload{Jobs: []workload.Job{mapReduce("j", "in", 1)}}
+	p := &choosing{}
+	p.choose = func(ctx *Context, a *Attempt) OutputDecision { return HoldOutput }
+	e := newEngine(t, Config{SlowStart: 1}, topo, w, ds, p)
+	ctx := &Context{e}
+	var ids []AttemptID
+	for i := range int32(2) {
+		id, err := ctx.Launch(TaskRef{0, 0, i}, cluster.HostID(i), LaunchOptions{}) // one slot a host
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, id)
+	}
+	if err := e.AttemptSucceeded(ids[0], nil); err != nil { // the only copy: used at once
+		t.Fatal(err)
+	}
+	st := e.Job(0).Stages[0]
+	if st.Done != 1 || st.heldSplits != 0 {
+		t.Fatalf("done %d, held splits %d: want 1 and 0", st.Done, st.heldSplits)
+	}
+	if e.Job(0).Stages[1].Released {
+		t.Fatal("the reduce stage was released at slow-start 1 with one of two maps done")
+	}
+	if err := e.AttemptSucceeded(ids[1], nil); err != nil {
+		t.Fatal(err)
+	}
+	if !e.Job(0).Stages[1].Released || st.heldSplits != 0 {
+		t.Fatalf("released %v, held splits %d after both maps: want true and 0", e.Job(0).Stages[1].Released, st.heldSplits)
+	}
+}
+
 // A queue's ordering decides its jobs' order; the policy's own is the
 // default.
 func TestQueueOrdering(t *testing.T) {
