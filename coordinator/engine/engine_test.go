@@ -279,8 +279,7 @@ func TestReduceSlowStart(t *testing.T) {
 
 func TestDuplicateAttemptsChooseOutputAndKillLoser(t *testing.T) {
 	topo := topo2x2(t, 1)
-	ds := &workload.Datasets{Datasets: []workload.Dataset{{Name: "in", Blocks: []workload.Block{{Size: 64, Replicas: []workload.Replica{{Host: 0, Tier: cluster.HDD}, {Host: 2, Tier: cluster.SSD}}}}}}}
-	w := &workload.Workload{Jobs: []workload.Job{{ID: "j", Stages: []workload.Stage{{Name: "m", Kind: workload.Map, Input: "in", Selectivity: 1}}}}}
+	ds, w := oneMapJob(cluster.SSD)
 	p := &choosing{}
 	p.choose = func(ctx *Context, a *Attempt) OutputDecision {
 		if !a.Duplicate {
@@ -290,17 +289,11 @@ func TestDuplicateAttemptsChooseOutputAndKillLoser(t *testing.T) {
 	}
 	e := newEngine(t, Config{}, topo, w, ds, p)
 	ctx := &Context{e}
-	orig, err := ctx.Launch(TaskRef{0, 0, 0}, 0, LaunchOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	orig := launchOK(t, ctx, TaskRef{0, 0, 0}, 0, false)
 	if _, err := ctx.LaunchDuplicate(TaskRef{0, 0, 0}, 0, LaunchOptions{}); err == nil {
 		t.Fatal("duplicate on a full host accepted")
 	}
-	dup, err := ctx.LaunchDuplicate(TaskRef{0, 0, 0}, 2, LaunchOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	dup := launchOK(t, ctx, TaskRef{0, 0, 0}, 2, true)
 	third, err := ctx.LaunchDuplicate(TaskRef{0, 0, 0}, 3, LaunchOptions{Source: &workload.Replica{Host: 2, Tier: cluster.SSD}})
 	if err != nil {
 		t.Fatal(err)

@@ -196,6 +196,29 @@ func TestShuffleUpdatesInputDoneAndProgress(t *testing.T) {
 	}
 }
 
+// oneMapJob is a job of one map over one 64-byte block with replicas on
+// host 0 (HDD) and host 2 (on tier second).
+func oneMapJob(second cluster.TierKind) (*workload.Datasets, *workload.Workload) {
+	ds := &workload.Datasets{Datasets: []workload.Dataset{{Name: "in", Blocks: []workload.Block{{Size: 64, Replicas: []workload.Replica{{Host: 0, Tier: cluster.HDD}, {Host: 2, Tier: second}}}}}}}
+	w := &workload.Workload{Jobs: []workload.Job{{ID: "j", Stages: []workload.Stage{{Name: "m", Kind: workload.Map, Input: "in", Selectivity: 1}}}}}
+	return ds, w
+}
+
+// launchOK launches task ref on host h (a copy beside its running
+// attempt when duplicate), failing the test if the engine refuses.
+func launchOK(t *testing.T, ctx *Context, ref TaskRef, h cluster.HostID, duplicate bool) AttemptID {
+	t.Helper()
+	launch := ctx.Launch
+	if duplicate {
+		launch = ctx.LaunchDuplicate
+	}
+	id, err := launch(ref, h, LaunchOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return id
+}
+
 // A held output that dies with its host is not used when the task's last
 // running attempt fails: the task runs again.
 func TestHeldOutputOnLostHostIsPruned(t *testing.T) {
@@ -206,14 +229,8 @@ func TestHeldOutputOnLostHostIsPruned(t *testing.T) {
 	p.choose = func(ctx *Context, a *Attempt) OutputDecision { return HoldOutput }
 	e := newEngine(t, Config{}, topo, w, ds, p)
 	ctx := &Context{e}
-	orig, err := ctx.Launch(TaskRef{0, 0, 0}, 1, LaunchOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	dup, err := ctx.LaunchDuplicate(TaskRef{0, 0, 0}, 1^3, LaunchOptions{}) // host 2
-	if err != nil {
-		t.Fatal(err)
-	}
+	orig := launchOK(t, ctx, TaskRef{0, 0, 0}, 1, false)
+	dup := launchOK(t, ctx, TaskRef{0, 0, 0}, 1^3, true)  // host 2
 	if err := e.AttemptSucceeded(orig, nil); err != nil { // held, on host 1
 		t.Fatal(err)
 	}
@@ -234,8 +251,7 @@ func TestHeldOutputOnLostHostIsPruned(t *testing.T) {
 // from an earlier copy finishes the task: it does not run a third time.
 func TestDiscardedCopyUsesHeldOutput(t *testing.T) {
 	topo := topo2x2(t, 1)
-	ds := &workload.Datasets{Datasets: []workload.Dataset{{Name: "in", Blocks: []workload.Block{{Size: 64, Replicas: []workload.Replica{{Host: 0, Tier: cluster.HDD}, {Host: 2, Tier: cluster.HDD}}}}}}}
-	w := &workload.Workload{Jobs: []workload.Job{{ID: "j", Stages: []workload.Stage{{Name: "m", Kind: workload.Map, Input: "in", Selectivity: 1}}}}}
+	ds, w := oneMapJob(cluster.HDD)
 	p := &choosing{}
 	p.choose = func(ctx *Context, a *Attempt) OutputDecision {
 		if a.Duplicate {
@@ -245,14 +261,8 @@ func TestDiscardedCopyUsesHeldOutput(t *testing.T) {
 	}
 	e := newEngine(t, Config{}, topo, w, ds, p)
 	ctx := &Context{e}
-	orig, err := ctx.Launch(TaskRef{0, 0, 0}, 0, LaunchOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	dup, err := ctx.LaunchDuplicate(TaskRef{0, 0, 0}, 2, LaunchOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	orig := launchOK(t, ctx, TaskRef{0, 0, 0}, 0, false)
+	dup := launchOK(t, ctx, TaskRef{0, 0, 0}, 2, true)
 	if err := e.AttemptSucceeded(orig, nil); err != nil { // held
 		t.Fatal(err)
 	}
@@ -275,13 +285,9 @@ func TestHeldOutputUsedAtOnceLeavesNoHeldSplit(t *testing.T) {
 	p.choose = func(ctx *Context, a *Attempt) OutputDecision { return HoldOutput }
 	e := newEngine(t, Config{SlowStart: 1}, topo, w, ds, p)
 	ctx := &Context{e}
-	var ids []AttemptID
-	for i := range int32(2) {
-		id, err := ctx.Launch(TaskRef{0, 0, i}, cluster.HostID(i), LaunchOptions{}) // one slot a host
-		if err != nil {
-			t.Fatal(err)
-		}
-		ids = append(ids, id)
+	ids := []AttemptID{ // one slot a host
+		launchOK(t, ctx, TaskRef{0, 0, 0}, 0, false),
+		launchOK(t, ctx, TaskRef{0, 0, 1}, 1, false),
 	}
 	if err := e.AttemptSucceeded(ids[0], nil); err != nil { // the only copy: used at once
 		t.Fatal(err)
