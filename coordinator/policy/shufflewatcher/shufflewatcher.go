@@ -29,8 +29,10 @@ type Config struct {
 	// splits them over racks in proportion to the map output, largest
 	// remainder (dawn.md §4.2 SW-2); "map_racks" confines them to the
 	// job's map racks (corral.md §4.2: "all of j's maps and reducers run
-	// only in S_j"); "largest" puts them all on the rack with the most
-	// map output (pushbox.md §4.3 SW5).
+	// only in S_j"); "largest" prefers the rack with the most map output,
+	// a preference as delay scheduling's, not a limit (pushbox.md §4.3
+	// SW5: "prefer nodes/racks holding the largest share"; see
+	// reduce_hosts).
 	ReduceRacks string `yaml:"reduce_racks"`
 	// Network is what "saturated" means for SW-3: "rack" is the offering
 	// host's rack, max(uplink, downlink) load ≥ threshold (dawn.md §4.2
@@ -102,7 +104,9 @@ type Config struct {
 	// the job's map output, as many as the stage has reducers (pushbox.md
 	// §4.3 SW5's "nodes/racks"): a reducer declines other hosts until its
 	// job has declined node_delay·M offers for it (M when delay
-	// scheduling is off), as delay scheduling does for a map.
+	// scheduling is off), as delay scheduling does for a map; with
+	// reduce_racks largest, the preferred rack's other hosts then, and
+	// any host after rack_delay·M (2M) offers (reducePreference).
 	ReduceHosts string `yaml:"reduce_hosts"`
 	// RxEMAAlpha is the weight of each new measurement in network=host's
 	// EMA of a host's NIC receive utilisation (pushbox.md §4.3 SW2); the
@@ -782,7 +786,7 @@ func (p *Policy) allowedLocality(ctx *engine.Context, s *jobState) engine.Locali
 }
 
 // tryReduce launches j's next releasable reducer on h if its stage's
-// quota has room on h's rack (SW-2).
+// quota has room on h's rack (SW-2) and its preferences allow h (SW5).
 func (p *Policy) tryReduce(ctx *engine.Context, h cluster.HostID, j *engine.Job) bool {
 	t, ok := ctx.NextPendingShuffle(j.ID)
 	if !ok || !ctx.CanRun(t) {
@@ -792,12 +796,14 @@ func (p *Policy) tryReduce(ctx *engine.Context, h cluster.HostID, j *engine.Job)
 	if !p.reduceAllowed(ctx, j, t, r) {
 		return false
 	}
-	preferred, ok := p.reduceHostAllowed(ctx, j, int(t.Stage), h)
+	preferred, ok := p.reducePreference(ctx, j, int(t.Stage), h)
 	if !ok {
 		return false
 	}
 	q := p.quota(ctx, j, int(t.Stage))
-	if !p.launch(ctx, h, j, t, q != nil && q[r] > 0) {
+	// under largest the quota only names the preferred rack: nothing to charge
+	charge := q != nil && q[r] > 0 && p.cfg.ReduceRacks != "largest"
+	if !p.launch(ctx, h, j, t, charge) {
 		return false
 	}
 	if preferred {
@@ -806,26 +812,42 @@ func (p *Policy) tryReduce(ctx *engine.Context, h cluster.HostID, j *engine.Job)
 	return true
 }
 
-// reduceHostAllowed is reduce_hosts=output (SW5): a reducer of the stage
-// may start on h if h is one of its preferred hosts, or if its job has
-// declined its budget of offers; a decline counts once an offer.
-// preferred says h is one of them.
-func (p *Policy) reduceHostAllowed(ctx *engine.Context, j *engine.Job, stage int, h cluster.HostID) (preferred, ok bool) {
-	if p.cfg.ReduceHosts != "output" {
-		return false, true
+// reducePreference is SW5's "prefer nodes/racks holding the largest
+// share of J's map output", as delay scheduling prefers a map's input:
+// a reducer of the stage starts at once on a preferred host (one of the
+// hosts holding the most output, under reduce_hosts=output) or, without
+// host preferences, anywhere in the preferred rack (the one holding the
+// most, under reduce_racks=largest). With both, another host of the
+// preferred rack is taken once the job has declined node_delay·M offers
+// for its reducers; any host once it has declined rack_delay·M (M and
+// 2M when delay scheduling is off); with host preferences alone, any
+// host after node_delay·M. A decline counts once an offer. preferred
+// says h is where the reducer prefers to be; ok that it may start there.
+func (p *Policy) reducePreference(ctx *engine.Context, j *engine.Job, stage int, h cluster.HostID) (preferred, ok bool) {
+	var hosts []bool
+	if p.cfg.ReduceHosts == "output" {
+		hosts = p.preferredHosts(ctx, j, stage)
 	}
-	pref := p.preferredHosts(ctx, j, stage)
-	if pref == nil {
-		return false, true
+	var racks []int
+	if p.cfg.ReduceRacks == "largest" {
+		racks = p.quota(ctx, j, stage)
 	}
-	if pref[h] {
+	if hosts == nil && racks == nil {
+		return false, true // no output to follow
+	}
+	inRack := racks != nil && racks[ctx.Topology().RackOf(h)] > 0
+	if (hosts != nil && hosts[h]) || (hosts == nil && inRack) {
 		return true, true
 	}
-	s := &p.jobs[j.ID]
-	budget, _, delay := p.delays(ctx)
+	node, rack, delay := p.delays(ctx)
 	if !delay {
-		budget = len(ctx.Topology().Hosts)
+		node, rack = len(ctx.Topology().Hosts), 2*len(ctx.Topology().Hosts)
 	}
+	budget := node
+	if racks != nil && !inRack {
+		budget = rack
+	}
+	s := &p.jobs[j.ID]
 	if s.reduceSkips >= budget {
 		return false, true
 	}
@@ -886,6 +908,9 @@ func (p *Policy) reduceAllowed(ctx *engine.Context, j *engine.Job, t engine.Task
 		// SW-4 whatever slow-start the run set: an early reducer would
 		// hold a slot of a rack its job's maps may be confined to
 		return false
+	}
+	if p.cfg.ReduceRacks == "largest" {
+		return true // a preference, not a quota (reducePreference)
 	}
 	q := p.quota(ctx, j, int(t.Stage))
 	if q == nil || q[r] > 0 {
