@@ -51,6 +51,15 @@ type flow struct {
 	coflow    *coflow // the shuffle it belongs to (NetworkVarys), else nil
 	cfPos     int32   // index of this flow in its coflow's live list
 	solo      *coflow // Varys: the single-flow coflow of a flow of no shuffle
+	counter   int32   // the counter its bytes add to (network.counters), or -1
+}
+
+// counter adds up the bytes of the flows that name it, as a resource
+// does, but takes no part in sharing: what a host receives from other
+// racks, say. Kept apart from the resources so that counting changes
+// no rate, nor the order the rates are computed in.
+type counter struct {
+	bytes, load, lastT float64
 }
 
 // network is the flow-level model: rates are recomputed, exactly max-min
@@ -74,6 +83,8 @@ type network struct {
 	cfStamp uint64
 	cfOrder []*coflow
 	cfPorts []int32
+
+	counters []counter
 }
 
 func newNetwork(capacities []float64) *network {
@@ -93,7 +104,7 @@ func (n *network) markDirty(r int32) {
 
 // add starts a flow of size bytes at time now.
 func (n *network) add(now float64, res []int32, size float64, prio uint8, owner *run) *flow {
-	f := &flow{id: n.nextID, res: res, pos: make([]int32, len(res)), prio: prio, size: size, remaining: size, last: now, finish: math.Inf(1), heapIdx: -1, owner: owner, srcRack: -1}
+	f := &flow{id: n.nextID, res: res, pos: make([]int32, len(res)), prio: prio, size: size, remaining: size, last: now, finish: math.Inf(1), heapIdx: -1, owner: owner, srcRack: -1, counter: -1}
 	n.nextID++
 	for i, r := range res {
 		rs := &n.res[r]
@@ -109,6 +120,7 @@ func (n *network) add(now float64, res []int32, size float64, prio uint8, owner 
 // remove ends a flow (finished or cancelled) at time now.
 func (n *network) remove(now float64, f *flow) {
 	n.settleFlow(now, f)
+	n.recount(now, f, f.rate, 0)
 	for i, r := range f.res {
 		rs := &n.res[r]
 		n.settleRes(now, rs)
@@ -163,6 +175,26 @@ func (n *network) settleRes(now float64, r *resource) {
 		r.bytes += r.load * (now - r.lastT)
 		r.lastT = now
 	}
+}
+
+// recount moves a flow's counter from the flow's old rate to its new
+// one, keeping the bytes it carried at the old rate up to now.
+func (n *network) recount(now float64, f *flow, from, to float64) {
+	if f.counter < 0 || from == to {
+		return
+	}
+	c := &n.counters[f.counter]
+	if now > c.lastT {
+		c.bytes += c.load * (now - c.lastT)
+		c.lastT = now
+	}
+	c.load += to - from
+}
+
+// counted is the bytes a counter has added up by now.
+func (n *network) counted(now float64, i int32) float64 {
+	c := &n.counters[i]
+	return c.bytes + c.load*(now-c.lastT)
 }
 
 // nextFinish is the earliest projected end of a flow.
@@ -330,6 +362,7 @@ func (n *network) recompute(now float64, full bool) {
 		for _, r := range f.res {
 			n.res[r].load += f.rate
 		}
+		n.recount(now, f, f.oldRate, f.rate)
 		if f.rate == f.oldRate && f.last < now {
 			continue // same rate: its progress and end stand as they were
 		}

@@ -11,7 +11,10 @@ import (
 
 // remoteReader runs every map on host 0 and notes the network status the
 // engine holds when an attempt ends.
-type remoteReader struct{ seen engine.NetworkStatus }
+type remoteReader struct {
+	seen engine.NetworkStatus   // at the last end
+	all  []engine.NetworkStatus // at every end, in turn
+}
 
 func (*remoteReader) Name() string { return "remote-reader" }
 
@@ -26,7 +29,9 @@ func (*remoteReader) OfferHost(ctx *engine.Context, h cluster.HostID) {
 func (p *remoteReader) AttemptEnded(ctx *engine.Context, _ *engine.Attempt) {
 	n := ctx.Network()
 	p.seen = engine.NetworkStatus{UplinkLoad: append([]float64(nil), n.UplinkLoad...),
-		DownlinkLoad: append([]float64(nil), n.DownlinkLoad...), HostRxBps: append([]float64(nil), n.HostRxBps...), Window: n.Window}
+		DownlinkLoad: append([]float64(nil), n.DownlinkLoad...), HostRxBps: append([]float64(nil), n.HostRxBps...),
+		HostCrossRxBps: append([]float64(nil), n.HostCrossRxBps...), Window: n.Window}
+	p.all = append(p.all, p.seen)
 }
 
 // The simulator hands the engine the network as the live driver measures
@@ -66,5 +71,46 @@ func TestNetworkStatusMeansWhatLiveMeans(t *testing.T) {
 	}
 	if eng.Topology().Racks[0].UplinkBps != 125e6 {
 		t.Errorf("the engine sees uplinks of %g B/s, want the nominal 125e6", eng.Topology().Racks[0].UplinkBps)
+	}
+}
+
+// A host's cross-rack receive rate is the part of its receive rate that
+// came over its rack's downlink (pushbox.md §3.2's oversubscribed mode):
+// host 0 reads one block from host 1, in its rack, and one from host 2,
+// in the other, and its NIC shares its 125 MB/s between them.
+func TestHostCrossRxCountsOtherRacksOnly(t *testing.T) {
+	topo, err := cluster.Uniform(cluster.UniformSpec{Racks: 2, HostsPerRack: 2, Slots: 2, NICBps: 125e6, Oversubscription: 1,
+		Tiers: []cluster.Tier{{Kind: cluster.HDD, ReadBps: 1e9, WriteBps: 1e9, CapacityBytes: 1 << 40}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ds := &workload.Datasets{Datasets: []workload.Dataset{{Name: "in", Blocks: []workload.Block{
+		{Size: 1 << 30, Replicas: []workload.Replica{{Host: 1, Tier: cluster.HDD}}},
+		{Size: 2 << 30, Replicas: []workload.Replica{{Host: 2, Tier: cluster.HDD}}}}}}}
+	w := &workload.Workload{Jobs: []workload.Job{{ID: "j", Stages: []workload.Stage{{Name: "m", Kind: workload.Map, Input: "in", Selectivity: 0}}}}}
+	p := &remoteReader{}
+	eng, err := engine.New(engine.Config{}, topo, w, ds, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res, err := New(eng, Options{}).Run(); err != nil || res.Stalled {
+		t.Fatalf("%v %+v", err, res)
+	}
+	if len(p.all) != 2 {
+		t.Fatalf("%d ends, want 2", len(p.all))
+	}
+	near := func(a, b float64) bool { return math.Abs(a/b-1) < 1e-3 }
+	// when the rack-local read ends, both had half the NIC
+	if got := p.all[0]; !near(got.HostRxBps[0], 125e6) || !near(got.HostCrossRxBps[0], 62.5e6) {
+		t.Errorf("both reads on: host 0 received %g B/s, %g of them from the other rack; want 125e6 and 62.5e6", got.HostRxBps[0], got.HostCrossRxBps[0])
+	}
+	// then the cross-rack read alone, at the NIC's rate
+	if got := p.all[1]; !near(got.HostRxBps[0], 125e6) || !near(got.HostCrossRxBps[0], 125e6) {
+		t.Errorf("the cross-rack read alone: host 0 received %g B/s, %g of them from the other rack; want 125e6 and 125e6", got.HostRxBps[0], got.HostCrossRxBps[0])
+	}
+	for i, got := range p.all {
+		if got.HostCrossRxBps[1] != 0 || got.HostCrossRxBps[2] != 0 || got.HostCrossRxBps[3] != 0 {
+			t.Errorf("end %d: cross-rack receive rates %v, want none but host 0's", i, got.HostCrossRxBps)
+		}
 	}
 }

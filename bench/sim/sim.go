@@ -229,6 +229,7 @@ type Sim struct {
 	netT0            float64
 	netUp0, netDown0 []float64
 	netRx0           []float64
+	netCrossRx0      []float64
 	netStatus        engine.NetworkStatus
 	netResting       bool // no network timer is set: nothing moves
 }
@@ -297,6 +298,8 @@ func New(eng *engine.Engine, opt Options) *Sim {
 		s.core = add(t.CoreBps)
 	}
 	s.net = newNetwork(caps)
+	// what each host receives from other racks (NetworkStatus.HostCrossRxBps)
+	s.net.counters = make([]counter, len(t.Hosts))
 	if opt.Network == NetworkVarys {
 		s.net.coflows = true
 		s.coflows = map[coflowKey]*coflow{}
@@ -304,9 +307,9 @@ func New(eng *engine.Engine, opt Options) *Sim {
 	s.lastUp = make([]float64, len(t.Racks))
 	s.lastDown = make([]float64, len(t.Racks))
 	s.netUp0, s.netDown0 = make([]float64, len(t.Racks)), make([]float64, len(t.Racks))
-	s.netRx0 = make([]float64, len(t.Hosts))
+	s.netRx0, s.netCrossRx0 = make([]float64, len(t.Hosts)), make([]float64, len(t.Hosts))
 	s.netStatus = engine.NetworkStatus{UplinkLoad: make([]float64, len(t.Racks)), DownlinkLoad: make([]float64, len(t.Racks)),
-		HostRxBps: make([]float64, len(t.Hosts)), Window: opt.NetworkWindow}
+		HostRxBps: make([]float64, len(t.Hosts)), HostCrossRxBps: make([]float64, len(t.Hosts)), Window: opt.NetworkWindow}
 	for r := range t.Racks {
 		// an idle network carries the background alone
 		s.netStatus.UplinkLoad[r], s.netStatus.DownlinkLoad[r] = opt.Background, opt.Background
@@ -601,6 +604,9 @@ func (s *Sim) updateNetworkStatus() (moved bool) {
 		s.netStatus.HostRxBps[h] = (rx - s.netRx0[h]) / dt
 		moved = moved || rx != s.netRx0[h]
 		s.netRx0[h] = rx
+		x := s.net.counted(s.now, int32(h))
+		s.netStatus.HostCrossRxBps[h] = (x - s.netCrossRx0[h]) / dt
+		s.netCrossRx0[h] = x
 	}
 	s.netT0 = s.now
 	s.eng.SetNetwork(s.netStatus)
@@ -616,6 +622,7 @@ func (s *Sim) snapshotNetwork() {
 	}
 	for h := range s.topo.Hosts {
 		s.netRx0[h] = carried(s.now, &s.net.res[s.nicIn[h]])
+		s.netCrossRx0[h] = s.net.counted(s.now, int32(h))
 	}
 }
 
@@ -711,7 +718,8 @@ func (s *Sim) start(a *engine.Attempt) error {
 	if kind == workload.Map {
 		r.phase = phaseRead
 		if a.Source.Host >= 0 && a.InputBytes > 0 {
-			s.flow(r, s.path(a.Source.Host, a.Host, s.tierRd[a.Source.Host][a.Source.Tier], -1), a.InputBytes)
+			f := s.flow(r, s.path(a.Source.Host, a.Host, s.tierRd[a.Source.Host][a.Source.Tier], -1), a.InputBytes)
+			s.countCross(f, a.Source.Host, a.Host)
 		}
 		if r.active == 0 {
 			return s.advance(r)
@@ -751,12 +759,20 @@ func (s *Sim) path(src, dst cluster.HostID, read, write int32) []int32 {
 
 func (s *Sim) flow(r *run, res []int32, bytes int64) *flow {
 	if bytes <= 0 || len(res) == 0 {
-		return &flow{} // nothing to move: a throwaway the caller may label
+		return &flow{heapIdx: -1, counter: -1} // nothing to move: a throwaway the caller may label
 	}
 	f := s.net.add(s.now, res, float64(bytes), r.a.Priority, r)
 	r.flows = append(r.flows, f)
 	r.active++
 	return f
+}
+
+// countCross has a flow from src to dst add to what dst receives from
+// other racks, if it crosses racks.
+func (s *Sim) countCross(f *flow, src, dst cluster.HostID) {
+	if f.heapIdx >= 0 && s.topo.RackOf(src) != s.topo.RackOf(dst) {
+		f.counter = int32(dst)
+	}
 }
 
 // fetch keeps a reducer's fetchers busy: each fetches, from one source
@@ -822,6 +838,9 @@ func (s *Sim) fetch(r *run) error {
 			}
 		}
 		f := s.flow(r, p, want)
+		if cluster.RackID(src) != own && f.heapIdx >= 0 {
+			f.counter = int32(a.Host) // what a.Host receives from other racks
+		}
 		f.srcRack = int32(src)
 		s.net.join(f, r.coflow)
 		r.fetched[src] += want
@@ -884,7 +903,8 @@ func (s *Sim) write(r *run) error {
 		if i == 0 && rep.Host == a.Host {
 			s.flow(r, []int32{w}, a.OutputBytes)
 		} else {
-			s.flow(r, s.path(a.Host, rep.Host, -1, w), a.OutputBytes)
+			f := s.flow(r, s.path(a.Host, rep.Host, -1, w), a.OutputBytes)
+			s.countCross(f, a.Host, rep.Host)
 		}
 	}
 	if r.active > 0 {

@@ -187,6 +187,7 @@ func (n *network) recomputeCoflows(now float64) {
 		for _, r := range f.res {
 			n.res[r].load += f.rate
 		}
+		n.recount(now, f, f.oldRate, f.rate)
 		if f.remaining <= 0 {
 			f.finish = now
 			n.byEnd.fix(f.heapIdx, f.finish)

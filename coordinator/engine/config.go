@@ -210,6 +210,7 @@ func New(cfg Config, topo *cluster.Topology, w *workload.Workload, ds *workload.
 	e.network.UplinkLoad = make([]float64, len(topo.Racks))
 	e.network.DownlinkLoad = make([]float64, len(topo.Racks))
 	e.network.HostRxBps = make([]float64, len(topo.Hosts))
+	e.network.HostCrossRxBps = make([]float64, len(topo.Hosts))
 	e.hosts = make([]hostState, len(topo.Hosts))
 	for i := range topo.Hosts {
 		host := &topo.Hosts[i]

@@ -17,6 +17,10 @@ type NetworkStatus struct {
 	UplinkLoad   []float64 // per rack
 	DownlinkLoad []float64 // per rack
 	HostRxBps    []float64 // per host: bytes per second received
+	// HostCrossRxBps is, per host, the part of HostRxBps that came from
+	// other racks: what an oversubscribed fabric's policy measures
+	// (pushbox.md §1.6, §3.2: cross-rack bytes only).
+	HostCrossRxBps []float64
 	// Window is the period the loads average over, in seconds.
 	Window float64
 	// SaturationThreshold is the load above which a link counts as

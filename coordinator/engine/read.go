@@ -83,6 +83,7 @@ func (e *Engine) SetNetwork(n NetworkStatus) {
 	copyInto(e.network.UplinkLoad, n.UplinkLoad)
 	copyInto(e.network.DownlinkLoad, n.DownlinkLoad)
 	copyInto(e.network.HostRxBps, n.HostRxBps)
+	copyInto(e.network.HostCrossRxBps, n.HostCrossRxBps)
 	if n.SaturationThreshold > 0 {
 		e.network.SaturationThreshold = n.SaturationThreshold
 	}

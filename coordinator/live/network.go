@@ -23,7 +23,7 @@ func (r *run) sampleNetwork() {
 	r.lastNet = now
 	nr := len(r.topo.Racks)
 	st := engine.NetworkStatus{UplinkLoad: make([]float64, nr), DownlinkLoad: make([]float64, nr),
-		HostRxBps: make([]float64, len(r.hosts)), Window: dt}
+		HostRxBps: make([]float64, len(r.hosts)), HostCrossRxBps: make([]float64, len(r.hosts)), Window: dt}
 	upB, downB := make([]float64, nr), make([]float64, nr)
 	for i := range r.hosts {
 		h := &r.hosts[i]
@@ -42,6 +42,9 @@ func (r *run) sampleNetwork() {
 			h.prevCross[rack] = n
 			upB[src] += d
 			downB[dst] += d
+			if src != dst {
+				st.HostCrossRxBps[i] += d / dt
+			}
 		}
 	}
 	util, kernel := r.kernelUtilisation(dt)

@@ -48,8 +48,9 @@
 //	                              for the task's only running attempt
 //	fail attempt=a0 [reason=disk] engine.AttemptFailed; same ways to name it
 //	lose-host host=h2             engine.HostLost
-//	network [up=(0.95,0)] [down=(0,0.5)] [rx=...] [threshold=0.9]
-//	                              engine.SetNetwork: loads per rack, rx per host
+//	network [up=(0.95,0)] [down=(0,0.5)] [rx=...] [xrx=...] [threshold=0.9]
+//	                              engine.SetNetwork: loads per rack; rx per host,
+//	                              xrx its part from other racks
 //
 // Inspect, without changing anything:
 //

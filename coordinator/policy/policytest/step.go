@@ -184,8 +184,9 @@ func (s *scenario) input(cmd string, a *args) (string, error) {
 	return s.events(""), nil
 }
 
-// network: network [up=0.95,0] [down=0,0] [rx=...] [threshold=0.8]. Loads
-// are per rack, rx per host; what is not given keeps its value.
+// network: network [up=0.95,0] [down=0,0] [rx=...] [xrx=...]
+// [threshold=0.8]. Loads are per rack, rx (all received) and xrx (its
+// part from other racks) per host; what is not given keeps its value.
 func (s *scenario) network(a *args) (string, error) {
 	var n engine.NetworkStatus
 	var err error
@@ -197,6 +198,9 @@ func (s *scenario) network(a *args) (string, error) {
 		return "", err
 	}
 	if n.HostRxBps, err = floats(a, "rx", hosts, "hosts"); err != nil {
+		return "", err
+	}
+	if n.HostCrossRxBps, err = floats(a, "xrx", hosts, "hosts"); err != nil {
 		return "", err
 	}
 	n.SaturationThreshold = a.float("threshold", 0)

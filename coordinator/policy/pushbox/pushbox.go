@@ -47,6 +47,7 @@ type Policy struct {
 	ranked    []*inputTask
 	heads     []engine.JobID // per queue: the FIFO head (-1: none)
 	cands     []engine.TaskRef
+	rackBuf   []int64 // a reducer's available input by rack (crossRemaining)
 }
 
 type hostState struct {
@@ -389,10 +390,44 @@ func (p *Policy) dataTransferTime(ctx *engine.Context, h cluster.HostID) float64
 	var rem float64
 	for _, it := range hs.inputs {
 		if a := ctx.Attempt(it.id); a != nil {
-			rem += float64(max(a.InputBytes-a.Received, 0)) * p.errorOf(ctx, it.task)
+			left := float64(max(a.InputBytes-a.Received, 0))
+			if p.rackLocal {
+				left = p.crossRemaining(ctx, a, left)
+			}
+			rem += left * p.errorOf(ctx, it.task)
 		}
 	}
 	return rem / p.bandwidth(ctx, h)
+}
+
+// crossRemaining is the part of an attempt's remaining input (left) that
+// crosses racks: in oversubscribed mode R_i counts only that (§1.6:
+// "intra-rack transfers are left out of this accounting"). A remote map
+// reads its block across racks. A reducer fetches what its own rack
+// holds first (the simulator's and the workers' order) and then the
+// other racks' part, which is therefore what is left of its input, up
+// to that part's size: exact once its input is fixed, an estimate while
+// its upstream still writes. The engine reports a total of bytes
+// received, not one by source.
+func (p *Policy) crossRemaining(ctx *engine.Context, a *engine.Attempt, left float64) float64 {
+	if a.Locality != engine.NoLocality {
+		if a.Locality == engine.Remote {
+			return left
+		}
+		return 0
+	}
+	if len(p.rackBuf) != len(ctx.Topology().Racks) {
+		p.rackBuf = make([]int64, len(ctx.Topology().Racks))
+	}
+	ctx.ShuffleAvailable(a.ID, p.rackBuf)
+	own := ctx.Topology().RackOf(a.Host)
+	var cross int64
+	for r, b := range p.rackBuf {
+		if cluster.RackID(r) != own {
+			cross += b
+		}
+	}
+	return min(left, float64(cross))
 }
 
 // NetworkMeasured implements engine.NetworkMeasuredHook: every
@@ -401,8 +436,12 @@ func (p *Policy) dataTransferTime(ctx *engine.Context, h cluster.HostID) float64
 func (p *Policy) NetworkMeasured(ctx *engine.Context) {
 	n := ctx.Network()
 	for h := range p.hosts {
-		if hs := &p.hosts[h]; len(hs.inputs) > 0 && h < len(n.HostRxBps) {
-			hs.bhat = p.cfg.EMAAlpha*n.HostRxBps[h] + (1-p.cfg.EMAAlpha)*hs.bhat
+		rx := n.HostRxBps
+		if p.rackLocal {
+			rx = n.HostCrossRxBps // §3.2: cross-rack bytes only
+		}
+		if hs := &p.hosts[h]; len(hs.inputs) > 0 && h < len(rx) {
+			hs.bhat = p.cfg.EMAAlpha*rx[h] + (1-p.cfg.EMAAlpha)*hs.bhat
 		}
 	}
 }
