@@ -34,28 +34,36 @@ func (p *remoteReader) AttemptEnded(ctx *engine.Context, _ *engine.Attempt) {
 	p.all = append(p.all, p.seen)
 }
 
-// The simulator hands the engine the network as the live driver measures
-// it: loads over a 0.5 s window, as shares of the nominal capacity, with
-// background traffic counted; per-host receive rates.
-func TestNetworkStatusMeansWhatLiveMeans(t *testing.T) {
-	topo, err := cluster.Uniform(cluster.UniformSpec{Racks: 2, HostsPerRack: 1, Slots: 1, NICBps: 125e6, Oversubscription: 1,
+// readRemotely simulates one job of maps over blocks (a block's first
+// replica is where it is read from), every map run on host 0 by a
+// remoteReader, on racks × hostsPerRack hosts of 125 MB/s NICs.
+func readRemotely(t *testing.T, racks, hostsPerRack int, blocks []workload.Block, opt Options) (*remoteReader, *engine.Engine) {
+	t.Helper()
+	topo, err := cluster.Uniform(cluster.UniformSpec{Racks: racks, HostsPerRack: hostsPerRack, Slots: len(blocks), NICBps: 125e6, Oversubscription: 1,
 		Tiers: []cluster.Tier{{Kind: cluster.HDD, ReadBps: 1e9, WriteBps: 1e9, CapacityBytes: 1 << 40}}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	ds := &workload.Datasets{Datasets: []workload.Dataset{{Name: "in", Blocks: []workload.Block{
-		{Size: 1 << 30, Replicas: []workload.Replica{{Host: 1, Tier: cluster.HDD}}}}}}}
+	ds := &workload.Datasets{Datasets: []workload.Dataset{{Name: "in", Blocks: blocks}}}
 	w := &workload.Workload{Jobs: []workload.Job{{ID: "j", Stages: []workload.Stage{{Name: "m", Kind: workload.Map, Input: "in", Selectivity: 0}}}}}
 	p := &remoteReader{}
 	eng, err := engine.New(engine.Config{}, topo, w, ds, p)
 	if err != nil {
 		t.Fatal(err)
 	}
-	const bg = 0.4
-	res, err := New(eng, Options{Background: bg}).Run()
+	res, err := New(eng, opt).Run()
 	if err != nil || res.Stalled {
 		t.Fatalf("%v %+v", err, res)
 	}
+	return p, eng
+}
+
+// The simulator hands the engine the network as the live driver measures
+// it: loads over a 0.5 s window, as shares of the nominal capacity, with
+// background traffic counted; per-host receive rates.
+func TestNetworkStatusMeansWhatLiveMeans(t *testing.T) {
+	const bg = 0.4
+	p, eng := readRemotely(t, 2, 1, []workload.Block{{Size: 1 << 30, Replicas: []workload.Replica{{Host: 1, Tier: cluster.HDD}}}}, Options{Background: bg})
 	got := p.seen
 	near := func(a, b float64) bool { return math.Abs(a-b) < 1e-3 }
 	// rack 1 sends at all the background leaves it: the link is full
@@ -79,23 +87,9 @@ func TestNetworkStatusMeansWhatLiveMeans(t *testing.T) {
 // host 0 reads one block from host 1, in its rack, and one from host 2,
 // in the other, and its NIC shares its 125 MB/s between them.
 func TestHostCrossRxCountsOtherRacksOnly(t *testing.T) {
-	topo, err := cluster.Uniform(cluster.UniformSpec{Racks: 2, HostsPerRack: 2, Slots: 2, NICBps: 125e6, Oversubscription: 1,
-		Tiers: []cluster.Tier{{Kind: cluster.HDD, ReadBps: 1e9, WriteBps: 1e9, CapacityBytes: 1 << 40}}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ds := &workload.Datasets{Datasets: []workload.Dataset{{Name: "in", Blocks: []workload.Block{
+	p, _ := readRemotely(t, 2, 2, []workload.Block{
 		{Size: 1 << 30, Replicas: []workload.Replica{{Host: 1, Tier: cluster.HDD}}},
-		{Size: 2 << 30, Replicas: []workload.Replica{{Host: 2, Tier: cluster.HDD}}}}}}}
-	w := &workload.Workload{Jobs: []workload.Job{{ID: "j", Stages: []workload.Stage{{Name: "m", Kind: workload.Map, Input: "in", Selectivity: 0}}}}}
-	p := &remoteReader{}
-	eng, err := engine.New(engine.Config{}, topo, w, ds, p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if res, err := New(eng, Options{}).Run(); err != nil || res.Stalled {
-		t.Fatalf("%v %+v", err, res)
-	}
+		{Size: 2 << 30, Replicas: []workload.Replica{{Host: 2, Tier: cluster.HDD}}}}, Options{})
 	if len(p.all) != 2 {
 		t.Fatalf("%d ends, want 2", len(p.all))
 	}
