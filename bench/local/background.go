@@ -14,17 +14,25 @@ import (
 	"github.com/racklab/racklab/shaping"
 	"github.com/racklab/racklab/worker/dataplane"
 	"github.com/racklab/racklab/worker/store"
-	"golang.org/x/time/rate"
 )
 
 // background keeps a share of every rack link busy with real, paced TCP
 // traffic marked as background (DSCP LE): the first host of each rack
 // fetches, over and over, an object served by the first host of the next
 // rack, so that every uplink and every downlink carries one flow.
+//
+// The sender paces (its store reads the object at the flow's rate) and the
+// receiver reads as fast as bytes arrive, so that what the receiver has
+// counted is what crossed the link, less a few packets in flight. Paced
+// by the receiver instead, a flow kept its socket buffers full and its
+// count lagged the wire by their fill, which TCP's autotuning changes
+// while a run goes on: the kernel's workload count, the link's less the
+// background's, then read a few hundred KB below zero in runs that moved
+// no workload bytes across racks.
 type background struct {
 	cancel  context.CancelFunc
 	wg      sync.WaitGroup
-	st      *store.Store
+	stores  []*store.Store
 	servers []*dataplane.Server
 	// payload moved so far, by the rack whose uplink (up) or downlink
 	// (down) carried it
@@ -33,21 +41,16 @@ type background struct {
 	err      error
 }
 
-const backgroundObject = "background/blob"
+const (
+	backgroundObject = "background/blob"
+	backgroundBytes  = 16 << 20
+)
 
 func startBackground(e *Emulator, share float64) (*background, error) {
 	racks := e.opt.Topology.Racks
 	b := &background{up: make([]atomic.Int64, len(racks)), down: make([]atomic.Int64, len(racks))}
 	if len(racks) < 2 || share <= 0 {
 		return b, nil
-	}
-	var err error
-	b.st, err = store.Open([]store.TierConfig{{Kind: cluster.Mem, Dir: filepath.Join(e.tierRoot(), "background")}})
-	if err != nil {
-		return nil, err
-	}
-	if _, err := b.st.Generate(cluster.Mem, backgroundObject, 64<<20, 1); err != nil {
-		return nil, err
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	b.cancel = cancel
@@ -58,6 +61,17 @@ func startBackground(e *Emulator, share float64) (*background, error) {
 		if bps <= 0 || bps > 1e12 {
 			continue // an unshaped link has no share to take
 		}
+		// one store a flow: a tier's rate is shared by all its readers
+		st, err := store.Open([]store.TierConfig{{Kind: cluster.Mem, Dir: filepath.Join(e.tierRoot(), "background", fmt.Sprint(dst)), ReadBps: bps}})
+		if err != nil {
+			b.stop()
+			return nil, err
+		}
+		b.stores = append(b.stores, st)
+		if _, err := st.Generate(cluster.Mem, backgroundObject, backgroundBytes, 1); err != nil {
+			b.stop()
+			return nil, err
+		}
 		server, client := first(src), first(dst)
 		addr := net.JoinHostPort(server.DataIP.String(), "7001")
 		var ln net.Listener
@@ -65,13 +79,13 @@ func startBackground(e *Emulator, share float64) (*background, error) {
 			b.stop()
 			return nil, fmt.Errorf("local: background server on %s: %w", server.Name, err)
 		}
-		srv := dataplane.NewServer(b.st, func(string, ...any) {})
+		srv := dataplane.NewServer(st, func(string, ...any) {})
 		b.servers = append(b.servers, srv)
 		go srv.Serve(ln)
 		b.wg.Add(1)
 		go func() {
 			defer b.wg.Done()
-			err := shaping.Do(client.Netns, func() error { return b.pull(ctx, addr, bps, src, dst, e.opt.congestion()) })
+			err := shaping.Do(client.Netns, func() error { return b.pull(ctx, addr, src, dst, e.opt.congestion()) })
 			if err != nil && ctx.Err() == nil {
 				b.errMu.Lock()
 				b.err = errors.Join(b.err, fmt.Errorf("background %s→%s: %w", server.Name, client.Name, err))
@@ -89,13 +103,12 @@ func rateOr(bps float64) float64 {
 	return bps
 }
 
-// pull fetches the object again and again, paced at bps.
-func (b *background) pull(ctx context.Context, addr string, bps float64, src, dst int, congestion string) error {
+// pull fetches the object again and again, as fast as its server sends.
+func (b *background) pull(ctx context.Context, addr string, src, dst int, congestion string) error {
 	client := dataplane.NewClient(5 * time.Second).UseCongestion(congestion)
 	defer client.Close()
 	g := dataplane.NewGroup(dataplane.Background)
-	lim := rate.NewLimiter(rate.Limit(bps), max(64<<10, int(bps/50)))
-	w := &pacer{ctx: ctx, lim: lim, up: &b.up[src], down: &b.down[dst]}
+	w := &linkCount{up: &b.up[src], down: &b.down[dst]}
 	for ctx.Err() == nil {
 		if _, err := client.Fetch(ctx, g, addr, cluster.Mem, backgroundObject, 0, -1, w); err != nil && ctx.Err() == nil {
 			return err
@@ -104,25 +117,15 @@ func (b *background) pull(ctx context.Context, addr string, bps float64, src, ds
 	return nil
 }
 
-// pacer is a writer that lets bytes through at the limiter's rate, so
-// that TCP's flow control holds the sender to it.
-type pacer struct {
-	ctx      context.Context
-	lim      *rate.Limiter
+// linkCount counts what it is written as payload of both rack links.
+type linkCount struct {
 	up, down *atomic.Int64
 }
 
-func (p *pacer) Write(b []byte) (int, error) {
-	for off := 0; off < len(b); {
-		n := min(len(b)-off, p.lim.Burst())
-		if err := p.lim.WaitN(p.ctx, n); err != nil {
-			return off, err
-		}
-		off += n
-		p.up.Add(int64(n))
-		p.down.Add(int64(n))
-	}
-	return len(b), nil
+func (c *linkCount) Write(p []byte) (int, error) {
+	c.up.Add(int64(len(p)))
+	c.down.Add(int64(len(p)))
+	return len(p), nil
 }
 
 func (b *background) stop() error {
@@ -133,8 +136,8 @@ func (b *background) stop() error {
 		s.Close()
 	}
 	b.wg.Wait()
-	if b.st != nil {
-		_ = b.st.Wipe()
+	for _, st := range b.stores {
+		_ = st.Wipe()
 	}
 	b.errMu.Lock()
 	defer b.errMu.Unlock()
