@@ -25,15 +25,7 @@ func TestBackgroundLeavesNoWorkloadBytes(t *testing.T) {
 	opt := options(t, fmt.Sprintf("tb%d", os.Getpid()%10000), shaping.Switched, topo)
 	opt.Background = 0.5
 	t.Cleanup(func() { checkGone(t, opt) })
-	e, err := Start(opt)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() {
-		if err := e.Stop(); err != nil {
-			t.Error(err)
-		}
-	}()
+	e := startEmulator(t, opt)
 	time.Sleep(time.Second) // the flows start, and TCP's buffers grow
 	u0, d0, err := e.Counters()
 	if err != nil {

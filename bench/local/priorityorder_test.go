@@ -87,15 +87,7 @@ func TestPrioritySamplerReadsEveryNIC(t *testing.T) {
 	opt := options(t, fmt.Sprintf("tp%d", os.Getpid()%10000), shaping.Switched, topo)
 	opt.Priorities, opt.ShapeHostNICs = true, true
 	t.Cleanup(func() { checkGone(t, opt) })
-	e, err := Start(opt)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() {
-		if err := e.Stop(); err != nil {
-			t.Error(err)
-		}
-	}()
+	e := startEmulator(t, opt)
 	bs := e.bottlenecks()
 	if len(bs) != 3 {
 		t.Fatalf("%d bottlenecks, want the 3 hosts' NICs (one rack: no rack link)", len(bs))
