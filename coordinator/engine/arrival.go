@@ -85,7 +85,7 @@ func (e *Engine) release(j *Job, st *Stage) {
 	st.Released = true
 	if st.Spec.Kind == workload.Map {
 		e.sizeMapTasks(st)
-		st.byHost = map[cluster.HostID]*taskQueue{}
+		st.byHost = e.newHostQueues(st)
 		st.byRack = map[cluster.RackID]*taskQueue{}
 	}
 	for i := range st.Tasks {

@@ -246,7 +246,7 @@ func (e *Engine) finishJob(j *Job, state JobState, reason string) {
 			}
 		}
 		// the indexes are only needed while tasks are pending
-		st.byHost, st.byRack, st.queue = nil, nil, taskQueue{}
+		st.byHost, st.byRack, st.queue = hostQueues{}, nil, taskQueue{}
 	}
 	e.finished++
 	rec := e.jobRecord(j)

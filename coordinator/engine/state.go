@@ -76,7 +76,7 @@ type Stage struct {
 	heldSplits int
 
 	queue  taskQueue
-	byHost map[cluster.HostID]*taskQueue
+	byHost hostQueues
 	byRack map[cluster.RackID]*taskQueue
 }
 
