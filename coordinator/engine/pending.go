@@ -94,9 +94,13 @@ func (e *Engine) newHostQueues(st *Stage) hostQueues {
 	return hostQueues{sparse: map[cluster.HostID]*taskQueue{}}
 }
 
-// at is host h's queue, nil if it has none.
+// at is host h's queue, nil if it has none (or is no host: as the map
+// answered).
 func (q *hostQueues) at(h cluster.HostID) *taskQueue {
 	if q.dense != nil {
+		if h < 0 || int(h) >= len(q.dense) {
+			return nil
+		}
 		return &q.dense[h]
 	}
 	return q.sparse[h]

@@ -35,6 +35,9 @@ func TestNodeLocalQueuesDenseAndSparse(t *testing.T) {
 			t.Errorf("narrow on host %d: got %v %v, want a local task only on host 3", h, tr, ok)
 		}
 	}
+	if tr, ok := ctx.NextNodeLocal(0, 4); ok {
+		t.Errorf("wide on host 4, which the 4-host cluster does not have: got %v, want none", tr)
+	}
 	// launched elsewhere, a task leaves its host's queue
 	if _, err := ctx.Launch(TaskRef{Job: 0, Stage: 0, Index: 2}, 0, LaunchOptions{}); err != nil {
 		t.Fatal(err)
