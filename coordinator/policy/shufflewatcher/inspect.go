@@ -9,7 +9,8 @@ import (
 )
 
 // Inspect prints each planned job's map racks (SW-1) and, per reduce
-// stage split so far, the reducers still to start per rack (SW-2), for
+// stage split so far, the reducers still to start per rack (SW-2) or,
+// under reduce_racks=largest, the rack its reducers prefer (SW5), for
 // scenario tests, with the delay-scheduling skips of a job that has any.
 func (p *Policy) Inspect(jobs []*engine.Job) string {
 	var b strings.Builder
@@ -35,6 +36,14 @@ func (p *Policy) Inspect(jobs []*engine.Job) string {
 		sort.Ints(stages)
 		for _, st := range stages {
 			fmt.Fprintf(&b, " quota[%d]=%v", st, s.quota[st])
+		}
+		stages = stages[:0]
+		for st := range s.preferredRack {
+			stages = append(stages, st)
+		}
+		sort.Ints(stages)
+		for _, st := range stages {
+			fmt.Fprintf(&b, " prefer_rack[%d]=%d", st, s.preferredRack[st])
 		}
 		b.WriteString("\n")
 	}

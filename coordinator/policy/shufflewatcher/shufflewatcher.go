@@ -192,6 +192,10 @@ type jobState struct {
 	// quota per reduce stage index: reducers still to start per rack
 	// (SW-2); nil until the stage is first considered
 	quota map[int][]int
+	// preferredRack per reduce stage index, under reduce_racks=largest:
+	// the rack holding most of its map output (-1: none), which its
+	// reducers prefer (SW5) instead of following a quota
+	preferredRack map[int]cluster.RackID
 	// outOn is the job's map output per host, under map_hosts=output
 	outOn map[cluster.HostID]int64
 	// preferred per reduce stage index: the hosts its reducers prefer
@@ -283,6 +287,7 @@ func (p *Policy) state(ctx *engine.Context, j engine.JobID) *jobState {
 		job := ctx.Job(j)
 		s.lastServed = job.Submitted
 		s.quota = map[int][]int{}
+		s.preferredRack = map[int]cluster.RackID{}
 		s.preferred = map[int][]bool{}
 		s.mapRacks = p.planMapRacks(ctx, job)
 	}
@@ -512,6 +517,11 @@ func (p *Policy) HostLost(ctx *engine.Context, h cluster.HostID) {
 			}
 			if room && !liveRoom {
 				delete(s.quota, stage)
+			}
+		}
+		for stage, r := range s.preferredRack {
+			if r >= 0 && !rackLive(ctx, int(r)) {
+				delete(s.preferredRack, stage)
 			}
 		}
 	}
@@ -801,8 +811,7 @@ func (p *Policy) tryReduce(ctx *engine.Context, h cluster.HostID, j *engine.Job)
 		return false
 	}
 	q := p.quota(ctx, j, int(t.Stage))
-	// under largest the quota only names the preferred rack: nothing to charge
-	charge := q != nil && q[r] > 0 && p.cfg.ReduceRacks != "largest"
+	charge := q != nil && q[r] > 0
 	if !p.launch(ctx, h, j, t, charge) {
 		return false
 	}
@@ -828,24 +837,24 @@ func (p *Policy) reducePreference(ctx *engine.Context, j *engine.Job, stage int,
 	if p.cfg.ReduceHosts == "output" {
 		hosts = p.preferredHosts(ctx, j, stage)
 	}
-	var racks []int
+	rack := cluster.RackID(-1)
 	if p.cfg.ReduceRacks == "largest" {
-		racks = p.quota(ctx, j, stage)
+		rack = p.preferredRack(ctx, j, stage)
 	}
-	if hosts == nil && racks == nil {
+	if hosts == nil && rack < 0 {
 		return false, true // no output to follow
 	}
-	inRack := racks != nil && racks[ctx.Topology().RackOf(h)] > 0
+	inRack := rack >= 0 && rack == ctx.Topology().RackOf(h)
 	if (hosts != nil && hosts[h]) || (hosts == nil && inRack) {
 		return true, true
 	}
-	node, rack, delay := p.delays(ctx)
+	node, rackDelay, delay := p.delays(ctx)
 	if !delay {
-		node, rack = len(ctx.Topology().Hosts), 2*len(ctx.Topology().Hosts)
+		node, rackDelay = len(ctx.Topology().Hosts), 2*len(ctx.Topology().Hosts)
 	}
 	budget := node
-	if racks != nil && !inRack {
-		budget = rack
+	if rack >= 0 && !inRack {
+		budget = rackDelay
 	}
 	s := &p.jobs[j.ID]
 	if s.reduceSkips >= budget {
@@ -909,9 +918,6 @@ func (p *Policy) reduceAllowed(ctx *engine.Context, j *engine.Job, t engine.Task
 		// hold a slot of a rack its job's maps may be confined to
 		return false
 	}
-	if p.cfg.ReduceRacks == "largest" {
-		return true // a preference, not a quota (reducePreference)
-	}
 	q := p.quota(ctx, j, int(t.Stage))
 	if q == nil || q[r] > 0 {
 		return true
@@ -951,37 +957,26 @@ func (p *Policy) launch(ctx *engine.Context, h cluster.HostID, j *engine.Job, t 
 
 // quota returns the reducers of a stage still to start per rack, split
 // when the stage is first considered (with SW-4, when every map is done).
-// Nil means the upstream wrote nothing: no place to prefer.
+// Nil means no quota to follow: the upstream wrote nothing, or, under
+// reduce_racks=largest, the reducers prefer a rack (preferredRack)
+// rather than being held to one.
 func (p *Policy) quota(ctx *engine.Context, j *engine.Job, stage int) []int {
+	if p.cfg.ReduceRacks == "largest" {
+		return nil
+	}
 	s := p.state(ctx, j.ID)
 	if q, ok := s.quota[stage]; ok {
 		return q
 	}
 	st := j.Stages[stage]
-	nr := len(ctx.Topology().Racks)
-	inter := make([]int64, nr)
-	var total int64
-	for _, up := range st.Spec.After {
-		for _, us := range j.Stages {
-			if us.Spec.Name != up {
-				continue
-			}
-			p.buf = ctx.StageOutputByRack(j.ID, us.Index, p.buf[:0])
-			for r, b := range p.buf {
-				inter[r] += b
-				total += b
-			}
-		}
-	}
+	inter, total := p.outputByRack(ctx, j, stage)
 	var q []int
 	if total > 0 {
-		q = make([]int, nr)
+		q = make([]int, len(inter))
 		n := len(st.Tasks)
 		switch p.cfg.ReduceRacks {
 		case "proportional":
 			q = largestRemainder(inter, total, n)
-		case "largest":
-			q[argmax(inter)] = n
 		case "map_racks":
 			// every map rack may take any number: the confinement is the point
 			for r, ok := range s.mapRacks {
@@ -993,6 +988,41 @@ func (p *Policy) quota(ctx *engine.Context, j *engine.Job, stage int) []int {
 	}
 	s.quota[stage] = q
 	return q
+}
+
+// preferredRack is the rack holding most of a reduce stage's map output
+// (-1: its upstream wrote nothing), found when the stage is first
+// considered and again if that rack loses its last host.
+func (p *Policy) preferredRack(ctx *engine.Context, j *engine.Job, stage int) cluster.RackID {
+	s := p.state(ctx, j.ID)
+	if r, ok := s.preferredRack[stage]; ok {
+		return r
+	}
+	r := cluster.RackID(-1)
+	if inter, total := p.outputByRack(ctx, j, stage); total > 0 {
+		r = cluster.RackID(argmax(inter))
+	}
+	s.preferredRack[stage] = r
+	return r
+}
+
+// outputByRack is the output of the stages a stage shuffles from, per
+// rack, and its total.
+func (p *Policy) outputByRack(ctx *engine.Context, j *engine.Job, stage int) (inter []int64, total int64) {
+	inter = make([]int64, len(ctx.Topology().Racks))
+	for _, up := range j.Stages[stage].Spec.After {
+		for _, us := range j.Stages {
+			if us.Spec.Name != up {
+				continue
+			}
+			p.buf = ctx.StageOutputByRack(j.ID, us.Index, p.buf[:0])
+			for r, b := range p.buf {
+				inter[r] += b
+				total += b
+			}
+		}
+	}
+	return inter, total
 }
 
 // largestRemainder splits n over racks in proportion to w (which sums to
