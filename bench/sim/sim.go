@@ -719,7 +719,7 @@ func (s *Sim) start(a *engine.Attempt) error {
 		r.phase = phaseRead
 		if a.Source.Host >= 0 && a.InputBytes > 0 {
 			f := s.flow(r, s.path(a.Source.Host, a.Host, s.tierRd[a.Source.Host][a.Source.Tier], -1), a.InputBytes)
-			s.countCross(f, a.Source.Host, a.Host)
+			s.countCross(f, s.topo.RackOf(a.Source.Host), a.Host)
 		}
 		if r.active == 0 {
 			return s.advance(r)
@@ -767,10 +767,11 @@ func (s *Sim) flow(r *run, res []int32, bytes int64) *flow {
 	return f
 }
 
-// countCross has a flow from src to dst add to what dst receives from
-// other racks, if it crosses racks.
-func (s *Sim) countCross(f *flow, src, dst cluster.HostID) {
-	if f.heapIdx >= 0 && s.topo.RackOf(src) != s.topo.RackOf(dst) {
+// countCross has a flow from rack src to host dst add to what dst
+// receives from other racks (NetworkStatus.HostCrossRxBps), if it crosses
+// racks and moves bytes.
+func (s *Sim) countCross(f *flow, src cluster.RackID, dst cluster.HostID) {
+	if f.heapIdx >= 0 && src != s.topo.RackOf(dst) {
 		f.counter = int32(dst)
 	}
 }
@@ -838,9 +839,7 @@ func (s *Sim) fetch(r *run) error {
 			}
 		}
 		f := s.flow(r, p, want)
-		if cluster.RackID(src) != own && f.heapIdx >= 0 {
-			f.counter = int32(a.Host) // what a.Host receives from other racks
-		}
+		s.countCross(f, cluster.RackID(src), a.Host)
 		f.srcRack = int32(src)
 		s.net.join(f, r.coflow)
 		r.fetched[src] += want
@@ -904,7 +903,7 @@ func (s *Sim) write(r *run) error {
 			s.flow(r, []int32{w}, a.OutputBytes)
 		} else {
 			f := s.flow(r, s.path(a.Host, rep.Host, -1, w), a.OutputBytes)
-			s.countCross(f, a.Host, rep.Host)
+			s.countCross(f, s.topo.RackOf(a.Host), rep.Host)
 		}
 	}
 	if r.active > 0 {

@@ -434,12 +434,11 @@ func (p *Policy) crossRemaining(ctx *engine.Context, a *engine.Attempt, left flo
 // measurement of a host's receive rate enters its B̂ while the host has
 // input-phase tasks (§1.6), not only the last one before a decision.
 func (p *Policy) NetworkMeasured(ctx *engine.Context) {
-	n := ctx.Network()
+	rx := ctx.Network().HostRxBps
+	if p.rackLocal {
+		rx = ctx.Network().HostCrossRxBps // §3.2: cross-rack bytes only
+	}
 	for h := range p.hosts {
-		rx := n.HostRxBps
-		if p.rackLocal {
-			rx = n.HostCrossRxBps // §3.2: cross-rack bytes only
-		}
 		if hs := &p.hosts[h]; len(hs.inputs) > 0 && h < len(rx) {
 			hs.bhat = p.cfg.EMAAlpha*rx[h] + (1-p.cfg.EMAAlpha)*hs.bhat
 		}
