@@ -552,7 +552,8 @@ func (ex *executor) writeSummary(set, wl string) error {
 }
 
 // prepareDir checks that the result directory belongs to this campaign
-// when resuming, and that its run sets' directories are directories of
+// when resuming (a campaign that differs only in its headlines does:
+// SameRuns), and that its run sets' directories are directories of
 // its own (a runs' directory is removed and rewritten: through a link, that
 // would be outside).
 func prepareDir(c *Campaign, out string) error {
@@ -571,6 +572,10 @@ func prepareDir(c *Campaign, out string) error {
 	path := filepath.Join(out, "campaign.yaml")
 	old, err := os.ReadFile(path)
 	switch {
+	case err == nil && !bytes.Equal(old, c.Source) && SameRuns(old, c.Source):
+		// only the headlines changed: the runs are this campaign's, and
+		// the copy becomes the file a reproduction reads its table from
+		return safefile.WriteFile(path, c.Source, 0o644)
 	case err == nil && !bytes.Equal(old, c.Source):
 		finished, err := anyRunFinished(out)
 		if err != nil {

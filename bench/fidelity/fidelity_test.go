@@ -161,6 +161,14 @@ func TestLocateAndReplaySpecErrors(t *testing.T) {
 	if _, err := Locate(r.Dir, other); err == nil || !strings.Contains(err.Error(), "differs from the campaign") {
 		t.Errorf("Locate with another campaign: %v", err)
 	}
+	// a table added to the campaign changes no run
+	tabled := filepath.Join(t.TempDir(), "x.yaml")
+	if err := os.WriteFile(tabled, []byte(testCampaign+"headlines: {title: a table}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Locate(r.Dir, tabled); err != nil {
+		t.Errorf("Locate with the campaign and a table: %v", err)
+	}
 	run, err := Locate(r.Dir, filepath.Join(filepath.Dir(out), "c.yaml"))
 	if err != nil {
 		t.Fatal(err)

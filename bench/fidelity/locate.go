@@ -62,7 +62,7 @@ func OpenCampaign(root, campaignPath string) (*campaign.Campaign, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w (is %s a campaign's result directory?)", recorded, err, root)
 	}
-	if !bytes.Equal(old, c.Source) {
+	if !bytes.Equal(old, c.Source) && !campaign.SameRuns(old, c.Source) {
 		return nil, fmt.Errorf("%s differs from the campaign the results in %s were made with (%s)", campaignPath, root, recorded)
 	}
 	return c, nil
