@@ -123,6 +123,22 @@ func TestWindowCutsOverloadedRun(t *testing.T) {
 	if cut == 0 || cut > len(topo.Hosts) {
 		t.Errorf("%d attempts cut on %d single-slot hosts", cut, len(topo.Hosts))
 	}
+	// an unfinished job says what it was running and what waited for a
+	// slot: the running ones are the cut attempts, and work piled up
+	var running, waiting int
+	for _, j := range sink.jobs {
+		if j.State != engine.JobUnfinished || math.IsNaN(j.Submitted) {
+			continue
+		}
+		if !strings.Contains(j.Reason, "tasks done at the window") {
+			t.Errorf("job %s: reason %q", j.Name, j.Reason)
+		}
+		running += countByKind(t, j.Reason, "running: ")
+		waiting += countByKind(t, j.Reason, "waiting for a slot: ")
+	}
+	if running != cut || waiting == 0 {
+		t.Errorf("the unfinished jobs' reasons count %d running and %d waiting; want the %d cut attempts and some waiting", running, waiting, cut)
+	}
 	if n := eng.JobsFinished() + states[engine.JobUnfinished]; n != len(w.Jobs) {
 		t.Errorf("the engine finished %d jobs and %d are unfinished, of %d", eng.JobsFinished(), states[engine.JobUnfinished], len(w.Jobs))
 	}
@@ -238,4 +254,25 @@ func TestWindowSummaryCountsWorkloads(t *testing.T) {
 			t.Errorf("jobs.csv %s: %q, want succeeded", id, got[id])
 		}
 	}
+}
+
+// countByKind sums the counts of a reason's part after label ("running:
+// 1 map, 2 reduce" is 3).
+func countByKind(t *testing.T, reason, label string) int {
+	t.Helper()
+	_, part, ok := strings.Cut(reason, label)
+	if !ok {
+		return 0
+	}
+	part, _, _ = strings.Cut(part, ";")
+	n := 0
+	for _, kv := range strings.Split(part, ", ") {
+		var k int
+		var kind string
+		if _, err := fmt.Sscanf(kv, "%d %s", &k, &kind); err != nil || (kind != "map" && kind != "reduce" && kind != "generic") {
+			t.Errorf("reason %q: %q is not a count of a stage kind", reason, kv)
+		}
+		n += k
+	}
+	return n
 }

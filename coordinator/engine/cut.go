@@ -4,6 +4,9 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
+
+	"github.com/racklab/racklab/coordinator/workload"
 )
 
 // Cut is what a run stopped at its experiment window leaves: a record of
@@ -43,7 +46,7 @@ func (e *Engine) Cut() ([]AttemptRecord, []JobRecord) {
 		switch {
 		case j.State == JobRunning:
 			rec.Submitted = j.Submitted
-			rec.Reason = fmt.Sprintf("%d of %d tasks done at the window", j.TasksDone, j.Tasks)
+			rec.Reason = j.progress()
 		case e.arrived(j):
 			rec.Reason = "waiting for its parents at the window"
 		default:
@@ -55,4 +58,35 @@ func (e *Engine) Cut() ([]AttemptRecord, []JobRecord) {
 		jobs = append(jobs, rec)
 	}
 	return attempts, jobs
+}
+
+// progress is how far a running job got by the window: its tasks done,
+// then by stage kind its attempts running and its runnable tasks waiting
+// for a slot. A job starved of slots reads as such: under a reduce
+// slow-start its early reducers can hold slots to the end while its last
+// maps wait ("running: 4 reduce; waiting for a slot: 3 map").
+func (j *Job) progress() string {
+	kinds := []workload.StageKind{workload.Map, workload.Reduce, workload.Generic}
+	running, waiting := make([]int, len(kinds)), make([]int, len(kinds))
+	for _, st := range j.Stages {
+		running[st.Spec.Kind] += st.running
+		waiting[st.Spec.Kind] += st.Pending
+	}
+	byKind := func(n []int) string {
+		var parts []string
+		for _, k := range kinds {
+			if n[k] > 0 {
+				parts = append(parts, fmt.Sprintf("%d %s", n[k], k))
+			}
+		}
+		return strings.Join(parts, ", ")
+	}
+	s := fmt.Sprintf("%d of %d tasks done at the window", j.TasksDone, j.Tasks)
+	if r := byKind(running); r != "" {
+		s += "; running: " + r
+	}
+	if w := byKind(waiting); w != "" {
+		s += "; waiting for a slot: " + w
+	}
+	return s
 }
