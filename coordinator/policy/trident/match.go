@@ -19,6 +19,12 @@ type Matcher struct {
 	scanDist   []int64 // their final distances
 	scanV      []int64 // their potentials before the search
 	result     []int
+
+	// the sparse form of the matrix and its search's state (match_sparse.go)
+	sp       sparseRows
+	sparse   sparseSearch
+	mode     matchMode
+	searched matchMode // the search the last call took
 }
 
 // matchCostLimit bounds |cost| relative to the problem size so that
@@ -93,7 +99,9 @@ func (m *Matcher) Solve(costs []int64, rows, cols int) (rowToCol []int, total in
 // costs (Jonker-Volgenant style: distances kept per column, potentials
 // updated once per search on the scanned columns only). A search ends at
 // the first free column it reaches, and free columns keep v = 0, so the
-// duals stay feasible and the result is optimal.
+// duals stay feasible and the result is optimal. A matrix whose rows are
+// mostly one value each, as Trident's are, is searched in its sparse
+// form (match_sparse.go), with the same result.
 func (m *Matcher) solve(a []int64, x, y int) {
 	m.u = resize(m.u, x)
 	m.v = resize(m.v, y)
@@ -105,6 +113,18 @@ func (m *Matcher) solve(a []int64, x, y int) {
 	for j := range y {
 		v[j] = 0
 		rowOf[j] = -1
+	}
+	m.searched = matchDense
+	if m.sp.build(a, x, y, m.mode) {
+		m.searched = matchSparse
+		m.sparse.reset(x, y)
+		m.greedySparse(&m.sp, x)
+		for r := range x {
+			if colOf[r] < 0 {
+				m.augmentSparse(&m.sp, y, r)
+			}
+		}
+		return
 	}
 	// Greedy start: u_i = row minimum; take the lowest free column at it.
 	for i := range x {
