@@ -235,8 +235,12 @@ func Execute(ctx context.Context, c *Campaign, opt Options) error {
 		return err
 	}
 	defer release()
-	if err := prepareDir(c, opt.Out); err != nil {
+	retabled, err := prepareDir(c, opt.Out)
+	if err != nil {
 		return err
+	}
+	if retabled {
+		opt.Logf("%s: the campaign file changed only in its headlines, comments or layout since these runs: recorded the new one, runs kept", opt.Out)
 	}
 	// one topology per run set; the inputs of a workload depend on its
 	// run set's topology only through datasets files that place blocks
@@ -556,7 +560,7 @@ func (ex *executor) writeSummary(set, wl string) error {
 // SameRuns), and that its run sets' directories are directories of
 // its own (a runs' directory is removed and rewritten: through a link, that
 // would be outside).
-func prepareDir(c *Campaign, out string) error {
+func prepareDir(c *Campaign, out string) (retabled bool, err error) {
 	for _, rs := range c.Runs {
 		dirs := []string{filepath.Join(out, rs.Dir())}
 		for _, wl := range rs.Workloads {
@@ -565,7 +569,7 @@ func prepareDir(c *Campaign, out string) error {
 		for _, dir := range dirs {
 			st, err := os.Lstat(dir)
 			if err == nil && !st.IsDir() {
-				return fmt.Errorf("%s is not a directory (a symbolic link?): remove it", dir)
+				return false, fmt.Errorf("%s is not a directory (a symbolic link?): remove it", dir)
 			}
 		}
 	}
@@ -575,24 +579,24 @@ func prepareDir(c *Campaign, out string) error {
 	case err == nil && !bytes.Equal(old, c.Source) && SameRuns(old, c.Source):
 		// only the headlines changed: the runs are this campaign's, and
 		// the copy becomes the file a reproduction reads its table from
-		return safefile.WriteFile(path, c.Source, 0o644)
+		return true, safefile.WriteFile(path, c.Source, 0o644)
 	case err == nil && !bytes.Equal(old, c.Source):
 		finished, err := anyRunFinished(out)
 		if err != nil {
-			return err
+			return false, err
 		}
 		if finished {
-			return fmt.Errorf("%s holds the results of a different campaign (its campaign.yaml differs from %s): choose another result directory or remove it", out, c.Path)
+			return false, fmt.Errorf("%s holds the results of a different campaign (its campaign.yaml differs from %s): choose another result directory or remove it", out, c.Path)
 		}
 		// no run of the other campaign finished (it failed before any
 		// did, or was stopped): nothing is lost by taking the directory
-		return safefile.WriteFile(path, c.Source, 0o644)
+		return false, safefile.WriteFile(path, c.Source, 0o644)
 	case err == nil:
-		return nil
+		return false, nil
 	case !os.IsNotExist(err):
-		return err
+		return false, err
 	}
-	return safefile.WriteFile(path, c.Source, 0o644)
+	return false, safefile.WriteFile(path, c.Source, 0o644)
 }
 
 // RecordedCampaignFile is the campaign file the result directory dir was

@@ -2,6 +2,7 @@ package campaign
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -71,8 +72,13 @@ func TestResumeAcceptsChangedHeadlines(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := Execute(context.Background(), c2, Options{Out: out, Parallel: 1}); err != nil {
+	var log strings.Builder
+	logf := func(format string, args ...any) { fmt.Fprintf(&log, format+"\n", args...) }
+	if err := Execute(context.Background(), c2, Options{Out: out, Parallel: 1, Logf: logf}); err != nil {
 		t.Fatalf("a campaign that changed only its headlines: %v", err)
+	}
+	if !strings.Contains(log.String(), "changed only in its headlines") {
+		t.Errorf("the log does not say the campaign file was taken:\n%s", log.String())
 	}
 	if after, err := os.Stat(done); err != nil || !after.ModTime().Equal(before.ModTime()) {
 		t.Errorf("the finished run was redone (%v)", err)
