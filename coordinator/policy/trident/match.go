@@ -167,7 +167,7 @@ const (
 // augment finds a shortest augmenting path from the free row r and flips
 // it, updating the duals.
 func (m *Matcher) augment(a []int64, y, r int) {
-	u, colOf := m.u, m.colOf
+	u := m.u
 	// Slicing to y lets the compiler drop bounds checks in the hot loops.
 	v, dist, rowOf, pred := m.v[:y], m.dist[:y], m.rowOf[:y], m.pred[:y]
 	scanList, scanDist, scanV := m.scanList[:0], m.scanDist[:0], m.scanV[:0]
@@ -195,26 +195,8 @@ func (m *Matcher) augment(a []int64, y, r int) {
 		}
 		mu := best
 		if rowOf[j1] < 0 {
-			// Reached a free column: restore the scanned columns and update
-			// the duals (row i owning scanned column js was reached at
-			// distance dist[js], the root r at 0), then flip the path.
-			u[r] += mu
-			for k, js := range scanList {
-				v[js] = scanV[k] - (mu - scanDist[k])
-				u[rowOf[js]] += mu - scanDist[k]
-			}
-			j := j1
-			for {
-				i := int(pred[j])
-				prev := colOf[i]
-				colOf[i] = int32(j)
-				rowOf[j] = int32(i)
-				if i == r {
-					break
-				}
-				j = int(prev)
-			}
 			m.scanList, m.scanDist, m.scanV = scanList, scanDist, scanV
+			m.finishSearch(r, j1, mu)
 			return
 		}
 		scanList = append(scanList, int32(j1))
@@ -244,6 +226,30 @@ func (m *Matcher) augment(a []int64, y, r int) {
 				bestFree = j
 			}
 		}
+	}
+}
+
+// finishSearch ends a search from the free row r that reached the free
+// column j1 at distance mu: it restores the scanned columns' potentials
+// and updates the duals (row i owning scanned column js was reached at
+// distance scanDist, the root r at 0), then flips the path (pred).
+func (m *Matcher) finishSearch(r, j1 int, mu int64) {
+	u, v, rowOf, colOf, pred := m.u, m.v, m.rowOf, m.colOf, m.pred
+	u[r] += mu
+	for k, js := range m.scanList {
+		v[js] = m.scanV[k] - (mu - m.scanDist[k])
+		u[rowOf[js]] += mu - m.scanDist[k]
+	}
+	j := j1
+	for {
+		i := int(pred[j])
+		prev := colOf[i]
+		colOf[i] = int32(j)
+		rowOf[j] = int32(i)
+		if i == r {
+			break
+		}
+		j = int(prev)
 	}
 }
 

@@ -213,7 +213,7 @@ func (m *Matcher) augmentSparse(sp *sparseRows, y, r int) {
 		h.epoch = 1
 	}
 	ep := h.epoch
-	u, v, rowOf, colOf, pred := m.u, m.v[:y], m.rowOf[:y], m.colOf, m.pred[:y]
+	u, v, rowOf, pred := m.u, m.v[:y], m.rowOf[:y], m.pred[:y]
 	scanList, scanDist, scanV := m.scanList[:0], m.scanDist[:0], m.scanV[:0]
 	h.heap = h.heap[:0]
 	g, gRow := int64(math.MaxInt64), int32(-1)
@@ -264,23 +264,8 @@ func (m *Matcher) augmentSparse(sp *sparseRows, y, r int) {
 			}
 		}
 		if rowOf[j1] < 0 {
-			u[r] += mu
-			for k, js := range scanList {
-				v[js] = scanV[k] - (mu - scanDist[k])
-				u[rowOf[js]] += mu - scanDist[k]
-			}
-			j := j1
-			for {
-				i := int(pred[j])
-				prev := colOf[i]
-				colOf[i] = int32(j)
-				rowOf[j] = int32(i)
-				if i == r {
-					break
-				}
-				j = int(prev)
-			}
 			m.scanList, m.scanDist, m.scanV = scanList, scanDist, scanV
+			m.finishSearch(r, j1, mu)
 			return
 		}
 		h.scanned[j1] = ep
