@@ -17,6 +17,12 @@ import "math"
 // a heap operation per entry it relaxes where the dense one pays a pass.
 const sparseDensityLimit = 8 // entries below default <= rows*cols/8
 
+// sparseMinRows is the fewest rows for which the sparse form is built:
+// with fewer, the searches are few and short, and the pass that finds
+// the rows' defaults costs as much as it saves (measured over 1,024
+// nodes: even at 128 and 256 tasks, ahead from 512).
+const sparseMinRows = 256
+
 // matchMode forces a search for tests; the zero value chooses by density.
 type matchMode uint8
 
@@ -41,7 +47,7 @@ type sparseRows struct {
 // sparse enough for the sparse search (always, under matchSparse; never
 // under matchDense).
 func (s *sparseRows) build(a []int64, x, y int, mode matchMode) bool {
-	if mode == matchDense {
+	if mode == matchDense || (mode == matchAuto && x < sparseMinRows) {
 		return false
 	}
 	s.rowDefault = resize(s.rowDefault, x)

@@ -64,14 +64,15 @@ func TestSparseMatchesDense(t *testing.T) {
 
 // A whole scheduling call of §5.5's experiment assigns the same slots
 // whichever search the matcher takes, and the automatic choice is the
-// sparse one where at most an eighth of the costs are below their rows'
-// defaults: on one rack (3 cheaper entries a row) and on 32 racks of
-// 1,024 nodes (about 96), not on 8 racks of 256 nodes (about 96 of 256).
+// sparse one from 256 rows where at most an eighth of the costs are
+// below their rows' defaults: on one rack (3 cheaper entries a row) and
+// on 32 racks of 1,024 nodes (about 96), not on 8 racks of 256 nodes
+// (about 96 of 256), nor for 64 tasks.
 func TestSparseMatchesDenseOnTridentCalls(t *testing.T) {
 	for _, c := range []struct {
 		n, nodes, racks int
 		sparse          bool
-	}{{200, 256, 1, true}, {256, 256, 8, false}, {300, 200, 4, false}, {64, 1024, 32, true}} {
+	}{{300, 512, 1, true}, {256, 256, 8, false}, {300, 200, 4, false}, {512, 1024, 32, true}, {64, 1024, 1, false}} {
 		t.Run(fmt.Sprintf("%dx%d/racks=%d", c.n, c.nodes, c.racks), func(t *testing.T) {
 			rng := rand.New(rand.NewPCG(uint64(c.n), uint64(c.racks)))
 			tasks, sets := randomWorkload(rng, c.n, c.nodes, c.racks, 3)
