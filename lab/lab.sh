@@ -19,12 +19,13 @@
 #
 # Needs root, ip, sshd (openssh-server), ssh-keygen, unshare; `test` also
 # ansible-playbook (Debian's ansible) and make. Everything lives in
-# $RACKLAB_LAB_DIR (default /tmp/racklab-lab), which `down` removes; `test`
-# keeps the campaign's results in $RACKLAB_LAB_RESULTS (default results/lab).
+# $RACKLAB_LAB_DIR (default .lab in the repository, which git ignores), which
+# `down` removes; `test` keeps the campaign's results in $RACKLAB_LAB_RESULTS
+# (default results/lab).
 set -euo pipefail
 
-LAB=${RACKLAB_LAB_DIR:-/tmp/racklab-lab}
 REPO=$(cd "$(dirname "$0")/.." && pwd)
+LAB=${RACKLAB_LAB_DIR:-$REPO/.lab}
 # RFC 2544 benchmarking addresses, which no real network uses: the
 # management /24 has this machine (the coordinator) on .1, host i on .10+i;
 # the data /24 has host i on .10+i and no address of this machine.
@@ -83,7 +84,8 @@ cmd_up() {
 	[ -z "$(lab_hosts)" ] || die "lab namespaces exist ($(lab_hosts | sed "s/^/$NS_PREFIX/" | tr '\n' ' ')): run lab/lab.sh down"
 	# whatever fails or is interrupted from here on takes the lab down again
 	LAB_UP=starting
-	mkdir -m 0700 -p "$LAB/hosts"
+	mkdir -p "$(dirname "$LAB")"
+	mkdir -m 0700 "$LAB" "$LAB/hosts"
 	echo "$n" >"$LAB/hosts/count"
 	ssh-keygen -q -t ed25519 -N '' -C racklab-lab -f "$LAB/id_ed25519"
 	ssh-keygen -q -t ed25519 -N '' -C racklab-lab-host -f "$LAB/ssh_host_ed25519_key"
@@ -124,7 +126,9 @@ cmd_up() {
 			PasswordAuthentication no
 			KbdInteractiveAuthentication no
 			UsePAM no
-			# the key is in \$LAB (0700); sshd would refuse it under /tmp (1777)
+			# StrictModes would refuse the authorized keys in \$LAB wherever a
+			# parent is world-writable or not root's (a temporary directory, a
+			# checkout in a user's home); \$LAB itself is 0700
 			StrictModes no
 			Subsystem sftp internal-sftp
 		EOF
