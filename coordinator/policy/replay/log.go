@@ -90,10 +90,10 @@ func Parse(name string, r io.Reader) (*Log, error) {
 		if errors.Is(err, io.EOF) {
 			break
 		}
-		line, _ := cr.FieldPos(0)
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", name, err)
+			return nil, fmt.Errorf("%s: %w", name, err) // the csv error gives the line
 		}
+		line, _ := cr.FieldPos(0) // only a record read without error has fields
 		rec, err := parseRecord(row, col)
 		if err != nil {
 			return nil, fmt.Errorf("%s:%d: %w", name, line, err)
