@@ -60,6 +60,9 @@ func checkWorkloadNumbers(d *yamlfile.Decoder, wn *yaml.Node, where string) {
 		nonNegInt(gm, "workloads", workload.MaxTotalTasks)
 		nonNegInt(gm, "replication", workload.MaxReplicas)
 		nonNegInt(gm, "rounds", workload.MaxTotalTasks)
+		// a recurring job has a map and a reduce task at least
+		nonNegInt(gm, "jobs", workload.MaxTotalTasks/2)
+		nonNegInt(gm, "adhoc", workload.MaxTotalTasks/2)
 		positive(gm, "scale")
 		for _, key := range []string{"duration", "window"} {
 			if gm.Has(key) {

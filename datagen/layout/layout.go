@@ -73,6 +73,14 @@ func Place(t *cluster.Topology, ds *workload.Datasets, o Options) (*workload.Dat
 			if o.Replication > 0 {
 				d.Replication = o.Replication
 			}
+			// the file's sizes were checked; the block size given here
+			// must keep within the same limit before the blocks are made
+			if d.Size > 0 && (d.Size-1)/d.BlockSize+1 > workload.MaxTasksPerStage {
+				return nil, st, fmt.Errorf("dataset %q: %d bytes in blocks of %d is %d blocks, above the limit of %d per dataset", d.Name, d.Size, d.BlockSize, (d.Size-1)/d.BlockSize+1, workload.MaxTasksPerStage)
+			}
+			if d.Replication > workload.MaxReplicas {
+				return nil, st, fmt.Errorf("dataset %q: replication %d is above the limit of %d", d.Name, d.Replication, workload.MaxReplicas)
+			}
 			sizes := d.BlockSizes()
 			if len(sizes) == 0 {
 				st.Empty++

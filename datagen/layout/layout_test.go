@@ -129,6 +129,15 @@ func TestBadInput(t *testing.T) {
 			t.Errorf("%+v: no error", o)
 		}
 	}
+	// a block size that makes more blocks than a dataset may have is
+	// refused before they are made (1 GiB in blocks of 1 byte)
+	big := &workload.Datasets{Datasets: []workload.Dataset{{Name: "a", Size: 1 << 30, BlockSize: 1 << 26}}}
+	if _, _, err := Place(tp, big, Options{BlockSize: 1}); err == nil || !strings.Contains(err.Error(), `dataset "a": 1073741824 bytes in blocks of 1 is 1073741824 blocks, above the limit of 10000000`) {
+		t.Errorf("block size 1: %v", err)
+	}
+	if _, _, err := Place(tp, big, Options{Replication: 513}); err == nil || !strings.Contains(err.Error(), "replication 513 is above the limit of 512") {
+		t.Errorf("replication 513: %v", err)
+	}
 	bad := &workload.Datasets{Datasets: []workload.Dataset{{Name: "a", Blocks: []workload.Block{{Size: 1, Replicas: []workload.Replica{{Host: 99}}}}}}}
 	if _, _, err := Place(tp, bad, Options{}); err == nil || !strings.Contains(err.Error(), "unknown host 99") {
 		t.Errorf("replica on a missing host: %v", err)

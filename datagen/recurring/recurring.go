@@ -72,6 +72,12 @@ func (o *Options) check() error {
 		return fmt.Errorf("arrival shift must not be negative (got %g s)", o.ArrivalShift)
 	case !(o.TaskScale > 0) || !finite(o.TaskScale):
 		return fmt.Errorf("task scale must be positive (got %g)", o.TaskScale)
+	case o.Jobs > workload.MaxTotalTasks/2:
+		return fmt.Errorf("jobs %d is above %d: every job has a map and a reduce task, and a workload at most %d tasks", o.Jobs, workload.MaxTotalTasks/2, workload.MaxTotalTasks)
+	case o.AdHoc > workload.MaxTotalTasks/2:
+		return fmt.Errorf("ad hoc jobs %d is above %d: every job has a map and a reduce task, and a workload at most %d tasks", o.AdHoc, workload.MaxTotalTasks/2, workload.MaxTotalTasks)
+	case o.TaskScale*w1MaxTasks > workload.MaxTotalTasks:
+		return fmt.Errorf("task scale %g makes W1's largest jobs %.4g tasks, above the limit of %d tasks a workload", o.TaskScale, o.TaskScale*w1MaxTasks, workload.MaxTotalTasks)
 	case o.TaskScale != 1 && o.Workload != "w1":
 		return fmt.Errorf("task scale %g: only W1's task counts scale; %s's come with its bytes", o.TaskScale, o.Workload)
 	}
@@ -126,6 +132,9 @@ func Generate(o Options) (*workload.Workload, *workload.Datasets, *Predicted, er
 		}
 	}
 
+	if err := checkTasks(specs, nil); err != nil {
+		return nil, nil, nil, err
+	}
 	w := &workload.Workload{}
 	ds := &workload.Datasets{}
 	p := &Predicted{}
@@ -140,7 +149,11 @@ func Generate(o Options) (*workload.Workload, *workload.Datasets, *Predicted, er
 		w.Jobs = append(w.Jobs, job)
 		ds.Datasets = append(ds.Datasets, d)
 	}
-	for i, s := range o.w1(rng, o.AdHoc) {
+	adhoc := o.w1(rng, o.AdHoc)
+	if err := checkTasks(specs, adhoc); err != nil {
+		return nil, nil, nil, err
+	}
+	for i, s := range adhoc {
 		job, d := o.job(fmt.Sprintf("w1-adhoc%03d", i+1), s)
 		job.Queue = "adhoc"
 		w.Jobs = append(w.Jobs, job)
@@ -151,6 +164,21 @@ func Generate(o Options) (*workload.Workload, *workload.Datasets, *Predicted, er
 		return nil, nil, nil, err
 	}
 	return w, ds, p, nil
+}
+
+// checkTasks refuses jobs of more tasks in all than a workload may hold,
+// before they are made.
+func checkTasks(specs ...[]spec) error {
+	total := 0
+	for _, ss := range specs {
+		for _, s := range ss {
+			total += s.mapTasks + s.reduceTasks
+		}
+	}
+	if total > workload.MaxTotalTasks {
+		return fmt.Errorf("the jobs asked for have %d tasks, above the limit of %d a workload", total, workload.MaxTotalTasks)
+	}
+	return nil
 }
 
 // job is a MapReduce job reading its own dataset of s.input bytes, with
@@ -170,6 +198,9 @@ func (o *Options) job(id string, s spec) (workload.Job, workload.Dataset) {
 	return workload.Job{ID: id, Stages: []workload.Stage{m, r}}, d
 }
 
+// w1MaxTasks is the most tasks a W1 job has, before TaskScale.
+const w1MaxTasks = 2000
+
 // scaleTasks is a job's task count times TaskScale, at least one map and
 // one reduce.
 func (o *Options) scaleTasks(tasks int) int {
@@ -184,7 +215,7 @@ func (o *Options) w1(rng *rand.Rand, n int) []spec {
 	classes := []struct {
 		share  float64
 		lo, hi int
-	}{{0.6, 4, 50}, {0.3, 51, 500}, {0.1, 1000, 2000}}
+	}{{0.6, 4, 50}, {0.3, 51, 500}, {0.1, 1000, w1MaxTasks}}
 	out := make([]spec, 0, n)
 	for c, cl := range classes {
 		k := int(math.Round(cl.share * float64(n)))

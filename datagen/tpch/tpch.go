@@ -272,6 +272,14 @@ func Generate(o Options) (*workload.Workload, *workload.Datasets, error) {
 		ds.Datasets = append(ds.Datasets, o.Dataset(DatasetName(t), tables[t]))
 	}
 
+	jobsPerRound := 0
+	for _, q := range qs {
+		jobsPerRound += len(q.Jobs)
+	}
+	// every job has a task at least; checked before the arrays are made
+	if jobsPerRound > 0 && o.Rounds > workload.MaxTotalTasks/jobsPerRound {
+		return nil, nil, fmt.Errorf("rounds %d of %d jobs each is above the limit of %d tasks a workload", o.Rounds, jobsPerRound, workload.MaxTotalTasks)
+	}
 	rng := o.RNG()
 	n := len(qs) * o.Rounds
 	times := o.Times(rng, n, func() []float64 {

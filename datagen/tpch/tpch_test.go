@@ -235,6 +235,7 @@ func TestOptions(t *testing.T) {
 	}{
 		{func(o *Options) { o.ScaleFactor = 0 }, "scale factor must be positive"},
 		{func(o *Options) { o.Rounds = 0 }, "rounds must be at least 1"},
+		{func(o *Options) { o.Rounds = math.MaxInt }, "above the limit of 10000000 tasks a workload"},
 		{func(o *Options) { o.Window = -1 }, "window must be positive"},
 		{func(o *Options) { o.Queries = []int{23} }, "no plan for query 23"},
 		{func(o *Options) { o.Queries = []int{3, 3} }, "query 3 is selected twice"},
