@@ -434,9 +434,10 @@ func (p *Policy) crossRemaining(ctx *engine.Context, a *engine.Attempt, left flo
 // measurement of a host's receive rate enters its B̂ while the host has
 // input-phase tasks (§1.6), not only the last one before a decision.
 func (p *Policy) NetworkMeasured(ctx *engine.Context) {
-	rx := ctx.Network().HostRxBps
+	net := ctx.Network()
+	rx := net.HostRxBps
 	if p.rackLocal {
-		rx = ctx.Network().HostCrossRxBps // §3.2: cross-rack bytes only
+		rx = net.HostCrossRxBps // §3.2: cross-rack bytes only
 	}
 	for h := range p.hosts {
 		if hs := &p.hosts[h]; len(hs.inputs) > 0 && h < len(rx) {
