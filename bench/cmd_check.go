@@ -4,11 +4,11 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"os/signal"
-	"syscall"
 	"time"
 
 	"github.com/racklab/racklab/bench/check"
+	"github.com/racklab/racklab/bench/local"
+	"github.com/racklab/racklab/internal/interrupt"
 	"github.com/racklab/racklab/shaping"
 	"github.com/spf13/cobra"
 )
@@ -46,13 +46,9 @@ non-zero if one fails, and removes everything it made, also on a signal.`,
 			if err != nil {
 				return err
 			}
-			dir, err := os.MkdirTemp("", "racklab-check-"+prefix+"-")
-			if err != nil {
-				return err
-			}
-			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+			ctx, stop := interrupt.Context(context.Background(), os.Stderr)
 			defer stop()
-			opt := check.Options{Prefix: prefix, Mode: mode, Topology: topo, Dir: dir, Measure: measure}
+			opt := check.Options{Prefix: prefix, Mode: mode, Topology: topo, Dir: local.ClusterDir(prefix), Measure: measure}
 			if verbose {
 				opt.Logf = func(format string, args ...any) { fmt.Fprintf(cmd.ErrOrStderr(), format+"\n", args...) }
 			}

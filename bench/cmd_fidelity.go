@@ -6,18 +6,16 @@ import (
 	"fmt"
 	"math"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"strings"
-	"syscall"
-
-	"github.com/spf13/cobra"
-	"github.com/spf13/pflag"
 
 	"github.com/racklab/racklab/bench/campaign"
 	"github.com/racklab/racklab/bench/fidelity"
 	"github.com/racklab/racklab/bench/metrics"
 	"github.com/racklab/racklab/bench/sim"
+	"github.com/racklab/racklab/internal/interrupt"
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 )
 
 func fidelityCmd() *cobra.Command {
@@ -52,7 +50,7 @@ directory.`,
 			if len(args) == 1 {
 				path = args[0]
 			}
-			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+			ctx, stop := interrupt.Context(context.Background(), os.Stderr)
 			defer stop()
 			root := from
 			if from == "" {

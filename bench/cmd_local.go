@@ -5,9 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/signal"
 	"path/filepath"
-	"syscall"
 	"time"
 
 	"github.com/racklab/racklab/bench/local"
@@ -17,6 +15,7 @@ import (
 	"github.com/racklab/racklab/coordinator/policy"
 	"github.com/racklab/racklab/coordinator/wire"
 	"github.com/racklab/racklab/coordinator/workload"
+	"github.com/racklab/racklab/internal/interrupt"
 	"github.com/racklab/racklab/shaping"
 	"github.com/spf13/cobra"
 )
@@ -90,12 +89,8 @@ func (f *localFlags) options(topo *cluster.Topology, mode shaping.Mode, logf fun
 	if err != nil {
 		return local.Options{}, err
 	}
-	dir, err := os.MkdirTemp("", "racklab-"+f.prefix+"-")
-	if err != nil {
-		return local.Options{}, err
-	}
 	return local.Options{Prefix: f.prefix, Mode: mode, Topology: topo, WorkerCommand: []string{exe, "worker"},
-		Dir: dir, NATSPort: f.natsPort, Cluster: "racklab", Logf: logf, Priorities: f.priorities, ShapeHostNICs: f.shapeNICs, ShareRackLinks: f.shareLinks}, nil
+		Dir: local.ClusterDir(f.prefix), NATSPort: f.natsPort, Cluster: "racklab", Logf: logf, Priorities: f.priorities, ShapeHostNICs: f.shapeNICs, ShareRackLinks: f.shareLinks}, nil
 }
 
 func localRunCmd() *cobra.Command {
@@ -162,7 +157,7 @@ func runLocal(cmd *cobra.Command, f *localFlags) error {
 			return err
 		}
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := interrupt.Context(context.Background(), os.Stderr)
 	defer stop()
 	out := cmd.OutOrStdout()
 	logf := func(format string, args ...any) {
@@ -242,22 +237,22 @@ run, and removes everything on Ctrl-C or SIGTERM.`,
 			if err != nil {
 				return err
 			}
-			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+			ctx, stop := interrupt.Context(context.Background(), os.Stderr)
 			defer stop()
 			e, err := local.Start(opt)
 			if err != nil {
 				return err
 			}
-			creds := filepath.Join(os.TempDir(), "racklab-"+f.prefix+"-credentials")
+			creds, topoPath := local.UpFiles(f.prefix)
 			if err := writeCoordinatorCreds(creds, e); err != nil {
 				return errors.Join(err, e.Stop())
 			}
-			fmt.Fprintf(cmd.OutOrStdout(), "cluster %s is up: %d hosts; worker logs in %s\n", f.prefix, len(topo.Hosts), opt.Dir)
+			fmt.Fprintf(cmd.OutOrStdout(), "cluster %s is up: %d hosts; worker logs in %s (removed with the cluster)\n", f.prefix, len(topo.Hosts), opt.Dir)
 			// the coordinator needs the cluster as a file: the uniform
 			// flags' cluster goes beside the credentials
 			topoFile, written := f.topology, ""
 			if topoFile == "" {
-				written = filepath.Join(os.TempDir(), "racklab-"+f.prefix+"-topology.yaml")
+				written = topoPath
 				if err := os.WriteFile(written, []byte(f.uniformLine()), 0o644); err != nil {
 					return errors.Join(err, e.Stop(), os.RemoveAll(creds))
 				}
@@ -289,6 +284,10 @@ func localDownCmd() *cobra.Command {
 				return err
 			}
 			if err := local.Cleanup(prefix); err != nil {
+				var inUse *shaping.InUseError
+				if errors.As(err, &inUse) {
+					return fmt.Errorf("cluster %s is running in %s: stop that process (Ctrl-C, or kill %d), and it removes its cluster itself", prefix, inUse.Holder(), inUse.PID)
+				}
 				return err
 			}
 			left, err := local.Leftovers(prefix)
@@ -320,11 +319,18 @@ func localStatusCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
+			owner := "left by no running process: bench local down removes it"
+			var inUse *shaping.InUseError
+			if err := shaping.InUse(prefix); errors.As(err, &inUse) {
+				owner = "running in " + inUse.Holder()
+			} else if err != nil {
+				return err
+			}
 			if len(left) == 0 {
 				fmt.Fprintf(cmd.OutOrStdout(), "cluster %s: nothing present\n", prefix)
 				return nil
 			}
-			fmt.Fprintf(cmd.OutOrStdout(), "cluster %s: %d objects\n", prefix, len(left))
+			fmt.Fprintf(cmd.OutOrStdout(), "cluster %s: %d objects, %s\n", prefix, len(left), owner)
 			for _, n := range left {
 				fmt.Fprintln(cmd.OutOrStdout(), "  "+n)
 			}

@@ -5,14 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"runtime"
 	"strings"
-	"syscall"
 
 	"github.com/racklab/racklab/bench/campaign"
 	"github.com/racklab/racklab/bench/reproduce"
+	"github.com/racklab/racklab/internal/interrupt"
 	"github.com/spf13/cobra"
 )
 
@@ -89,7 +88,7 @@ anything. The last line is, per paper, N of M reproduced in each mode.`,
 				opt.Logf = nil
 			}
 			stderr := cmd.ErrOrStderr()
-			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+			ctx, stop := interrupt.Context(context.Background(), os.Stderr)
 			defer stop()
 			check, err := reproduce.Run(ctx, camp, table, mode, opt)
 			if errors.Is(err, context.Canceled) {
@@ -137,7 +136,7 @@ func reproduceAll(cmd *cobra.Command, opt reproduce.AllOptions, prefix string, p
 			copt.Logf = nil
 		}
 		opt.Options = copt
-		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+		ctx, stop := interrupt.Context(context.Background(), os.Stderr)
 		defer stop()
 		runs, err := reproduce.RunAll(ctx, opt)
 		if errors.Is(err, context.Canceled) {

@@ -5,16 +5,15 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"runtime"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/racklab/racklab/bench/campaign"
 	"github.com/racklab/racklab/bench/metrics"
 	"github.com/racklab/racklab/bench/reproduce"
+	"github.com/racklab/racklab/internal/interrupt"
 	"github.com/spf13/cobra"
 )
 
@@ -59,7 +58,7 @@ are kept, an interrupted one is redone. Ctrl-C stops cleanly.`,
 				return err
 			}
 			stderr := cmd.ErrOrStderr()
-			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+			ctx, stop := interrupt.Context(context.Background(), os.Stderr)
 			defer stop()
 			err = campaign.Execute(ctx, camp, opt)
 			if errors.Is(err, context.Canceled) {

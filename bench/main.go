@@ -3,13 +3,25 @@
 package main
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"os"
+
+	"github.com/racklab/racklab/internal/interrupt"
 )
 
 func main() {
 	if err := rootCmd().Execute(); err != nil {
-		fmt.Fprintln(os.Stderr, "bench:", err)
-		os.Exit(1)
+		if s, ok := interrupt.Caught(); ok && errors.Is(err, context.Canceled) {
+			if err.Error() == context.Canceled.Error() {
+				fmt.Fprintf(os.Stderr, "bench: stopped by %v\n", s)
+			} else {
+				fmt.Fprintf(os.Stderr, "bench: stopped by %v: %v\n", s, err)
+			}
+		} else {
+			fmt.Fprintln(os.Stderr, "bench:", err)
+		}
+		os.Exit(interrupt.ExitStatus())
 	}
 }

@@ -8,8 +8,6 @@ import (
 	"fmt"
 	"log"
 	"os"
-	"os/signal"
-	"syscall"
 	"time"
 
 	"github.com/racklab/racklab/bench/metrics"
@@ -18,13 +16,14 @@ import (
 	"github.com/racklab/racklab/coordinator/policy"
 	"github.com/racklab/racklab/coordinator/wire"
 	"github.com/racklab/racklab/coordinator/workload"
+	"github.com/racklab/racklab/internal/interrupt"
 	"github.com/spf13/cobra"
 	"gopkg.in/yaml.v3"
 )
 
 func main() {
 	if err := command().Execute(); err != nil {
-		os.Exit(1)
+		os.Exit(interrupt.ExitStatus())
 	}
 }
 
@@ -74,7 +73,7 @@ only its own worker-HOST.json ('coordinator credentials' makes them ahead).`,
 			}
 			logger := log.New(os.Stderr, "", log.LstdFlags|log.Lmicroseconds)
 			cfg.Logf = logger.Printf
-			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+			ctx, stop := interrupt.Context(context.Background(), os.Stderr)
 			defer stop()
 			sink, err := metrics.NewRunSink(cfg.OutDir, cfg.Workload, cfg.Policy, cfg.Seed)
 			if err != nil {

@@ -13,11 +13,14 @@ import (
 // the named namespaces (whose links and qdiscs go with them). Missing
 // objects are not an error. A namespace still used by a process (e.g. a
 // worker that was not stopped) loses its name but lives on, disconnected,
-// until that process exits.
+// until that process exits. It refuses a prefix whose lock another
+// process holds (a cluster that is running: *InUseError).
 func Cleanup(prefix string) error {
-	if !prefixRE.MatchString(prefix) {
-		return fmt.Errorf("shaping: invalid prefix %q", prefix)
+	lock, err := LockPrefix(prefix) // a running cluster's is not ours to remove
+	if err != nil {
+		return err
 	}
+	defer lock.Release()
 	h, err := netlink.NewHandle()
 	if err != nil {
 		return fmt.Errorf("shaping: netlink: %w", err)

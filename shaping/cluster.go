@@ -31,6 +31,7 @@ type Cluster struct {
 
 	mu   sync.Mutex
 	down bool
+	lock *PrefixLock // held from Up until Down has removed everything
 }
 
 // Up first removes leftovers of an earlier run with the same prefix
@@ -41,6 +42,15 @@ func Up(spec ClusterSpec) (c *Cluster, err error) {
 		return nil, err
 	}
 	spec.Racks = append([]RackSpec(nil), spec.Racks...)
+	lock, err := LockPrefix(spec.Prefix)
+	if err != nil {
+		return nil, err
+	}
+	defer func() {
+		if err != nil {
+			lock.Release()
+		}
+	}()
 	if err := Cleanup(spec.Prefix); err != nil {
 		return nil, fmt.Errorf("shaping: cleanup before up: %w", err)
 	}
@@ -62,6 +72,7 @@ func Up(spec ClusterSpec) (c *Cluster, err error) {
 	}
 	c = &Cluster{
 		Spec:    spec,
+		lock:    lock,
 		MgmtIP:  b.mgmt.bridgeIP(),
 		MgmtNet: b.mgmt.net(),
 		DataNet: &net.IPNet{IP: net.IPv4(10, dataOctet(spec.Prefix), 0, 0).To4(), Mask: dataMask},
@@ -89,6 +100,7 @@ func (c *Cluster) Down() error {
 		return err
 	}
 	c.down = true
+	c.lock.Release()
 	return nil
 }
 

@@ -79,7 +79,11 @@
 //
 // Everything made for a cluster carries its prefix and is removed by
 // [Cluster.Down], by [Up] on failure, and by [Cleanup] after a crash.
-// [Leftovers] lists what is still present. [HostShaper.Close] and
+// [Leftovers] lists what is still present. Because a cleanup removes
+// whatever has the prefix, the process that builds a cluster holds the
+// prefix's lock ([LockPrefix]) until Down: Up and Cleanup in another
+// process are refused ([InUseError], naming the holder), and the kernel
+// frees the lock when its holder exits, however it exits. [HostShaper.Close] and
 // [RemoveHostShaper] remove a host's qdisc, and a new HostShaper replaces one
 // left by a crashed worker but never one that racklab did not make.
 // Namespaces are entered only on dedicated, locked OS threads ([Do],

@@ -4,11 +4,12 @@ package main
 import (
 	"os"
 
+	"github.com/racklab/racklab/internal/interrupt"
 	"github.com/racklab/racklab/worker/agent"
 )
 
 func main() {
 	if err := agent.Command().Execute(); err != nil {
-		os.Exit(1)
+		os.Exit(interrupt.ExitStatus())
 	}
 }

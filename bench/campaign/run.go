@@ -489,12 +489,8 @@ func (ex *executor) live(ctx context.Context, r Run, jobsDone func(int)) (metric
 		if perr != nil {
 			return metrics.Summary{}, perr
 		}
-		dir, derr := os.MkdirTemp("", "racklab-campaign-")
-		if derr != nil {
-			return metrics.Summary{}, derr
-		}
 		lopt := local.Options{Prefix: ex.opt.Prefix, Mode: mode, Topology: ex.topos[r.SetIndex], WorkerCommand: ex.opt.WorkerCommand,
-			Dir: dir, Cluster: "racklab", Background: ex.c.Background, Priorities: r.Set.Priorities, ShapeHostNICs: r.Set.ShapeNICs, ShareRackLinks: r.Set.ShareLinks, SleepCompute: r.Set.SleepCompute, Congestion: r.Set.Congestion}
+			Cluster: "racklab", Logf: ex.opt.Logf, Background: ex.c.Background, Priorities: r.Set.Priorities, ShapeHostNICs: r.Set.ShapeNICs, ShareRackLinks: r.Set.ShareLinks, SleepCompute: r.Set.SleepCompute, Congestion: r.Set.Congestion}
 		_, err = local.Run(ctx, lopt, cfg)
 	case ModeRemote:
 		cfg.NATSURL, cfg.Listen, cfg.MemberAddr, cfg.StopWorkers = r.Set.NATS, r.Set.Listen, r.Set.MemberAddr, false

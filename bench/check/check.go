@@ -10,7 +10,6 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
-
 	"sync/atomic"
 	"time"
 
@@ -84,6 +83,13 @@ func Run(ctx context.Context, opt Options) (lines []Line, err error) {
 	if len(topo.Racks) < 2 || len(topo.Racks[0].Hosts) < 2 || len(topo.Racks[1].Hosts) < 2 {
 		return nil, errors.New("check: the cluster needs at least 2 racks of at least 2 hosts")
 	}
+	// held until everything is removed: no other cluster of this prefix
+	// can start, or clean this one up, meanwhile
+	lock, err := shaping.LockPrefix(opt.Prefix)
+	if err != nil {
+		return nil, fmt.Errorf("check: %w", err)
+	}
+	defer lock.Release()
 	if err := local.Cleanup(opt.Prefix); err != nil {
 		return nil, fmt.Errorf("check: leftovers of an earlier cluster %s: %w", opt.Prefix, err)
 	}

@@ -31,7 +31,8 @@ type Options struct {
 	// e.g. {"/path/bench", "worker"}.
 	WorkerCommand []string
 	// Dir holds the workers' tiers, logs and the credentials; it is
-	// removed by Stop.
+	// removed by Stop. Empty: ClusterDir(Prefix), which Cleanup also
+	// removes after a crash.
 	Dir string
 	// NATSPort is the embedded NATS server's port on the management
 	// bridge.
@@ -101,6 +102,7 @@ type Emulator struct {
 	exited  []chan struct{}
 	mounted bool
 	bg      *background
+	lock    *shaping.PrefixLock
 }
 
 // tierRoot is the mount point of the tiers' tmpfs.
@@ -117,11 +119,21 @@ func Start(opt Options) (e *Emulator, err error) {
 	if len(opt.WorkerCommand) == 0 {
 		return nil, errors.New("local: no worker command")
 	}
-	if err := Cleanup(opt.Prefix); err != nil {
-		return nil, fmt.Errorf("local: leftovers of an earlier cluster %s: %w", opt.Prefix, err)
+	if opt.Dir == "" {
+		opt.Dir = ClusterDir(opt.Prefix)
+	}
+	// held until Stop has removed everything: no other cluster of this
+	// prefix can start, or clean this one up, meanwhile
+	lock, err := shaping.LockPrefix(opt.Prefix)
+	if err != nil {
+		return nil, fmt.Errorf("local: %w", err)
+	}
+	if err := removeLeftovers(opt.Prefix, opt.Logf); err != nil {
+		lock.Release()
+		return nil, err
 	}
 	spec := NetworkSpec(opt)
-	e = &Emulator{opt: opt}
+	e = &Emulator{opt: opt, lock: lock}
 	var hosts []string
 	for _, h := range opt.Topology.Hosts {
 		hosts = append(hosts, h.Name)
@@ -301,6 +313,7 @@ func (e *Emulator) Stop() error {
 		errs = append(errs, shaping.Cleanup(e.opt.Prefix))
 	}
 	errs = append(errs, os.RemoveAll(e.opt.Dir))
+	e.lock.Release()
 	return errors.Join(errs...)
 }
 
@@ -315,7 +328,12 @@ func Run(ctx context.Context, opt Options, cfg live.Config) (res *live.Result, e
 	if err != nil {
 		return nil, err
 	}
-	defer func() { err = errors.Join(err, e.Stop()) }()
+	defer func() {
+		if ctx.Err() != nil {
+			e.opt.Logf("local: stopped: taking cluster %s down", e.opt.Prefix)
+		}
+		err = errors.Join(err, e.Stop())
+	}()
 	cfg.Topology = opt.Topology
 	cfg.Cluster = opt.Cluster
 	cfg.NATSURL = ""
@@ -348,9 +366,32 @@ func Run(ctx context.Context, opt Options, cfg live.Config) (res *live.Result, e
 // from 'bench local up'.
 func (e *Emulator) CoordinatorCredentials() wire.Credentials { return e.Creds }
 
+// ClusterDir is the directory of a cluster's tiers (a tmpfs mounted
+// there), logs and credentials. It is named by the prefix, not made
+// afresh, so that a cleanup after a crash finds it also when the crash
+// came before its tmpfs was mounted; the prefix's lock keeps it to one
+// cluster at a time.
+func ClusterDir(prefix string) string {
+	return filepath.Join(os.TempDir(), "racklab-"+prefix+"-cluster")
+}
+
+// UpFiles are the files 'bench local up' writes for a coordinator started
+// by hand: the coordinator's credentials (a directory) and, for a uniform
+// cluster, its topology.
+func UpFiles(prefix string) (credentials, topology string) {
+	return filepath.Join(os.TempDir(), "racklab-"+prefix+"-credentials"), filepath.Join(os.TempDir(), "racklab-"+prefix+"-topology.yaml")
+}
+
 // Cleanup removes what an emulated cluster with this prefix left after a
-// crash: its network, and the tmpfs mounts of its tiers.
+// crash: its network, the tmpfs mounts of its tiers and the files of
+// UpFiles. It refuses while another process holds the prefix (a cluster
+// that is running).
 func Cleanup(prefix string) error {
+	lock, err := shaping.LockPrefix(prefix) // a running cluster's is not ours to remove
+	if err != nil {
+		return fmt.Errorf("local: %w", err)
+	}
+	defer lock.Release()
 	errs := []error{shaping.Cleanup(prefix)}
 	mounts, err := os.ReadFile("/proc/self/mounts")
 	if err != nil {
@@ -366,11 +407,51 @@ func Cleanup(prefix string) error {
 			errs = append(errs, os.Remove(f[1]))
 		}
 	}
-	return errors.Join(errs...)
+	creds, topo := UpFiles(prefix)
+	errs = append(errs, os.RemoveAll(creds), os.RemoveAll(topo))
+	if err := errors.Join(errs...); err != nil {
+		return err // a mount may be left in the cluster's directory: keep it
+	}
+	return os.RemoveAll(ClusterDir(prefix))
+}
+
+// removeLeftovers removes what an earlier cluster of this prefix left
+// (after a crash, or a SIGKILL, which no process can clean up after), and
+// says what it removed.
+func removeLeftovers(prefix string, logf func(string, ...any)) error {
+	left, err := Leftovers(prefix)
+	if err != nil {
+		return fmt.Errorf("local: leftovers of an earlier cluster %s: %w", prefix, err)
+	}
+	if len(left) > 0 {
+		logf("local: removing what an earlier cluster %s left: %s", prefix, countKinds(left))
+	}
+	if err := Cleanup(prefix); err != nil {
+		return fmt.Errorf("local: leftovers of an earlier cluster %s: %w", prefix, err)
+	}
+	return nil
+}
+
+// countKinds counts Leftovers' entries by kind: "10 netns, 10 link, 1 mount".
+func countKinds(left []string) string {
+	var kinds []string
+	n := map[string]int{}
+	for _, l := range left {
+		k, _, _ := strings.Cut(l, ":")
+		if n[k] == 0 {
+			kinds = append(kinds, k)
+		}
+		n[k]++
+	}
+	parts := make([]string, len(kinds))
+	for i, k := range kinds {
+		parts[i] = fmt.Sprintf("%d %s", n[k], k)
+	}
+	return strings.Join(parts, ", ")
 }
 
 // Leftovers lists what of a cluster with this prefix is present:
-// namespaces, links and tier mounts.
+// namespaces, links, tier mounts, its ClusterDir and the files of UpFiles.
 func Leftovers(prefix string) ([]string, error) {
 	left, err := shaping.Leftovers(prefix)
 	if err != nil {
@@ -384,6 +465,16 @@ func Leftovers(prefix string) ([]string, error) {
 		f := strings.Fields(line)
 		if len(f) >= 3 && f[0] == "racklab-"+prefix && f[2] == "tmpfs" {
 			left = append(left, "mount:"+f[1])
+		}
+	}
+	creds, topo := UpFiles(prefix)
+	for _, f := range []string{ClusterDir(prefix), creds, topo} {
+		if fi, err := os.Lstat(f); err == nil {
+			kind := "file:"
+			if fi.IsDir() {
+				kind = "dir:"
+			}
+			left = append(left, kind+f)
 		}
 	}
 	return left, nil

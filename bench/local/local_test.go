@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -316,4 +317,33 @@ func startEmulator(t *testing.T, opt Options) *Emulator {
 		}
 	})
 	return e
+}
+
+// What a crash leaves outside the network is found and removed too: the
+// cluster's directory (a crash between making it and mounting its tmpfs
+// leaves it empty) and the files 'bench local up' writes.
+func TestCleanupRemovesClusterFiles(t *testing.T) {
+	needRoot(t)
+	prefix := fmt.Sprintf("cf%d", os.Getpid()%10000)
+	creds, topo := UpFiles(prefix)
+	for _, d := range []string{ClusterDir(prefix), creds} {
+		if err := os.MkdirAll(d, 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(topo, []byte("racks: []\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = os.RemoveAll(ClusterDir(prefix)); _ = os.RemoveAll(creds); _ = os.Remove(topo) })
+	left, err := Leftovers(prefix)
+	want := []string{"dir:" + ClusterDir(prefix), "dir:" + creds, "file:" + topo}
+	if err != nil || !slices.Equal(left, want) {
+		t.Fatalf("leftovers %v (%v), want %v", left, err, want)
+	}
+	if err := Cleanup(prefix); err != nil {
+		t.Fatal(err)
+	}
+	if left, err := Leftovers(prefix); err != nil || len(left) != 0 {
+		t.Fatalf("after cleanup: %v (%v)", left, err)
+	}
 }

@@ -135,6 +135,9 @@ type Result struct {
 	// StallReason why, as the simulator's Result does.
 	Stalled     bool   `json:"stalled,omitempty"`
 	StallReason string `json:"stall_reason,omitempty"`
+	// Interrupted says the run was stopped (its context cancelled: a
+	// signal) before its end; its records are what it had done by then.
+	Interrupted bool   `json:"interrupted,omitempty"`
 	Dir         string `json:"-"`
 }
 
@@ -457,6 +460,10 @@ func (r *run) loop(ctx context.Context) error {
 	for !r.eng.Done() {
 		select {
 		case <-ctx.Done():
+			// the records so far are kept, marked as those of a run that
+			// did not end: no reader should take them for a whole run
+			r.res.Interrupted = true
+			r.event("interrupted", "", "the run was stopped before its end: %v", context.Cause(ctx))
 			r.finish()
 			return ctx.Err()
 		case <-limit:

@@ -7,14 +7,13 @@ import (
 	"io"
 	"log"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/racklab/racklab/coordinator/cluster"
 	"github.com/racklab/racklab/coordinator/wire"
+	"github.com/racklab/racklab/internal/interrupt"
 	"github.com/racklab/racklab/internal/units"
 	"github.com/racklab/racklab/shaping"
 	"github.com/racklab/racklab/worker/dataplane"
@@ -111,7 +110,7 @@ runs the attempts it is sent. It removes its objects and shaping on exit.`,
 			cfg.GuardArgs = guardArgs(cmd)
 			logger := log.New(os.Stderr, "", log.LstdFlags|log.Lmicroseconds)
 			cfg.Logf = logger.Printf
-			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+			ctx, stop := interrupt.Context(context.Background(), os.Stderr)
 			defer stop()
 			return Run(ctx, cfg)
 		},
