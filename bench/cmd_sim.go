@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"runtime/pprof"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -187,6 +188,10 @@ func parseSeeds(s string) ([]uint64, error) {
 		if err != nil {
 			return nil, fmt.Errorf("--seeds: %q is not a seed", p)
 		}
+		if slices.Contains(out, n) {
+			// a run is named by its policy and seed: two would write one directory
+			return nil, fmt.Errorf("--seeds: seed %d is given twice", n)
+		}
 		out = append(out, n)
 	}
 	return out, nil
@@ -232,6 +237,9 @@ func (f *simFlags) check() error {
 	}
 	if f.resolution == 0 {
 		return fmt.Errorf("--resolution must be positive (got 0)")
+	}
+	if f.parallel < 1 {
+		return fmt.Errorf("--parallel must be at least 1 (got %d)", f.parallel)
 	}
 	if !(f.scale > 0) || math.IsInf(f.scale, 0) {
 		return fmt.Errorf("--scale must be positive and finite (got %g)", f.scale)

@@ -111,6 +111,8 @@ func TestSimRejectsBadInput(t *testing.T) {
 		"unknown policy": {"sim", "--swim", fb2009, "--policies", "nope", "--max-jobs", "2", "--out", t.TempDir(), "--quiet"},
 		"policy twice":   {"sim", "--swim", fb2009, "--policies", "fair, fair", "--max-jobs", "2", "--out", t.TempDir(), "--quiet"},
 		"not a seed":     {"sim", "--swim", fb2009, "--seeds", "x", "--out", t.TempDir()},
+		"seed twice":     {"sim", "--swim", fb2009, "--seeds", "1,2,1", "--max-jobs", "2", "--out", t.TempDir(), "--quiet"},
+		"no parallel":    {"sim", "--swim", fb2009, "--parallel", "0", "--max-jobs", "2", "--out", t.TempDir(), "--quiet"},
 		"no workload":    {"sim", "--out", t.TempDir()},
 		"bad block size": {"sim", "--swim", fb2009, "--block-size", "12 parsecs", "--out", t.TempDir()},
 	}

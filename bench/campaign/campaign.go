@@ -437,8 +437,19 @@ func Parse(name string, data []byte) (*Campaign, error) {
 	if n := m.Node("limits"); n != nil {
 		c.Limits = parseLimits(d, n)
 	}
+	queueLine := map[string]int{}
+	capacity := 0.0
 	for i, n := range m.Seq("queues") {
-		c.Queues = append(c.Queues, parseQueue(d, n, i))
+		q := parseQueue(d, n, i)
+		if first, dup := queueLine[q.Name]; dup && q.Name != "" {
+			d.Map(n, fmt.Sprintf("queues[%d]", i)).Fail("name", "queue %q is named twice (first at line %d)", q.Name, first)
+		}
+		queueLine[q.Name] = n.Line
+		capacity += q.Capacity
+		c.Queues = append(c.Queues, q)
+	}
+	if capacity > 1+1e-9 {
+		m.Fail("queues", "the queues' capacities add up to %g: the shares of the cluster they are guaranteed must add up to 1 at most", capacity)
 	}
 	c.Headlines = m.Node("headlines")
 	firstLine := map[string]int{} // a run set's Dir → the line of its first run set

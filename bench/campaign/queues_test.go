@@ -27,10 +27,12 @@ runs: [{mode: sim, policies: [capacity]}]
 	}
 	head := "name: q\ncluster: {racks: 2, hosts_per_rack: 2}\nworkload: {file: w.yaml}\nruns: [{mode: sim, policies: [fifo]}]\nqueues:\n"
 	for text, msg := range map[string]string{
-		"  - {name: a, ordering: lifo}\n":                   `c.yaml:6: queues[0]: unknown queue ordering "lifo"`,
-		"  - {name: a, capacity: 0.5, max_capacity: 0.2}\n": "c.yaml:6: queues[0]: queue a: max capacity 0.2 is below its capacity 0.5",
-		"  - {name: a, colour: red}\n":                      "c.yaml:6",
-		"  - {weight: 2}\n":                                 "c.yaml:6",
+		"  - {name: a, ordering: lifo}\n":                              `c.yaml:6: queues[0]: unknown queue ordering "lifo"`,
+		"  - {name: a, capacity: 0.5, max_capacity: 0.2}\n":            "c.yaml:6: queues[0]: queue a: max capacity 0.2 is below its capacity 0.5",
+		"  - {name: a, colour: red}\n":                                 "c.yaml:6",
+		"  - {weight: 2}\n":                                            "c.yaml:6",
+		"  - {name: a, weight: 1}\n  - {name: a, weight: 2}\n":         `c.yaml:7: queues[1]: queue "a" is named twice (first at line 6)`,
+		"  - {name: a, capacity: 0.7}\n  - {name: b, capacity: 0.7}\n": "the queues' capacities add up to 1.4",
 	} {
 		_, err := Load(writeCampaign(t, head+text))
 		if err == nil || !strings.Contains(err.Error(), msg) {

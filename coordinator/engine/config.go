@@ -298,10 +298,20 @@ func withDefaults(cfg Config) (Config, error) {
 	if cfg.Placer == nil {
 		cfg.Placer = &hdfs.Placer{}
 	}
+	named := map[string]int{}
+	capacity := 0.0
 	for i, q := range cfg.Queues {
 		if err := q.Check(); err != nil {
 			return cfg, fmt.Errorf("queue %d: %w", i, err)
 		}
+		if j, dup := named[q.Name]; dup {
+			return cfg, fmt.Errorf("queue %d: the name %s is queue %d's too", i, q.Name, j)
+		}
+		named[q.Name] = i
+		capacity += q.Capacity
+	}
+	if capacity > 1+1e-9 {
+		return cfg, fmt.Errorf("queues: capacities add up to %g, above 1", capacity)
 	}
 	return cfg, nil
 }

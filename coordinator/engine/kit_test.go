@@ -3,6 +3,7 @@ package engine
 import (
 	"math/rand/v2"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/racklab/racklab/coordinator/cluster"
@@ -329,6 +330,12 @@ func TestQueueOrdering(t *testing.T) {
 	ds := &workload.Datasets{Datasets: []workload.Dataset{blocksOn("in", 10, 0)}}
 	if _, err := New(Config{Queues: []Queue{{Name: "q", Capacity: 0.5, MaxCapacity: 0.2}}}, topo, w, ds, &scripted{}); err == nil {
 		t.Fatal("a queue whose maximum is below its capacity was accepted")
+	}
+	if _, err := New(Config{Queues: []Queue{{Name: "q", Weight: 1}, {Name: "q", Weight: 2}}}, topo, w, ds, &scripted{}); err == nil || !strings.Contains(err.Error(), "the name q is queue 0's too") {
+		t.Fatalf("two queues of one name: %v", err)
+	}
+	if _, err := New(Config{Queues: []Queue{{Name: "a", Capacity: 0.7}, {Name: "b", Capacity: 0.7}}}, topo, w, ds, &scripted{}); err == nil || !strings.Contains(err.Error(), "capacities add up to 1.4") {
+		t.Fatalf("capacities of 1.4: %v", err)
 	}
 }
 
