@@ -68,6 +68,7 @@ func TestOptionsLimits(t *testing.T) {
 		{"heartbeat tiny", Options{Heartbeat: 1e-9}, "heartbeat 1e-09 s is below the limit of 0.001 s"},
 		{"sample NaN", Options{Sample: math.NaN()}, "link sample period NaN"},
 		{"background NaN", Options{Background: math.NaN()}, "background share NaN is outside [0, 1)"},
+		{"background leaving a crawl", Options{Background: 0.9999999999999}, "background share 0.9999999999999 leaves rack"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			// through Run, the path every caller takes

@@ -127,3 +127,18 @@ func FormatTiming(t Timing) string {
 	return fmt.Sprintf("%s seed %d: wall %.2fs, simulated %.0fs, %d events (%.0f/s), %d decisions (mean %.1fµs, p50 %.1fµs, p99 %.1fµs)",
 		t.Policy, t.Seed, t.WallS, t.SimS, t.Events, t.EventsPerS, t.Decisions, t.DecisionMeanUs, t.DecisionP50Us, t.DecisionP99Us)
 }
+
+// checkBackground refuses a background share that leaves a rack link
+// slower than the topology's limit: the run would move its bytes at a
+// crawl for ages of simulated time.
+func checkBackground(t *cluster.Topology, bg float64) error {
+	if t == nil || bg == 0 {
+		return nil
+	}
+	for _, r := range t.Racks {
+		if left := min(r.UplinkBps, r.DownlinkBps) * (1 - bg); left < cluster.MinRateBps {
+			return fmt.Errorf("background share %g leaves rack %s's link %.3g bytes/s, below the limit of %g bytes/s", bg, r.Name, left, cluster.MinRateBps)
+		}
+	}
+	return nil
+}

@@ -237,6 +237,9 @@ type Sim struct {
 // New prepares a simulation of an engine's workload on its topology.
 func New(eng *engine.Engine, opt Options) *Sim {
 	optErr := opt.Validate()
+	if optErr == nil {
+		optErr = checkBackground(eng.Topology(), opt.Background)
+	}
 	if opt.Heartbeat <= 0 {
 		opt.Heartbeat = 1
 	}

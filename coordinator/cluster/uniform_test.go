@@ -100,6 +100,7 @@ func TestParseUniformErrors(t *testing.T) {
 		{"zero nic", "cluster:\n  racks: 1\n  hosts_per_rack: 2\n  nic_gbps: 0\n", "c.yaml:4: cluster: nic_gbps must be positive"},
 		{"text nic", "cluster:\n  racks: 1\n  hosts_per_rack: 2\n  nic_gbps: fast\n", "c.yaml:4: cluster: nic_gbps:"},
 		{"negative oversubscription", "cluster:\n  racks: 1\n  hosts_per_rack: 2\n  oversubscription: -1\n", "c.yaml:4: cluster: oversubscription must be positive"},
+		{"rack links too slow", "cluster:\n  racks: 1\n  hosts_per_rack: 2\n  oversubscription: 1e300\n", "c.yaml:2: cluster: rack link rate (hosts per rack × nic rate / oversubscription) 2.5e-292 bytes/s is outside"},
 		{"empty tiers", "cluster:\n  racks: 1\n  hosts_per_rack: 2\n  tiers: []\n", "c.yaml:4: cluster: tiers: the list is empty"},
 		{"bad tier", "cluster:\n  racks: 1\n  hosts_per_rack: 2\n  tiers:\n    - {kind: tape, read_mb_s: 1, write_mb_s: 1}\n", `c.yaml:5: cluster tier #1: kind: unknown tier kind "tape"`},
 	} {

@@ -512,6 +512,13 @@ func ParseUniform(d *yamlfile.Decoder, n *yaml.Node, where string) *UniformSpec 
 	if p.hasTiers {
 		spec.Tiers = p.tiers
 	}
+	// the rates derived from the fields (a rack link is the NICs over the
+	// oversubscription) must be within the limits too: said here, with
+	// the line
+	if _, err := Uniform(spec); err != nil {
+		m.Fail("", "%v", err)
+		return nil
+	}
 	return &spec
 }
 
