@@ -18,12 +18,7 @@ import (
 // that it did not end: no reader takes them for a whole run.
 func TestInterruptedRunIsMarked(t *testing.T) {
 	topo := memTopology(t, 2, 1)
-	w, ds := parseInputs(t, topo, `jobs:
-  - id: j
-    stages:
-      - {name: map, kind: map, input: in, selectivity: 1, compute_ns_per_byte: 20000}
-      - {name: reduce, kind: reduce, tasks: 2, after: [map], selectivity: 1}
-`)
+	w, ds := computingInputs(t, topo, 20000)
 	creds, _ := wire.NewCredentials(hostNames(topo))
 	out := t.TempDir()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)

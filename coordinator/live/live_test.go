@@ -71,6 +71,13 @@ func smallInputs(t testing.TB, topo *cluster.Topology) (*workload.Workload, *wor
 	return parseInputs(t, topo, smallJob)
 }
 
+// computingInputs are smallJob's with maps that compute ns a byte, so
+// that the run lasts long enough for a test to act during it.
+func computingInputs(t testing.TB, topo *cluster.Topology, ns int) (*workload.Workload, *workload.Datasets) {
+	t.Helper()
+	return parseInputs(t, topo, strings.Replace(smallJob, "input: in, selectivity: 1}", fmt.Sprintf("input: in, selectivity: 1, compute_ns_per_byte: %d}", ns), 1))
+}
+
 // Malformed and unknown messages are rejected, logged and counted, and
 // crash neither the coordinator nor a worker; a client without
 // credentials cannot connect, and a worker's credentials cannot launch.

@@ -248,12 +248,7 @@ func TestReducerFinishesWhileUpstreamRecomputed(t *testing.T) {
 // rerun, and the run completes.
 func TestWorkerRestartedWithinHeartbeatTimeout(t *testing.T) {
 	topo := memTopology(t, 2, 1)
-	w, ds := parseInputs(t, topo, `jobs:
-  - id: j
-    stages:
-      - {name: map, kind: map, input: in, selectivity: 1, compute_ns_per_byte: 2000}
-      - {name: reduce, kind: reduce, tasks: 2, after: [map], selectivity: 1}
-`)
+	w, ds := computingInputs(t, topo, 2000)
 	creds, _ := wire.NewCredentials(hostNames(topo))
 	var url string
 	var cancels map[string]context.CancelFunc
