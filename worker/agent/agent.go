@@ -186,11 +186,32 @@ func (w *Worker) open() error {
 		InputDone: func(ev wire.InputDone) { w.publish(wire.TypeInputDone, &ev) }}
 	// replies to our requests come to our own inboxes, which only our
 	// user may hear
-	opts := []nats.Option{nats.Name("racklab-worker-" + w.cfg.Host), nats.MaxReconnects(-1), nats.ReconnectWait(200 * time.Millisecond),
+	opts := []nats.Option{nats.Name("racklab-worker-" + w.cfg.Host), nats.MaxReconnects(-1), nats.ReconnectWait(natsRetryWait),
 		nats.RetryOnFailedConnect(true), nats.CustomInboxPrefix(w.subj.Inbox(w.cfg.Host))}
 	if w.cfg.Password != "" {
 		opts = append(opts, nats.UserInfo(wire.WorkerUser(w.cfg.Host), w.cfg.Password))
 	}
+	// the worker waits for its coordinator as long as it takes, and says
+	// so: a wrong --nats must not look like an idle worker
+	var lastRetryLog time.Time
+	opts = append(opts,
+		nats.ReconnectErrHandler(func(_ *nats.Conn, err error) {
+			if time.Since(lastRetryLog) >= natsRetryLogEvery {
+				lastRetryLog = time.Now()
+				w.cfg.Logf("worker %s: NATS at %s does not answer (%v); retrying every %v", w.cfg.Host, w.cfg.NATSURL, err, natsRetryWait)
+			}
+		}),
+		nats.ConnectHandler(func(nc *nats.Conn) {
+			w.cfg.Logf("worker %s: connected to NATS at %s", w.cfg.Host, nc.ConnectedUrlRedacted())
+		}),
+		nats.ReconnectHandler(func(nc *nats.Conn) {
+			w.cfg.Logf("worker %s: reconnected to NATS at %s", w.cfg.Host, nc.ConnectedUrlRedacted())
+		}),
+		nats.DisconnectErrHandler(func(_ *nats.Conn, err error) {
+			if err != nil {
+				w.cfg.Logf("worker %s: NATS connection lost (%v); reconnecting", w.cfg.Host, err)
+			}
+		}))
 	if w.nc, err = nats.Connect(w.cfg.NATSURL, opts...); err != nil {
 		return fmt.Errorf("worker %s: connect to NATS at %s: %w", w.cfg.Host, w.cfg.NATSURL, err)
 	}
@@ -205,6 +226,13 @@ func (w *Worker) open() error {
 	}
 	return nil
 }
+
+// natsRetryWait is the wait between attempts to reach NATS, and
+// natsRetryLogEvery how often a worker that cannot says so.
+const (
+	natsRetryWait     = 200 * time.Millisecond
+	natsRetryLogEvery = 10 * time.Second
+)
 
 func (w *Worker) close() {
 	w.stopMaterialize()

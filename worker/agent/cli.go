@@ -112,7 +112,10 @@ runs the attempts it is sent. It removes its objects and shaping on exit.`,
 			cfg.Logf = logger.Printf
 			ctx, stop := interrupt.Context(context.Background(), os.Stderr)
 			defer stop()
-			return Run(ctx, cfg)
+			if err := Run(ctx, cfg); err != nil && !(errors.Is(err, context.Canceled) && ctx.Err() != nil) {
+				return err
+			}
+			return nil // also when a signal stopped it: a worker's normal end
 		},
 	}
 	f := cmd.Flags()
