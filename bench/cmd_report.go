@@ -39,6 +39,15 @@ headlines section, see 'bench reproduce'), the report checks it too.`,
 			if opt.Sweeps, err = campaign.ResultDirSweeps(args[0]); err != nil {
 				return err
 			}
+			// records changed since their run are reported as they are
+			// now, and said to be so
+			problems, err := campaign.ResultDirProblems(args[0])
+			if err != nil {
+				return err
+			}
+			for _, p := range problems {
+				fmt.Fprintf(cmd.ErrOrStderr(), "report: warning: %s; the report reads the records as they are now ('bench run' of the campaign would redo the run)\n", p)
+			}
 			r, err := report.Generate(args[0], opt)
 			if err != nil {
 				return err

@@ -149,6 +149,19 @@ func TestInterruptedCampaignResumes(t *testing.T) {
 	if !strings.Contains(progress.String(), want) {
 		t.Fatalf("the progress output does not say it resumed:\n%s", progress.String())
 	}
+
+	// the report's check: every finished run intact, then one record
+	// file cut short and named
+	if problems, err := ResultDirProblems(out); err != nil || len(problems) != 0 {
+		t.Fatalf("problems of an intact result directory: %v %v", problems, err)
+	}
+	if err := os.Truncate(filepath.Join(runs[0].Dir, "jobs.csv"), 10); err != nil {
+		t.Fatal(err)
+	}
+	problems, err := ResultDirProblems(out)
+	if err != nil || len(problems) != 1 || !strings.Contains(problems[0], "run "+runs[0].ID()+": jobs.csv is 10 bytes, done.json says") {
+		t.Fatalf("problems after jobs.csv was cut short: %v %v", problems, err)
+	}
 }
 
 // A result directory holding a finished run of another campaign is

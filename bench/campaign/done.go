@@ -187,6 +187,26 @@ func ResultDirWorkloads(dir string) ([]string, error) {
 	return c.WorkloadNames(), nil
 }
 
+// ResultDirProblems lists, for the campaign of result directory dir, the
+// runs whose records are not as the run left them (CheckDone: a record
+// file since cut short, edited or removed), one line each; nil when dir
+// holds no campaign or every finished run is intact. A run that has not
+// finished (no done.json) is not a problem: the report says the campaign
+// is partial.
+func ResultDirProblems(dir string) ([]string, error) {
+	c, err := resultDirCampaign(dir)
+	if c == nil || err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, r := range c.Matrix(dir) {
+		if _, err := CheckDone(r); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			out = append(out, fmt.Sprintf("run %s: %v", r.ID(), err))
+		}
+	}
+	return out, nil
+}
+
 // resultDirCampaign parses dir/campaign.yaml; nil when there is none.
 func resultDirCampaign(dir string) (*Campaign, error) {
 	path := filepath.Join(dir, "campaign.yaml")
