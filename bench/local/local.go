@@ -432,7 +432,7 @@ func removeLeftovers(prefix string, logf func(string, ...any)) error {
 	return nil
 }
 
-// countKinds counts Leftovers' entries by kind: "10 netns, 10 link, 1 mount".
+// countKinds counts Leftovers' entries by kind: "10 link, 10 netns, 1 mount".
 func countKinds(left []string) string {
 	var kinds []string
 	n := map[string]int{}

@@ -48,6 +48,7 @@ import (
 	"math"
 	"os"
 	"strconv"
+	"strings"
 
 	"github.com/racklab/racklab/internal/yamlfile"
 	"gopkg.in/yaml.v3"
@@ -190,6 +191,10 @@ func parseRack(d *yamlfile.Decoder, t *Topology, n *yaml.Node, i int, fileDefaul
 	m.Known("name", "uplink_gbps", "downlink_gbps", "oversubscription", "host_defaults", "hosts", "host_count")
 	m.Require("name")
 	if d.Err() != nil {
+		return
+	}
+	if strings.TrimSpace(name) == "" {
+		m.Fail("name", "a rack needs a name (got %q)", name)
 		return
 	}
 	if first, dup := rackLines[name]; dup {
@@ -451,6 +456,10 @@ func hostFrom(d *yamlfile.Decoder, p *hostProfile, where string, line int) Host 
 
 func addHost(d *yamlfile.Decoder, t *Topology, r *Rack, h Host, name string, line int, hostLines map[string]int) {
 	if d.Err() != nil {
+		return
+	}
+	if strings.TrimSpace(name) == "" {
+		d.Fail(line, fmt.Sprintf("rack %q", r.Name), "a host needs a name (got %q)", name)
 		return
 	}
 	if first, dup := hostLines[name]; dup {

@@ -266,6 +266,8 @@ func TestTopologyErrors(t *testing.T) {
 		{"hosts and count", head + "  - name: r1\n    uplink_gbps: 1\n    host_count: 1\n    hosts: [{name: a}]\n", `t.yaml:5: rack "r1": give hosts or host_count`},
 		{"huge count", head + "  - name: r1\n    uplink_gbps: 1\n    host_count: 1e12\n", `t.yaml:5: rack "r1": host_count must be between`},
 		{"dup rack", head + "  - {name: r1, uplink_gbps: 1, host_count: 1}\n  - {name: r1, uplink_gbps: 1, host_count: 1}\n", `t.yaml:4: rack "r1": rack name "r1" is used twice (first at line 3)`},
+		{"empty rack name", head + "  - {name: \"\", uplink_gbps: 1, host_count: 1}\n", `t.yaml:3: rack #1: a rack needs a name (got "")`},
+		{"blank host name", head + "  - name: r1\n    uplink_gbps: 1\n    hosts:\n      - name: \" \"\n", `t.yaml:6: rack "r1": a host needs a name (got " ")`},
 		{"dup host", head + "  - {name: r1, uplink_gbps: 1, host_count: 1}\n  - name: r2\n    uplink_gbps: 1\n    hosts:\n      - name: r1h0\n", `t.yaml:7: rack "r2": host name "r1h0" is used twice (first at line 3)`},
 		{"no slots", "racks:\n  - name: r1\n    uplink_gbps: 1\n    hosts:\n      - {name: a, nic_gbps: 1}\n", `t.yaml:5: rack "r1" host "a": missing field "slots"`},
 		{"no nic", "racks:\n  - name: r1\n    uplink_gbps: 1\n    host_count: 3\n    host_defaults: {slots: 1}\n", `t.yaml:4: rack "r1" host "r1h0": missing field "nic_gbps"`},
