@@ -4,14 +4,14 @@ import (
 	"bufio"
 	"encoding/csv"
 	"fmt"
-	"github.com/racklab/racklab/internal/skew"
 	"io"
 	"math"
 	"os"
 	"path/filepath"
-	"slices"
 	"sort"
 	"strconv"
+
+	"github.com/racklab/racklab/internal/skew"
 
 	"github.com/racklab/racklab/coordinator/cluster"
 	"github.com/racklab/racklab/coordinator/engine"
@@ -791,8 +791,8 @@ func (r *Recorder) Finish(policy string, seed uint64, st *engine.Stats, up, down
 		if st.PlanNanos > 0 {
 			s.PlanWallS = float64(st.PlanNanos) / 1e9
 		}
-		if len(st.DecisionNanos) > 0 {
-			s.DecisionMaxS = float64(slices.Max(st.DecisionNanos)) / 1e9
+		if st.DecisionTimes.N > 0 {
+			s.DecisionMaxS = float64(st.DecisionTimes.MaxNanos) / 1e9
 		}
 	}
 	return s

@@ -3,7 +3,6 @@ package sim
 import (
 	"fmt"
 	"path/filepath"
-	"sort"
 	"time"
 
 	"github.com/racklab/racklab/bench/metrics"
@@ -109,16 +108,8 @@ func RunOne(spec Spec) (metrics.Summary, Timing, error) {
 	if wall > 0 {
 		t.EventsPerS = float64(res.Events) / wall
 	}
-	if d := eng.Stats.DecisionNanos; len(d) > 0 {
-		xs := make([]float64, len(d))
-		for i, n := range d {
-			xs[i] = float64(n) / 1e3
-		}
-		sort.Float64s(xs)
-		t.DecisionMeanUs = metrics.Mean(xs)
-		t.DecisionP50Us = metrics.Percentile(xs, 50)
-		t.DecisionP99Us = metrics.Percentile(xs, 99)
-	}
+	d := &eng.Stats.DecisionTimes
+	t.DecisionMeanUs, t.DecisionP50Us, t.DecisionP99Us = d.MeanNanos()/1e3, d.PercentileNanos(50)/1e3, d.PercentileNanos(99)/1e3
 	return sum, t, nil
 }
 

@@ -52,6 +52,10 @@ type Config struct {
 	// Stopwatch, when set, returns a monotonic time in nanoseconds; the
 	// engine uses it only to measure how long policy decisions take.
 	Stopwatch func() int64
+	// OnDecision, when set with a Stopwatch, is told how long each
+	// decision took (a live run's metrics); Stats.DecisionTimes
+	// summarises them either way.
+	OnDecision func(nanos int64)
 	// MemoryLRU makes each host's memory tier a cache of capacity
 	// cluster.Tier.CapacityBytes (0: unbounded) with LRU eviction, as
 	// OctopusFS runs for Trident's FB-like workload (spec §5.2, §7.3):

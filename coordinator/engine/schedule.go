@@ -93,7 +93,11 @@ func (e *Engine) timed(f func()) {
 	}
 	t0 := e.cfg.Stopwatch()
 	f()
-	e.Stats.DecisionNanos = append(e.Stats.DecisionNanos, e.cfg.Stopwatch()-t0)
+	ns := e.cfg.Stopwatch() - t0
+	e.Stats.DecisionTimes.Add(ns)
+	if e.cfg.OnDecision != nil {
+		e.cfg.OnDecision(ns)
+	}
 }
 
 func (e *Engine) reject(reason string) {

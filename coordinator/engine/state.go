@@ -210,8 +210,9 @@ type Engine struct {
 
 // Stats are the engine's counters.
 type Stats struct {
-	Decisions        int64 // policy hook calls that offered slots
-	DecisionNanos    []int64
+	Decisions int64 // policy hook calls that offered slots
+	// DecisionTimes is how long they took (with Config.Stopwatch).
+	DecisionTimes    DecisionTimes
 	Launches         int64
 	Duplicates       int64
 	DuplicatesUsed   int64

@@ -198,13 +198,12 @@ type run struct {
 	heldMoves map[cluster.HostID][]engine.TierMove
 	// heldLaunches are attempts whose output waits for room in a memory
 	// tier (awaitsRoom), in launch order
-	heldLaunches  []engine.AttemptID
-	moveSeq       uint64
-	prom          *promMetrics
-	seenDecisions int
-	counter0      []float64 // kernel counters at the start, up then down
-	lastNet       time.Time
-	finished      bool // the records are complete and closed
+	heldLaunches []engine.AttemptID
+	moveSeq      uint64
+	prom         *promMetrics
+	counter0     []float64 // kernel counters at the start, up then down
+	lastNet      time.Time
+	finished     bool // the records are complete and closed
 	// workerCounted says the kernel counts come from the workers'
 	// heartbeats, which lag by up to a heartbeat.
 	workerCounted bool
@@ -530,9 +529,4 @@ func (r *run) observe() {
 		}
 	}
 	r.prom.hostsAlive.Set(float64(alive))
-	ns := r.eng.Stats.DecisionNanos
-	for _, n := range ns[min(r.seenDecisions, len(ns)):] {
-		r.prom.decisionSecs.Observe(float64(n) / 1e9)
-	}
-	r.seenDecisions = len(ns)
 }
