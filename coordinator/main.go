@@ -43,6 +43,18 @@ worker-HOST.json); the files that are missing are generated. Give each worker
 only its own worker-HOST.json ('coordinator credentials' makes them ahead).`,
 		SilenceUsage: true,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			// durations first: before anything is read or written
+			for _, d := range []struct {
+				flag string
+				v    time.Duration
+			}{{"--register-timeout", cfg.RegisterTimeout}, {"--max-run-time", cfg.MaxRunTime}, {"--window", cfg.Window}} {
+				if d.v < 0 {
+					return fmt.Errorf("%s %v is negative", d.flag, d.v)
+				}
+			}
+			if cfg.RegisterTimeout == 0 {
+				return fmt.Errorf("--register-timeout must be positive: the coordinator waits that long for every host")
+			}
 			var err error
 			spec := policy.Spec{Name: cfg.Policy, Label: label}
 			if policyArgs != "" {

@@ -110,3 +110,31 @@ func TestWindowFlag(t *testing.T) {
 		t.Fatalf("coordinator --window 10s --max-run-time 5s: %v", err)
 	}
 }
+
+// A negative duration, or no time to register in, is refused before
+// anything is read or written (the credentials' directory stays absent).
+func TestDurationFlags(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--register-timeout", "-1s"}, "--register-timeout -1s is negative"},
+		{[]string{"--register-timeout", "0s"}, "--register-timeout must be positive"},
+		{[]string{"--max-run-time", "-5s"}, "--max-run-time -5s is negative"},
+		{[]string{"--window", "-5s"}, "--window -5s is negative"},
+	} {
+		dir := t.TempDir()
+		creds := filepath.Join(dir, "creds")
+		cmd := command()
+		cmd.SetArgs(append([]string{"--topology", filepath.Join(dir, "none.yaml"), "--workload", filepath.Join(dir, "none.yaml"),
+			"--credentials", creds, "--out", filepath.Join(dir, "out")}, tc.args...))
+		cmd.SetOut(new(strings.Builder))
+		cmd.SetErr(new(strings.Builder))
+		if err := cmd.Execute(); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%v: error %v, want %q", tc.args, err, tc.want)
+		}
+		if _, err := os.Stat(creds); err == nil {
+			t.Errorf("%v: the credentials were written before the refusal", tc.args)
+		}
+	}
+}
