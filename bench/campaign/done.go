@@ -226,11 +226,21 @@ func resultDirCampaign(dir string) (*Campaign, error) {
 // ("+Inf", "-Inf", "NaN"), the others as numbers, under the field names.
 type summaryJSON struct{ metrics.Summary }
 
+// summaryFieldsAdded are the metrics.Summary fields added after done.json
+// first held summaries: a done.json written before one has no such field
+// and stands for its zero value, which is left out when written, so that
+// such a done.json's digest still matches and its run stays done.
+var summaryFieldsAdded = map[string]bool{"HostsLost": true}
+
 func (s summaryJSON) MarshalJSON() ([]byte, error) {
 	v := reflect.ValueOf(s.Summary)
 	out := make(map[string]any, v.NumField())
 	for i := range v.NumField() {
-		out[v.Type().Field(i).Name] = encodeValue(v.Field(i))
+		name := v.Type().Field(i).Name
+		if summaryFieldsAdded[name] && v.Field(i).IsZero() {
+			continue
+		}
+		out[name] = encodeValue(v.Field(i))
 	}
 	return json.Marshal(out)
 }
@@ -260,6 +270,10 @@ func (s *summaryJSON) UnmarshalJSON(data []byte) error {
 	for i := range v.NumField() {
 		name := v.Type().Field(i).Name
 		raw, ok := fields[name]
+		if !ok && summaryFieldsAdded[name] {
+			v.Field(i).SetZero()
+			continue
+		}
 		if !ok {
 			return fmt.Errorf("summary: no field %s", name)
 		}

@@ -437,6 +437,15 @@ func (ex *executor) runOne(ctx context.Context, r Run) error {
 		return err
 	}
 	ex.opt.Logf("%s: done in %.1f s (mean JCT %.2f s, %d/%d jobs)", r.ID(), time.Since(start).Seconds(), sum.JCTMeanS, sum.Jobs-sum.FailedJobs-sum.UnfinishedJobs, sum.Jobs)
+	if sum.HostsLost > 0 {
+		// said even above progress bars: such a run is not one more clean
+		// repetition (summary.csv's hosts_lost keeps it)
+		msg := fmt.Sprintf("%s: lost %d host(s) during the run (events.jsonl says which and when); its figures include the reruns", r.ID(), sum.HostsLost)
+		if ex.progress != nil {
+			fmt.Fprintln(ex.progress, msg)
+		}
+		ex.opt.Logf("%s", msg)
+	}
 	if ex.overall != nil {
 		ex.overall.EwmaIncrement(time.Since(start))
 	}

@@ -48,19 +48,20 @@ func TestSourceHostAndMemoryCounts(t *testing.T) {
 		}
 	}
 
-	s := r.Finish("trident", 1, &engine.Stats{MemoryUploads: 7, MemoryDemotions: 3}, nil, nil)
+	s := r.Finish("trident", 1, &engine.Stats{MemoryUploads: 7, MemoryDemotions: 3, HostsLost: 1}, nil, nil)
 	row := s.Row()
 	if len(row) != len(SummaryHeader) {
 		t.Fatalf("summary row of %d cells, header of %d", len(row), len(SummaryHeader))
 	}
 	// 30 of the maps' 40 bytes came from memory
-	for col, want := range map[string]string{"memory_uploads": "7", "memory_demotions": "3", "mem_bytes_frac": "0.750000"} {
+	for col, want := range map[string]string{"memory_uploads": "7", "memory_demotions": "3", "mem_bytes_frac": "0.750000", "hosts_lost": "1"} {
 		if got := row[slices.Index(SummaryHeader, col)]; got != want {
 			t.Errorf("summary %s = %q, want %q", col, got, want)
 		}
 	}
-	// columns are appended: only the Shadow skew columns came after these
-	if !slices.Equal(SummaryHeader[len(SummaryHeader)-5:], []string{"memory_uploads", "memory_demotions", "mem_bytes_frac", "shuffle_skew_mean", "rack_link_skew"}) {
-		t.Errorf("summary header %v: the memory columns are not followed by the skew ones alone", SummaryHeader)
+	// columns are appended: the Shadow skew columns and hosts_lost came
+	// after these
+	if !slices.Equal(SummaryHeader[len(SummaryHeader)-6:], []string{"memory_uploads", "memory_demotions", "mem_bytes_frac", "shuffle_skew_mean", "rack_link_skew", "hosts_lost"}) {
+		t.Errorf("summary header %v: the memory columns are not followed by the skew ones and hosts_lost alone", SummaryHeader)
 	}
 }

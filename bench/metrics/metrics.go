@@ -157,6 +157,10 @@ type Summary struct {
 	// rack's two directions and counts an idle rack. NaN when the run
 	// had no link counters (a live run without kernel counters).
 	RackLinkSkew float64
+	// HostsLost counts the hosts the run lost (a worker that stopped
+	// answering; the engine reran their work): a run that lost one is a
+	// measurement of another kind than its clean repetitions.
+	HostsLost int
 }
 
 // PriorityOrder is what a run measured of the network's priority order
@@ -187,6 +191,7 @@ var SummaryHeader = []string{
 	"shadow_dup_frac", "shadow_chosen_frac",
 	"memory_uploads", "memory_demotions", "mem_bytes_frac",
 	"shuffle_skew_mean", "rack_link_skew",
+	"hosts_lost",
 }
 
 // PolicyFigureColumns are the summary.csv columns a policy fills with its
@@ -229,6 +234,7 @@ var SummaryAdded = map[string]float64{
 	"shadow_dup_frac": math.NaN(), "shadow_chosen_frac": math.NaN(),
 	"memory_uploads": 0, "memory_demotions": 0, "mem_bytes_frac": math.NaN(),
 	"shuffle_skew_mean": math.NaN(), "rack_link_skew": math.NaN(),
+	"hosts_lost": math.NaN(),
 }
 
 // SummaryRequired is the columns every summary.csv has: SummaryHeader
@@ -305,6 +311,7 @@ func (s *Summary) Row() []string {
 		s.figure("shadow_dup_frac"), s.figure("shadow_chosen_frac"),
 		i(s.MemoryUploads), i(s.MemoryDemotions), ff(s.MemBytesFrac),
 		share(s.ShuffleSkewMean), share(s.RackLinkSkew),
+		strconv.Itoa(s.HostsLost),
 	}
 }
 
@@ -788,6 +795,7 @@ func (r *Recorder) Finish(policy string, seed uint64, st *engine.Stats, up, down
 		s.InputRackCoV, s.InputRackCoVFirst = stats.CoV(st.InputRackBytes), stats.CoV(st.InputRackFirstBytes)
 		s.PolicyFigures = st.PolicyFigures
 		s.MemoryUploads, s.MemoryDemotions = st.MemoryUploads, st.MemoryDemotions
+		s.HostsLost = st.HostsLost
 		if st.PlanNanos > 0 {
 			s.PlanWallS = float64(st.PlanNanos) / 1e9
 		}
