@@ -83,9 +83,10 @@
 // whatever has the prefix, the process that builds a cluster holds the
 // prefix's lock ([LockPrefix]) until Down: Up and Cleanup in another
 // process are refused ([InUseError], naming the holder), and the kernel
-// frees the lock when its holder exits, however it exits. [HostShaper.Close] and
-// [RemoveHostShaper] remove a host's qdisc, and a new HostShaper replaces one
-// left by a crashed worker but never one that racklab did not make.
+// frees the lock when its holder exits, however it exits.
+// [HostShaper.Close] and [RemoveHostShaper] remove a host's qdisc, and a
+// new HostShaper replaces one left by a crashed worker but never one that
+// racklab did not make.
 // Namespaces are entered only on dedicated, locked OS threads ([Do],
 // [StartIn]); a thread that cannot be returned to its namespace is discarded
 // rather than reused. Handling signals (calling Down) is the caller's job.
