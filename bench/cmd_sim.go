@@ -152,15 +152,21 @@ func loadInputs(f *simFlags) (*cluster.Topology, *workload.Workload, *workload.D
 		w, ds, err := swim.Import(fh, f.swim, opts)
 		return topo, w, ds, err
 	case f.workload != "":
-		w, err := workload.LoadWorkload(f.workload)
-		if err != nil {
-			return nil, nil, nil, err
-		}
-		ds := &workload.Datasets{}
+		// the datasets first, so that a stage naming an unknown one is
+		// reported with its line in the workload file
+		var ds *workload.Datasets
 		if f.datasets != "" {
+			var err error
 			if ds, err = workload.LoadDatasets(f.datasets, topo); err != nil {
 				return nil, nil, nil, err
 			}
+		}
+		w, err := workload.LoadWorkloadFor(f.workload, ds)
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		if ds == nil {
+			ds = &workload.Datasets{}
 		}
 		return topo, w, ds, nil
 	}

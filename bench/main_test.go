@@ -146,3 +146,21 @@ func readCSVTable(t *testing.T, path string) ([][]string, map[string]int) {
 	}
 	return rows, col
 }
+
+// A stage naming a dataset the datasets file does not have is reported
+// with its line in the workload file.
+func TestSimUnknownDatasetHasItsLine(t *testing.T) {
+	dir := t.TempDir()
+	wl := filepath.Join(dir, "w.yaml")
+	if err := os.WriteFile(wl, []byte("jobs:\n  - id: a\n    stages:\n      - {name: m, kind: map, input: nosuch}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := rootCmd()
+	cmd.SetOut(&bytes.Buffer{})
+	cmd.SetErr(&bytes.Buffer{})
+	cmd.SetArgs([]string{"sim", "--workload", wl, "--datasets", filepath.Join("..", "examples", "local", "datasets.yaml"),
+		"--racks", "3", "--hosts-per-rack", "3", "--out", filepath.Join(dir, "out"), "--quiet"})
+	if err := cmd.Execute(); err == nil || !strings.Contains(err.Error(), wl+`:4: job "a" stage "m": unknown dataset "nosuch"`) {
+		t.Fatalf("error %v, want the workload file's line 4", err)
+	}
+}
