@@ -86,9 +86,13 @@ runs the attempts it is sent. It removes its objects and shaping on exit.`,
 				}
 				cfg.Tiers = append(cfg.Tiers, t)
 			}
+			// the default tier's directory is the worker's own: removed at
+			// the end (if empty: the store wipes what it wrote), where a
+			// tier directory given to it is left
+			var ownDir string
 			if len(cfg.Tiers) == 0 {
-				dir := filepath.Join(os.TempDir(), "racklab-"+cfg.Host)
-				cfg.Tiers = []store.TierConfig{{Kind: cluster.Mem, Dir: dir}}
+				ownDir = filepath.Join(os.TempDir(), "racklab-"+cfg.Host)
+				cfg.Tiers = []store.TierConfig{{Kind: cluster.Mem, Dir: ownDir}}
 			}
 			if credsPath != "" {
 				pw, err := wire.LoadWorkerSecret(credsPath, cfg.Host)
@@ -112,7 +116,11 @@ runs the attempts it is sent. It removes its objects and shaping on exit.`,
 			cfg.Logf = logger.Printf
 			ctx, stop := interrupt.Context(context.Background(), os.Stderr)
 			defer stop()
-			if err := Run(ctx, cfg); err != nil && !(errors.Is(err, context.Canceled) && ctx.Err() != nil) {
+			err := Run(ctx, cfg)
+			if ownDir != "" {
+				_ = os.Remove(ownDir)
+			}
+			if err != nil && !(errors.Is(err, context.Canceled) && ctx.Err() != nil) {
 				return err
 			}
 			return nil // also when a signal stopped it: a worker's normal end
