@@ -393,19 +393,16 @@ func Cleanup(prefix string) error {
 	}
 	defer lock.Release()
 	errs := []error{shaping.Cleanup(prefix)}
-	mounts, err := os.ReadFile("/proc/self/mounts")
+	mounts, err := tierMounts(prefix)
 	if err != nil {
 		return errors.Join(append(errs, err)...)
 	}
-	for _, line := range strings.Split(string(mounts), "\n") {
-		f := strings.Fields(line)
-		if len(f) >= 3 && f[0] == "racklab-"+prefix && f[2] == "tmpfs" {
-			if err := unix.Unmount(f[1], unix.MNT_DETACH); err != nil {
-				errs = append(errs, fmt.Errorf("local: unmount %s: %w", f[1], err))
-				continue
-			}
-			errs = append(errs, os.Remove(f[1]))
+	for _, dir := range mounts {
+		if err := unix.Unmount(dir, unix.MNT_DETACH); err != nil {
+			errs = append(errs, fmt.Errorf("local: unmount %s: %w", dir, err))
+			continue
 		}
+		errs = append(errs, os.Remove(dir))
 	}
 	creds, topo := UpFiles(prefix)
 	errs = append(errs, os.RemoveAll(creds), os.RemoveAll(topo))
@@ -413,6 +410,22 @@ func Cleanup(prefix string) error {
 		return err // a mount may be left in the cluster's directory: keep it
 	}
 	return os.RemoveAll(ClusterDir(prefix))
+}
+
+// tierMounts lists where the tmpfs mounts of a cluster's tiers (named
+// racklab-<prefix>, as Start and bench check mount them) are.
+func tierMounts(prefix string) ([]string, error) {
+	mounts, err := os.ReadFile("/proc/self/mounts")
+	if err != nil {
+		return nil, err
+	}
+	var dirs []string
+	for _, line := range strings.Split(string(mounts), "\n") {
+		if f := strings.Fields(line); len(f) >= 3 && f[0] == "racklab-"+prefix && f[2] == "tmpfs" {
+			dirs = append(dirs, f[1])
+		}
+	}
+	return dirs, nil
 }
 
 // removeLeftovers removes what an earlier cluster of this prefix left
@@ -457,15 +470,12 @@ func Leftovers(prefix string) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	mounts, err := os.ReadFile("/proc/self/mounts")
+	mounts, err := tierMounts(prefix)
 	if err != nil {
 		return nil, err
 	}
-	for _, line := range strings.Split(string(mounts), "\n") {
-		f := strings.Fields(line)
-		if len(f) >= 3 && f[0] == "racklab-"+prefix && f[2] == "tmpfs" {
-			left = append(left, "mount:"+f[1])
-		}
+	for _, dir := range mounts {
+		left = append(left, "mount:"+dir)
 	}
 	creds, topo := UpFiles(prefix)
 	for _, f := range []string{ClusterDir(prefix), creds, topo} {
