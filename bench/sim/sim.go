@@ -559,6 +559,9 @@ func (s *Sim) step() error {
 	for i := 0; ; i++ {
 		s.recompute()
 		s.eng.Schedule()
+		if err := s.eng.PolicyErr(); err != nil {
+			return fmt.Errorf("the policy stopped the run at t=%.3fs: %w", s.now, err)
+		}
 		rd := s.eng.Ready()
 		inputsDone := s.inputsDone
 		if err := s.apply(&rd); err != nil {

@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"errors"
 	"strings"
 	"testing"
 
@@ -29,6 +30,12 @@ func (r *refuser) OfferHost(ctx *engine.Context, h cluster.HostID) {
 
 func refusingRun(t *testing.T, launches int) *engine.Engine {
 	t.Helper()
+	return stuckJobRun(t, &refuser{n: launches})
+}
+
+// stuckJobRun is one job of four maps arriving at 5 s, run by p.
+func stuckJobRun(t *testing.T, p engine.Policy) *engine.Engine {
+	t.Helper()
 	topo, err := cluster.Uniform(cluster.UniformSpec{Racks: 2, HostsPerRack: 2, Slots: 2, NICBps: 125e6, Oversubscription: 2})
 	if err != nil {
 		t.Fatal(err)
@@ -37,7 +44,7 @@ func refusingRun(t *testing.T, launches int) *engine.Engine {
 	w := &workload.Workload{Jobs: []workload.Job{{ID: "stuck", Arrival: 5, Stages: []workload.Stage{
 		{Name: "map", Kind: workload.Map, Input: "in", Selectivity: 1, ComputeNsPerByte: 2},
 	}}}}
-	eng, err := engine.New(engine.Config{Seed: 1, Placer: &hdfs.Placer{}}, topo, w, ds, &refuser{n: launches})
+	eng, err := engine.New(engine.Config{Seed: 1, Placer: &hdfs.Placer{}}, topo, w, ds, p)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -102,5 +109,34 @@ func TestTimeBoundNamesTheRunningAttempts(t *testing.T) {
 		if !strings.Contains(res.StallReason, want) {
 			t.Errorf("stall reason %q lacks %q", res.StallReason, want)
 		}
+	}
+}
+
+// failer launches its first n tasks and then finds it cannot go on.
+type failer struct {
+	refuser
+	err error
+}
+
+func (f *failer) OfferHost(ctx *engine.Context, h cluster.HostID) {
+	if f.n == 0 {
+		f.err = errors.New("records.csv:7: no such task")
+		return
+	}
+	f.refuser.OfferHost(ctx, h)
+}
+
+func (f *failer) Err() error { return f.err }
+
+// A policy that fails (engine.Failer: a replay reaching a record of
+// another workload) ends the run at once with its error, not with a
+// stall at the watchdog or the time bound.
+func TestFailingPolicyEndsTheRun(t *testing.T) {
+	res, err := New(stuckJobRun(t, &failer{refuser: refuser{n: 2}}), Options{}).Run()
+	if err == nil {
+		t.Fatalf("the run ended without the policy's error: stalled %v at t=%g (%s)", res.Stalled, res.SimTime, res.StallReason)
+	}
+	if want := "the policy stopped the run at t=5.000s: records.csv:7: no such task"; err.Error() != want {
+		t.Errorf("error %q, want %q", err, want)
 	}
 }

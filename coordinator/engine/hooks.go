@@ -133,6 +133,14 @@ type HostLostHook interface {
 	HostLost(ctx *Context, host cluster.HostID)
 }
 
+// Failer is a policy that can find, during a run, that it cannot go on:
+// a replay whose records name a task this run's stage does not have. The
+// drivers stop the run with its error (Engine.PolicyErr) rather than let
+// it stall; the error should name the input at fault, file and line.
+type Failer interface {
+	Err() error
+}
+
 // OutputDecision is what a policy does with a successful attempt's output.
 type OutputDecision uint8
 

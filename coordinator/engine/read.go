@@ -48,6 +48,15 @@ func (e *Engine) StageInfo(t TaskRef) (workload.StageKind, float64) {
 // Done reports whether every job has finished.
 func (e *Engine) Done() bool { return e.finished == len(e.jobs) }
 
+// PolicyErr is the error of a policy that found it cannot go on (a
+// Failer), or nil.
+func (e *Engine) PolicyErr() error {
+	if f, ok := e.policy.(Failer); ok {
+		return f.Err()
+	}
+	return nil
+}
+
 // Pending is the number of runnable tasks without a running attempt.
 func (e *Engine) Pending() int { return e.pending }
 

@@ -513,6 +513,9 @@ func (r *run) step() error {
 		return err
 	}
 	r.eng.Schedule()
+	if err := r.eng.PolicyErr(); err != nil {
+		return fmt.Errorf("the policy stopped the run: %w", err)
+	}
 	r.drainReady()
 	r.observe()
 	return r.sink.Flush()

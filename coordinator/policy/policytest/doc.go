@@ -38,7 +38,9 @@
 //
 // Drive it; each prints what the engine put in Ready, one event a line
 // (submit, launch a<id> job/stage/task on host locality= prio=, priority,
-// kill, end a<id> ... outcome, job J succeeded|failed), or "(none)":
+// kill, end a<id> ... outcome, job J succeeded|failed, and once "policy
+// stopped: ERR" when the policy is an engine.Failer that failed, where a
+// driver ends the run), or "(none)":
 //
 //	advance t=5                   engine.Advance
 //	offer host=h3 [times=4]       engine.Offer (a heartbeat); host=(h0,h1) offers

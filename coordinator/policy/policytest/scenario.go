@@ -63,6 +63,8 @@ type scenario struct {
 	policy   engine.Policy
 	launched []engine.AttemptID // every attempt launched, in order
 	states   []engine.JobState  // job states as last printed
+	// stopped says the policy's error (engine.Failer) has been printed
+	stopped bool
 }
 
 // exec runs one command and returns its output. An error means the script

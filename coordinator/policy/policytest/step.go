@@ -283,6 +283,11 @@ func (s *scenario) events(prefix string) string {
 			add("job %s %s", rec.Name, rec.State)
 		}
 	}
+	if err := s.eng.PolicyErr(); err != nil && !s.stopped {
+		// the drivers end the run here
+		add("policy stopped: %v", err)
+		s.stopped = true
+	}
 	if len(lines) == 0 {
 		return prefix + "(none)\n"
 	}

@@ -46,7 +46,12 @@
 // and the replay goes on. Not while a record waits for its recorded
 // start (not_before): time will move it. If the records do not come from
 // a run of the same workload, cluster, seed and slow-start, the replay
-// can stall otherwise; the simulator then stops and says where.
+// can stall otherwise; the simulator then stops and says where. Records
+// that name a job, stage, kind or host the run does not have are refused
+// before it starts (Log.Check), with their file and line; one naming a
+// task its stage does not have, when the replay reaches it (a map
+// stage's task count is known only then): the policy fails
+// (engine.Failer), and the driver ends the run with that error.
 //
 // A record's task may be in another state in the replay than it was
 // when the record was made, since timings differ. A recorded duplicate

@@ -103,9 +103,6 @@ type Policy struct {
 	// TierMismatches counts the maps that read their recorded source
 	// host's copy on another tier than the recorded one.
 	TierMismatches int
-	// BadTasks counts records naming a task the run's stage does not
-	// have (records of another workload).
-	BadTasks int
 	// heldByTime says that the last pass found a record waiting for its
 	// recorded start (not_before): time, not a deadlock, holds it.
 	heldByTime bool
@@ -128,8 +125,10 @@ func NewFromLog(cfg Config, lg *Log) *Policy {
 // Name is the policy's name.
 func (*Policy) Name() string { return "replay" }
 
-// Err is what the policy found wrong with the records when the run
-// started, if anything.
+// Err is what the policy found wrong with the records, if anything:
+// when the run started (Log.Check), or when the replay reached a record
+// naming a task this run does not have. The drivers stop the run with it
+// (engine.Failer).
 func (p *Policy) Err() error { return p.err }
 
 // Configure sets the recorded run's slow-start.
@@ -186,19 +185,14 @@ func (p *Policy) ref(r *Record) engine.TaskRef {
 // ScheduleRound launches what the records allow now, in launch order,
 // and kills the attempts whose recorded end has come.
 func (p *Policy) ScheduleRound(ctx *engine.Context, _ []cluster.HostID) {
-	if p.err != nil {
-		if !p.reported {
-			// the run stalls; its rejections say why
-			ctx.Reject("replay: " + p.err.Error())
-			p.reported = true
-		}
-		return
+	for p.err == nil && (p.launchReady(ctx, false) || p.killDue(ctx) || p.overEarlyLimit(ctx)) {
+		// a launch, a kill or a launch over the limit may let more go
 	}
-	for {
-		if p.launchReady(ctx, false) || p.killDue(ctx) || p.overEarlyLimit(ctx) {
-			continue
-		}
-		return
+	if p.err != nil && !p.reported {
+		// the drivers stop the run with Err; the rejection keeps the
+		// reason in the run's decision counters too
+		ctx.Reject("replay: " + p.err.Error())
+		p.reported = true
 	}
 }
 
@@ -237,7 +231,11 @@ func (p *Policy) launchReady(ctx *engine.Context, overLimit bool) bool {
 		if p.queues[q][p.heads[q]] != i {
 			continue // an earlier record of its host waits
 		}
-		if p.try(ctx, i, overLimit) {
+		done := p.try(ctx, i, overLimit)
+		if p.err != nil {
+			return false
+		}
+		if done {
 			p.heads[q]++
 			moved = true
 			if overLimit && p.state[i] == running {
@@ -281,10 +279,11 @@ func (p *Policy) try(ctx *engine.Context, i int, overLimit bool) bool {
 	}
 	if r.Task >= len(st.Tasks) {
 		// the recorded run had more tasks than this one: not its workload
-		ctx.Reject("replay: unknown task")
-		p.BadTasks++
-		p.skip(i)
-		return true
+		// or its layout. Replaying the rest would stall on the task's
+		// stage forever (its reducers wait for a map nobody launches).
+		p.err = fmt.Errorf("%s:%d: job %s stage %d has no task %d in this run (it has %d): the records are of another workload or data layout",
+			p.log.File, r.Line, r.Job, r.Stage, r.Task, len(st.Tasks))
+		return false
 	}
 	dup := false
 	switch ctx.Task(ref).State {
