@@ -24,7 +24,7 @@ func defaultValue(col string) float64 {
 	switch col {
 	case "jobs":
 		return 4
-	case "failed_jobs":
+	case "failed_jobs", "hosts_lost":
 		return 0
 	case "node_local_frac":
 		return 0.6

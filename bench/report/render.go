@@ -51,6 +51,7 @@ var htmlTmpl = template.Must(template.New("report").Funcs(template.FuncMap{
 	"e":     escape,
 	"seeds": seedList,
 }).Parse(pageHead + `{{with .R.Partial}}<p class="partial"><strong>{{.}}</strong></p>{{end}}
+{{with .R.LostHosts}}<p class="partial"><strong>{{.}}</strong></p>{{end}}
 <p class="note">Source: <code>{{.R.Dir}}</code>{{if .R.Campaign}} (campaign){{else}} (result set){{end}}.
 Values are means over repetitions (runs of one policy with different seeds) with 95% confidence intervals
 (Student t, n-1 degrees of freedom) where a policy has at least {{.MinCI}} repetitions; with fewer, the values themselves
@@ -221,8 +222,10 @@ func (r *Report) Markdown() []byte {
 	var b strings.Builder
 	w := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
 	w("# %s\n\n", r.Title)
-	if p := r.Partial(); p != "" {
-		w("**%s**\n\n", p)
+	for _, p := range []string{r.Partial(), r.LostHosts()} {
+		if p != "" {
+			w("**%s**\n\n", mdCell(p))
+		}
 	}
 	kind := "result set"
 	if r.Campaign {

@@ -3,6 +3,8 @@ package report
 import (
 	"fmt"
 	"math"
+	"path/filepath"
+	"strings"
 )
 
 // mayBeInfinite are the summary.csv columns where +Inf is a value, not a
@@ -34,4 +36,34 @@ func (r *Report) Partial() string {
 		return ""
 	}
 	return fmt.Sprintf("partial: %d of %d runs done", done, r.PlannedRuns)
+}
+
+// LostHosts names the runs that lost a host (summary.csv's hosts_lost: a
+// worker that stopped heartbeating), whose figures include the reruns of
+// the lost attempts and so differ from a clean repetition's: "runs that
+// lost hosts (their figures include the reruns): local/fair-seed1 (1
+// host)"; "" when none did.
+func (r *Report) LostHosts() string {
+	var runs []string
+	for _, m := range r.Modes {
+		for _, run := range m.Set.Runs {
+			n := run.Values["hosts_lost"]
+			if !(n > 0) { // NaN (a summary.csv older than the column) too
+				continue
+			}
+			id, err := filepath.Rel(r.Dir, run.Dir)
+			if err != nil {
+				id = run.Dir
+			}
+			unit := "hosts"
+			if n == 1 {
+				unit = "host"
+			}
+			runs = append(runs, fmt.Sprintf("%s (%g %s)", filepath.ToSlash(id), n, unit))
+		}
+	}
+	if len(runs) == 0 {
+		return ""
+	}
+	return "runs that lost hosts (their figures include the reruns; events.jsonl says which and when): " + strings.Join(runs, ", ")
 }

@@ -113,6 +113,40 @@ func TestPartialCampaignHeader(t *testing.T) {
 	}
 }
 
+// A report of runs that lost a host names them in its header, in HTML
+// and Markdown, so that their figures are not read as clean repetitions;
+// without such a run it says nothing of it.
+func TestLostHostsHeader(t *testing.T) {
+	dir := t.TempDir()
+	runs := knownRuns()[:4]
+	writeSet(t, filepath.Join(dir, "sim"), runs)
+	runs[1].values["hosts_lost"] = 2
+	runs[3].values["hosts_lost"] = 1
+	writeSet(t, filepath.Join(dir, "local"), runs)
+	want := "runs that lost hosts (their figures include the reruns; events.jsonl says which and when): local/fair-seed1 (2 hosts), local/fifo-seed2 (1 host)"
+	r, err := Generate(dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	html, md := readFile(t, r.HTMLPath), readFile(t, r.MarkdownPath)
+	if header := html[:strings.Index(html, "</header>")]; !strings.Contains(header, "<strong>"+want+"</strong>") {
+		t.Errorf("the HTML header lacks %q", want)
+	}
+	if mdHeader := md[:strings.Index(md, "## ")]; !strings.Contains(mdHeader, "**"+want+"**") {
+		t.Errorf("the Markdown header lacks %q:\n%s", want, mdHeader)
+	}
+
+	clean := t.TempDir()
+	writeSet(t, clean, knownRuns())
+	r, err = Generate(clean, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if html, md := readFile(t, r.HTMLPath), readFile(t, r.MarkdownPath); strings.Contains(html, "lost hosts") || strings.Contains(md, "lost hosts") {
+		t.Error("a report of clean runs speaks of lost hosts")
+	}
+}
+
 // The shares of Dawn's task classification are empty in summary.csv when
 // a run has nothing to compute them from (a Fair run notes no decision):
 // the report reads such a cell as missing and still renders. An empty
