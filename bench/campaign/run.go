@@ -649,23 +649,45 @@ type Meta struct {
 	// CampaignFile is the campaign file's absolute path, whose directory
 	// its relative input paths resolve against: campaign.yaml, the copy
 	// in the result directory, is not beside them.
-	CampaignFile string         `json:"campaign_file,omitempty"`
-	Started      string         `json:"started"`
-	Resumed      []string       `json:"resumed,omitempty"`
-	GoVersion    string         `json:"go_version"`
-	Racklab      string         `json:"racklab_version"`
-	Modified     bool           `json:"racklab_modified,omitempty"`
-	Command      string         `json:"command"`
-	Host         wire.HostFacts `json:"host"`
+	CampaignFile string `json:"campaign_file,omitempty"`
+	Started      string `json:"started"`
+	// Resumed lists each resumption: its time and the racklab version
+	// that ran it ("2026-11-28T05:00:00Z racklab 1fc3ce1…").
+	Resumed   []string       `json:"resumed,omitempty"`
+	GoVersion string         `json:"go_version"`
+	Racklab   string         `json:"racklab_version"`
+	Modified  bool           `json:"racklab_modified,omitempty"`
+	Command   string         `json:"command"`
+	Host      wire.HostFacts `json:"host"`
 }
 
+// writeMeta writes out/meta.json: afresh for a new result directory; on
+// resuming one (alreadyDone runs kept), the recorded start and earlier
+// resumptions are kept and this one is added, with the racklab version
+// it runs (the one at the top is the latest's, and the kept runs may be
+// an older one's). A meta.json that cannot be read is refused, not
+// replaced: it is the only record of how the kept runs were made.
 func writeMeta(c *Campaign, out string, alreadyDone int) error {
 	path := filepath.Join(out, "meta.json")
-	var m Meta
-	if b, err := os.ReadFile(path); err == nil && json.Unmarshal(b, &m) == nil && alreadyDone > 0 {
-		m.Resumed = append(m.Resumed, time.Now().UTC().Format(time.RFC3339))
-	} else {
-		m = Meta{Campaign: c.Name, Started: time.Now().UTC().Format(time.RFC3339)}
+	m := Meta{Campaign: c.Name, Started: time.Now().UTC().Format(time.RFC3339)}
+	version, modified := racklabVersion()
+	if alreadyDone > 0 {
+		b, err := os.ReadFile(path)
+		switch {
+		case err == nil:
+			var old Meta
+			if err := json.Unmarshal(b, &old); err != nil {
+				return fmt.Errorf("%s: %v: this result directory's record of how its %d finished runs were made is damaged; repair it, or move it away to record this run afresh (the finished runs are kept either way)", path, err, alreadyDone)
+			}
+			m = old
+			entry := time.Now().UTC().Format(time.RFC3339) + " racklab " + version
+			if modified {
+				entry += " (modified)"
+			}
+			m.Resumed = append(m.Resumed, entry)
+		case !errors.Is(err, fs.ErrNotExist):
+			return err
+		}
 	}
 	if abs, err := filepath.Abs(c.Path); err == nil && c.Path != "" {
 		m.CampaignFile = abs
@@ -673,22 +695,31 @@ func writeMeta(c *Campaign, out string, alreadyDone int) error {
 	m.GoVersion = runtime.Version()
 	m.Command = strings.Join(os.Args, " ")
 	m.Host = agent.Facts()
-	if bi, ok := debug.ReadBuildInfo(); ok {
-		m.Racklab = bi.Main.Version
-		for _, s := range bi.Settings {
-			switch s.Key {
-			case "vcs.revision":
-				m.Racklab = s.Value
-			case "vcs.modified":
-				m.Modified = s.Value == "true"
-			}
-		}
-	}
+	m.Racklab, m.Modified = version, modified
 	b, err := json.MarshalIndent(m, "", "  ")
 	if err != nil {
 		return err
 	}
 	return safefile.WriteFile(path, append(b, '\n'), 0o644)
+}
+
+// racklabVersion is the running build's VCS revision (its module version
+// without one) and whether its tree had uncommitted changes.
+func racklabVersion() (version string, modified bool) {
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "", false
+	}
+	version = bi.Main.Version
+	for _, s := range bi.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			version = s.Value
+		case "vcs.modified":
+			modified = s.Value == "true"
+		}
+	}
+	return version, modified
 }
 
 // Summaries returns the summaries of the finished runs of each result

@@ -1,0 +1,59 @@
+package campaign
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// meta.json is written afresh for a new result directory; on a resume the
+// recorded start is kept and the resumption added with the version that
+// ran it; a damaged meta.json is refused, not replaced, and left as it
+// was.
+func TestMetaOnResume(t *testing.T) {
+	c := &Campaign{Name: "m"}
+	out := t.TempDir()
+	path := filepath.Join(out, "meta.json")
+	read := func() Meta {
+		t.Helper()
+		b, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var m Meta
+		if err := json.Unmarshal(b, &m); err != nil {
+			t.Fatal(err)
+		}
+		return m
+	}
+	if err := os.WriteFile(path, []byte(`{"campaign": "m", "started": "2026-01-02T03:04:05Z"}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := writeMeta(c, out, 2); err != nil {
+		t.Fatal(err)
+	}
+	m := read()
+	if m.Started != "2026-01-02T03:04:05Z" || len(m.Resumed) != 1 || !strings.Contains(m.Resumed[0], " racklab ") {
+		t.Fatalf("resumed: started %q, resumed %q; want the recorded start and one resumption with its version", m.Started, m.Resumed)
+	}
+	if err := writeMeta(c, out, 0); err != nil {
+		t.Fatal(err)
+	}
+	if m := read(); m.Started == "2026-01-02T03:04:05Z" || len(m.Resumed) != 0 {
+		t.Fatalf("nothing kept, meta.json not afresh: started %q, resumed %q", m.Started, m.Resumed)
+	}
+
+	damaged := []byte(`{"campaign": "m", "started": "2026-01-02T03:0`)
+	if err := os.WriteFile(path, damaged, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	err := writeMeta(c, out, 3)
+	if err == nil || !strings.Contains(err.Error(), path+": unexpected end of JSON input") || !strings.Contains(err.Error(), "3 finished runs") {
+		t.Fatalf("a damaged meta.json on resume: %v", err)
+	}
+	if b, _ := os.ReadFile(path); string(b) != string(damaged) {
+		t.Fatalf("the damaged meta.json was changed to %q", b)
+	}
+}
