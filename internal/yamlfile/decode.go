@@ -1,10 +1,12 @@
 package yamlfile
 
 import (
+	"bytes"
 	"fmt"
 	"math"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"gopkg.in/yaml.v3"
 )
@@ -49,6 +51,9 @@ const maxMergeDepth = 32
 // the document's top-level node, which must be a mapping.
 func Parse(file string, data []byte) (d *Decoder, top *yaml.Node, err error) {
 	d = &Decoder{File: file, budget: 16*len(data) + 100000}
+	if err := checkUTF8(file, data); err != nil {
+		return nil, nil, err
+	}
 	var doc yaml.Node
 	func() {
 		defer func() {
@@ -79,6 +84,29 @@ func Parse(file string, data []byte) (d *Decoder, top *yaml.Node, err error) {
 		return nil, nil, &Error{File: file, Line: n.Line, Msg: "the top level must be a mapping of fields, not " + kindName(n)}
 	}
 	return d, n, nil
+}
+
+// checkUTF8 refuses text that is not UTF-8 where it first is not, by
+// line and column (yaml.v3 says only "invalid leading UTF-8 octet"). A
+// file that starts with a UTF-16 byte order mark is left to yaml.v3,
+// which reads UTF-16.
+func checkUTF8(file string, data []byte) error {
+	if utf8.Valid(data) || bytes.HasPrefix(data, []byte{0xfe, 0xff}) || bytes.HasPrefix(data, []byte{0xff, 0xfe}) {
+		return nil
+	}
+	line, col := 1, 1
+	for len(data) > 0 {
+		r, size := utf8.DecodeRune(data)
+		if r == utf8.RuneError && size <= 1 {
+			return &Error{File: file, Line: line, Msg: fmt.Sprintf("column %d: byte 0x%02x is not UTF-8 text: save the file as UTF-8", col, data[0])}
+		}
+		if r == '\n' {
+			line, col = line+1, 0
+		}
+		col++
+		data = data[size:]
+	}
+	return nil
 }
 
 // syntaxError turns a yaml.v3 error such as "yaml: line 3: mapping values

@@ -110,6 +110,8 @@ func TestErrors(t *testing.T) {
 		{"a: [1]\n", `f.yaml:1: a: want an integer, got a list`},
 		{"b: &x [*x]\n", "f.yaml:1"},
 		{"a: &x {<<: *x}\n", "f.yaml:1"},
+		{"a: 1\nb: [\"r\xff0\"]\n", "f.yaml:2: column 7: byte 0xff is not UTF-8 text"},
+		{"a: 1\n# caf\xe9\n", "f.yaml:2: column 6: byte 0xe9 is not UTF-8 text"},
 	} {
 		d, top, err := Parse("f.yaml", []byte(tc.src))
 		if err == nil {
