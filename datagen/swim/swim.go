@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/racklab/racklab/coordinator/workload"
 	"github.com/racklab/racklab/datagen/gen"
@@ -174,6 +175,10 @@ func importStats(r io.Reader, name string, opts Options, onJob func(JobSizes)) (
 		}
 		errf := func(format string, args ...any) error {
 			return fmt.Errorf("%s:%d: %s", name, lineNo, fmt.Sprintf(format, args...))
+		}
+		if i := invalidUTF8At(line); i < len(line) {
+			// the ids and paths become YAML strings, which must be UTF-8
+			return nil, nil, st, errf("column %d: byte 0x%02x is not UTF-8 text", i+1, line[i])
 		}
 		f := strings.Split(line, "\t")
 		switch {
@@ -463,4 +468,17 @@ func scale(v int64, s float64) (int64, error) {
 func add(a, b int64) (int64, bool) {
 	s := a + b
 	return s, s >= a
+}
+
+// invalidUTF8At is the byte offset of s's first byte that is not UTF-8,
+// len(s) if there is none.
+func invalidUTF8At(s string) int {
+	for i, r := range s {
+		if r == utf8.RuneError {
+			if _, size := utf8.DecodeRuneInString(s[i:]); size <= 1 {
+				return i
+			}
+		}
+	}
+	return len(s)
 }

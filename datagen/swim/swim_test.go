@@ -169,6 +169,8 @@ func TestMalformed(t *testing.T) {
 		{"gap negative", "job0\t5\t-1\t1\t1\t1\n", "t.tsv:1: gap (field 3): -1 is negative"},
 		{"input text", "ok\t1\t1\t1\t1\t1\njob0\t5\t1\tlots\t1\t1\n", `t.tsv:2: map input bytes (field 4): "lots" is not a whole number`},
 		{"input fraction", "job0\t5\t1\t1.5\t1\t1\n", `t.tsv:1: map input bytes (field 4): "1.5" is not a whole number`},
+		{"id not UTF-8", "job0\t5\t1\t1\t1\t1\njo\xffb1\t5\t1\t1\t1\t1\n", `t.tsv:2: column 3: byte 0xff is not UTF-8 text`},
+		{"U+FFFD is text", "job\ufffd\t5\t1\tx\t1\t1\n", `t.tsv:1: map input bytes (field 4): "x" is not a whole number`},
 		{"shuffle negative", "job0\t5\t1\t1\t-1\t1\n", "t.tsv:1: shuffle bytes (field 5): -1 is negative"},
 		{"output range", "job0\t5\t1\t1\t1\t99999999999999999999\n", "t.tsv:1: reduce output bytes (field 6): 99999999999999999999 is out of range"},
 		{"sum overflow", "a\t5\t1\t4000000000000000000\t1\t1\nb\t5\t1\t4000000000000000000\t1\t1\nc\t5\t1\t4000000000000000000\t1\t1\n", "t.tsv:3: the trace's total bytes exceed"},
