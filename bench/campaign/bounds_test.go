@@ -32,3 +32,30 @@ func TestCampaignNumberLimits(t *testing.T) {
 		})
 	}
 }
+
+// Options that only their generator checks (a preset, a set, a query)
+// are refused, when the workload is made, with the generator's line.
+func TestGeneratorErrorsHaveTheirLine(t *testing.T) {
+	const head = "name: x\ncluster: {racks: 2, hosts_per_rack: 2}\nworkload:\n"
+	const runs = "runs: [{mode: sim, policies: [fifo]}]\n"
+	for gen, want := range map[string]string{
+		"{name: mix, preset: nosuch}":    `c.yaml:4: workload generator mix: unknown preset "nosuch"`,
+		"{name: recurring, set: w9}":     `c.yaml:4: workload generator recurring: unknown workload "w9"`,
+		"{name: tpch, queries: [99]}":    `c.yaml:4: workload generator tpch: no plan for query 99`,
+		"{name: ml, labels: [B1, B99]}":  `c.yaml:4: workload generator ml:`,
+		"\n    name: mix\n    apps: [x]": `c.yaml:5: workload generator mix:`,
+	} {
+		c, err := Load(writeCampaign(t, head+"  generator: "+gen+"\n"+runs))
+		if err != nil {
+			t.Fatalf("%s: %v", gen, err)
+		}
+		topo, err := c.loadTopology(c.Runs[0])
+		if err != nil {
+			t.Fatal(err)
+		}
+		spec, _ := c.spec("")
+		if _, err := loadWorkload(spec, topo); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: error %v, want %q", gen, err, want)
+		}
+	}
+}

@@ -121,6 +121,9 @@ type WorkloadSpec struct {
 // fbtiers.
 type GeneratorSpec struct {
 	Name string
+	// At is where the generator is given, "FILE:LINE", for the errors of
+	// options only the generator checks (a preset, a set, a query).
+	At string
 	// Common: seed, byte scale, arrivals (trace, poisson, once) and their
 	// rate, the input datasets' block size and replication.
 	Seed        uint64
@@ -971,7 +974,7 @@ func parseGenerator(d *yamlfile.Decoder, n *yaml.Node, where string) *GeneratorS
 		"duration", "labels", "rounds", "window", "queries", "jobs", "task_scale", "adhoc", "compute_scale",
 		"output_replicas", "total_input", "zipf", "trace", "apps", "max_reducers", "reduce_bytes")
 	m.Require("name")
-	g := &GeneratorSpec{Name: m.Str("name"), Seed: 1, Scale: 1, Arrivals: "trace", BlockSize: 128 << 20, Replication: 3,
+	g := &GeneratorSpec{Name: m.Str("name"), At: fmt.Sprintf("%s:%d", d.File, n.Line), Seed: 1, Scale: 1, Arrivals: "trace", BlockSize: 128 << 20, Replication: 3,
 		ScaleFactor: m.Float("scale_factor"), MultiStage: m.Bool("multistage"), Workloads: int(m.Int("workloads")),
 		Set: m.Str("set"), Preset: m.Str("preset"), Rate: m.Float("rate"),
 		Duration: m.Float("duration"), Window: m.Float("window"), Rounds: int(m.Int("rounds")), Labels: m.Strs("labels"),

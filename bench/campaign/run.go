@@ -151,7 +151,7 @@ func loadWorkload(spec WorkloadSpec, topo *cluster.Topology) (*inputs, error) {
 	switch {
 	case spec.Generator != nil:
 		if in.w, in.ds, in.pred, err = generate(spec.Generator); err != nil {
-			return nil, fmt.Errorf("workload generator %s: %w", spec.Generator.Name, err)
+			return nil, fmt.Errorf("%s: workload generator %s: %w", spec.Generator.At, spec.Generator.Name, err)
 		}
 	case spec.Swim != nil:
 		s := spec.Swim
