@@ -205,7 +205,7 @@ func loadWorkload(spec WorkloadSpec, topo *cluster.Topology) (*inputs, error) {
 				return nil, err
 			}
 			if err := in.pred.CheckAgainst(in.w); err != nil {
-				return nil, fmt.Errorf("%s: %w", spec.Predicted, err)
+				return nil, err // with the file and line
 			}
 		}
 	}

@@ -12,11 +12,17 @@ type Prediction struct {
 	Arrival                               float64
 	InputBytes, ShuffleBytes, OutputBytes int64
 	MapTasks, ReduceTasks                 int
+	// Line is the prediction's line in its file, for errors (0: not read
+	// from a file).
+	Line int
 }
 
 // Predicted is the predictions of a workload's recurring jobs.
 type Predicted struct {
 	Jobs []Prediction
+	// File is the file the predictions were read from, for errors ("":
+	// generated).
+	File string
 }
 
 // CheckAgainst reports a prediction for a job the workload does not have.
@@ -26,9 +32,13 @@ func (p *Predicted) CheckAgainst(w *Workload) error {
 		ids[j.ID] = true
 	}
 	for _, j := range p.Jobs {
-		if !ids[j.ID] {
-			return fmt.Errorf("prediction for job %q, which the workload does not have", j.ID)
+		if ids[j.ID] {
+			continue
 		}
+		if p.File != "" {
+			return fmt.Errorf("%s:%d: prediction for job %q, which the workload does not have", p.File, j.Line, j.ID)
+		}
+		return fmt.Errorf("prediction for job %q, which the workload does not have", j.ID)
 	}
 	return nil
 }

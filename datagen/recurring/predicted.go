@@ -75,7 +75,7 @@ func ParsePredicted(name string, data []byte) (*Predicted, error) {
 	m := d.Map(top, "")
 	m.Known("jobs")
 	m.Require("jobs")
-	p := &Predicted{}
+	p := &Predicted{File: name}
 	lines := map[string]int{}
 	for i, n := range m.Seq("jobs") {
 		jm := d.Map(n, "job #"+strconv.Itoa(i+1))
@@ -93,6 +93,7 @@ func ParsePredicted(name string, data []byte) (*Predicted, error) {
 			break
 		}
 		lines[j.ID] = jm.Line
+		j.Line = jm.Line
 		j.Recurring = jm.Str("recurring")
 		if j.Arrival = jm.Float("arrival_s"); j.Arrival < 0 {
 			jm.Fail("arrival_s", "arrival_s must not be negative")

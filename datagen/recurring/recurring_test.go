@@ -258,8 +258,19 @@ func TestPredictedFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	p2, err := LoadPredicted(path)
-	if err != nil || !reflect.DeepEqual(p2, p) {
-		t.Fatalf("predictions do not survive their file: %v", err)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := p2.CheckAgainst(&workload.Workload{}); err == nil || !strings.HasPrefix(err.Error(), path+":3: prediction for job ") {
+		t.Errorf("predictions for missing jobs: %v, want the file and line", err)
+	}
+	// where each was read is not what it predicts
+	p2.File = ""
+	for i := range p2.Jobs {
+		p2.Jobs[i].Line = 0
+	}
+	if !reflect.DeepEqual(p2, p) {
+		t.Fatalf("predictions do not survive their file")
 	}
 	if err := p.CheckAgainst(&workload.Workload{}); err == nil {
 		t.Error("predictions for missing jobs accepted")
