@@ -165,6 +165,9 @@ func loadInputs(f *simFlags) (*cluster.Topology, *workload.Workload, *workload.D
 		if err != nil {
 			return nil, nil, nil, err
 		}
+		if err := w.CheckRunnable(); err != nil {
+			return nil, nil, nil, fmt.Errorf("%s: %w", f.workload, err)
+		}
 		if ds == nil {
 			ds = &workload.Datasets{}
 		}

@@ -1,8 +1,12 @@
 package campaign
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/racklab/racklab/coordinator/workload"
 )
 
 // Numbers that parsed and then crashed or hung a run are refused with the
@@ -57,5 +61,28 @@ func TestGeneratorErrorsHaveTheirLine(t *testing.T) {
 		if _, err := loadWorkload(spec, topo); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%s: error %v, want %q", gen, err, want)
 		}
+	}
+}
+
+// A workload without jobs is refused when it is loaded, before any run,
+// naming where it comes from: a run of it would report zeros that read
+// as figures.
+func TestEmptyWorkloadIsRefused(t *testing.T) {
+	dir := t.TempDir()
+	wl := filepath.Join(dir, "w.yaml")
+	if err := os.WriteFile(wl, []byte("jobs: []\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c, err := Load(writeCampaign(t, "name: x\ncluster: {racks: 2, hosts_per_rack: 2}\nworkload: {file: "+wl+"}\nruns: [{mode: sim, policies: [fifo]}]\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	topo, err := c.loadTopology(c.Runs[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec, _ := c.spec("")
+	if _, err := loadWorkload(spec, topo); err == nil || err.Error() != wl+": "+workload.ErrNoJobs.Error() {
+		t.Errorf("an empty workload: %v", err)
 	}
 }

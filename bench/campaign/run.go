@@ -144,6 +144,20 @@ func (c *Campaign) loadTopology(rs RunSet) (*cluster.Topology, error) {
 	return cluster.Uniform(*c.Uniform)
 }
 
+// origin names where a workload comes from, for errors: its file, its
+// trace, or its generator and where the campaign gives it.
+func (spec WorkloadSpec) origin() string {
+	switch {
+	case spec.Generator != nil:
+		return spec.Generator.At + ": workload generator " + spec.Generator.Name
+	case spec.Swim != nil:
+		return spec.Swim.Trace
+	case spec.Coflow != nil:
+		return spec.Coflow.Trace
+	}
+	return spec.File
+}
+
 // loadWorkload generates or reads a workload for a topology.
 func loadWorkload(spec WorkloadSpec, topo *cluster.Topology) (*inputs, error) {
 	in := &inputs{}
@@ -151,7 +165,7 @@ func loadWorkload(spec WorkloadSpec, topo *cluster.Topology) (*inputs, error) {
 	switch {
 	case spec.Generator != nil:
 		if in.w, in.ds, in.pred, err = generate(spec.Generator); err != nil {
-			return nil, fmt.Errorf("%s: workload generator %s: %w", spec.Generator.At, spec.Generator.Name, err)
+			return nil, fmt.Errorf("%s: %w", spec.origin(), err)
 		}
 	case spec.Swim != nil:
 		s := spec.Swim
@@ -208,6 +222,9 @@ func loadWorkload(spec WorkloadSpec, topo *cluster.Topology) (*inputs, error) {
 				return nil, err // with the file and line
 			}
 		}
+	}
+	if err := in.w.CheckRunnable(); err != nil {
+		return nil, fmt.Errorf("%s: %w", spec.origin(), err)
 	}
 	return in, nil
 }

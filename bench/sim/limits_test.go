@@ -1,7 +1,11 @@
 package sim
 
 import (
+	"errors"
+	"io/fs"
 	"math"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -187,5 +191,22 @@ func TestTimeBound(t *testing.T) {
 	}
 	if !res.Stalled || !strings.Contains(res.StallReason, "the bound derived from the workload") || !strings.Contains(res.StallReason, "--max-sim-time") {
 		t.Errorf("stall %v %q, want the derived bound and how to raise it", res.Stalled, res.StallReason)
+	}
+}
+
+// A run of a workload without jobs is refused before anything is written:
+// its summary would be zeros that read as figures.
+func TestEmptyWorkloadIsRefused(t *testing.T) {
+	topo, err := cluster.Uniform(cluster.UniformSpec{Racks: 2, HostsPerRack: 2, Slots: 2, NICBps: 125e6, Oversubscription: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(t.TempDir(), "run")
+	_, _, err = RunOne(Spec{Topology: topo, Workload: &workload.Workload{}, Datasets: &workload.Datasets{}, Policy: policy.Spec{Name: "fifo"}, Seed: 1, Dir: dir})
+	if !errors.Is(err, workload.ErrNoJobs) {
+		t.Fatalf("an empty workload: %v", err)
+	}
+	if _, err := os.Stat(dir); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("the refused run left its directory: %v", err)
 	}
 }

@@ -64,6 +64,9 @@ func RunOne(spec Spec) (metrics.Summary, Timing, error) {
 	if b := spec.Options.Background; b < 0 || b >= 1 {
 		return metrics.Summary{}, Timing{}, fmt.Errorf("background share %g is outside [0, 1)", b)
 	}
+	if err := spec.Workload.CheckRunnable(); err != nil {
+		return metrics.Summary{}, Timing{}, err
+	}
 	p, err := policy.Build(spec.Policy)
 	if err != nil {
 		return metrics.Summary{}, Timing{}, err

@@ -259,6 +259,9 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	case cfg.StallTimeout > 0 && cfg.StallTimeout <= cfg.HeartbeatTimeout:
 		return nil, fmt.Errorf("stall timeout %v must be longer than the heartbeat timeout %v", cfg.StallTimeout, cfg.HeartbeatTimeout)
 	}
+	if err := cfg.Workload.CheckRunnable(); err != nil {
+		return nil, err
+	}
 	if cfg.Window < 0 {
 		return nil, fmt.Errorf("window %v is negative (0: none)", cfg.Window)
 	}

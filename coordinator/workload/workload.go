@@ -1,6 +1,7 @@
 package workload
 
 import (
+	"errors"
 	"fmt"
 	"sort"
 
@@ -154,6 +155,22 @@ func (d *Dataset) BlockSizes() []int64 {
 // Datasets is the set of input datasets of a workload.
 type Datasets struct {
 	Datasets []Dataset
+}
+
+// ErrNoJobs is what a run of a workload without jobs fails with: a file
+// may hold none (`jobs: []`, what a generator given nothing to make
+// writes), but a run of it would measure nothing and report zeros that
+// look like figures.
+var ErrNoJobs = errors.New("the workload has no jobs: there is nothing to run or measure")
+
+// CheckRunnable says whether the workload can be run: ErrNoJobs if it
+// has no jobs. The drivers (the simulator, the live coordinator) and a
+// campaign's workload loading call it; the file formats do not.
+func (w *Workload) CheckRunnable() error {
+	if len(w.Jobs) == 0 {
+		return ErrNoJobs
+	}
+	return nil
 }
 
 // Validate checks a workload against its datasets: unique ids, known
