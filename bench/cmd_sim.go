@@ -326,11 +326,11 @@ func runSim(cmd *cobra.Command, f *simFlags) error {
 			opt := sim.Options{MaxSimTime: f.maxSimTime, Window: f.window, Resolution: f.resolution, FullRecompute: f.fullEvery, Sample: f.linkSample, Network: f.network}
 			if !f.quiet {
 				last := time.Now()
-				opt.Progress = func(now float64, done, total int) {
+				opt.Progress = func(now, bound float64, done, total int) {
 					if time.Since(last) > 5*time.Second || done == total {
 						last = time.Now()
 						mu.Lock()
-						fmt.Fprintf(stderr, "%-10s seed %d: t=%9.0fs  jobs %6d/%d\n", jb.policy, jb.seed, now, done, total)
+						fmt.Fprintf(stderr, "%-10s seed %d: t=%9.0fs  jobs %6d/%d  (stops as stalled at t=%.3gs)\n", jb.policy, jb.seed, now, done, total, bound)
 						mu.Unlock()
 					}
 				}

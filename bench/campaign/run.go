@@ -472,7 +472,7 @@ func (ex *executor) runOne(ctx context.Context, r Run) error {
 func (ex *executor) sim(ctx context.Context, r Run, jobsDone func(int)) (metrics.Summary, error) {
 	in := ex.inputs[inputKeyOf(ex.c, r)]
 	opt := sim.Options{MaxSimTime: ex.c.Limits.MaxSimTime, Window: in.window, Network: r.Set.Network, FullRecompute: r.Set.FullRecompute, Resolution: r.Set.Resolution, Cancel: ctx.Done(), Background: ex.c.Background,
-		Progress: func(_ float64, done, _ int) { jobsDone(done) }}
+		Progress: func(_, _ float64, done, _ int) { jobsDone(done) }}
 	placer, outputs, err := placers(r.Set)
 	if err != nil {
 		return metrics.Summary{}, err

@@ -85,8 +85,11 @@ type Options struct {
 	// Sink receives the run's records as they happen; nil drops them.
 	Sink Sink
 	// Progress, when set, is called now and then with the simulated time
-	// and the number of finished jobs.
-	Progress func(now float64, jobsDone, jobs int)
+	// and the number of finished jobs: when a job finishes, and every few
+	// thousand events between, so that a run whose jobs take long (a slow
+	// tier, a huge input) still shows its simulated time moving; bound
+	// is the simulated time at which the run stops as stalled.
+	Progress func(now, bound float64, jobsDone, jobs int)
 	// Cancel, when closed, stops the run with ErrCancelled.
 	Cancel <-chan struct{}
 }
@@ -350,6 +353,9 @@ func (s *Sim) Run() (res *Result, err error) {
 			default:
 			}
 		}
+		if s.opt.Progress != nil && iter%progressEvery == progressEvery-1 {
+			s.opt.Progress(s.now, s.timeBound, s.eng.JobsFinished(), len(s.eng.Jobs()))
+		}
 		next := math.Inf(1)
 		if t, ok := s.eng.NextArrival(); ok {
 			next = t
@@ -546,6 +552,10 @@ func (s *Sim) fireDue() error {
 	return nil
 }
 
+// progressEvery is how many loop turns of Run pass between progress
+// calls when no job finishes (a turn is a few microseconds).
+const progressEvery = 1 << 14
+
 // gone reports whether a run's attempt has ended: cancelled, or ended by
 // the engine since the last Ready (the loser of a duplicate race
 // finishing at the same moment as the winner, or an attempt a policy's
@@ -683,7 +693,7 @@ func (s *Sim) apply(rd *engine.Ready) error {
 		}
 	}
 	if s.opt.Progress != nil && len(rd.Jobs) > 0 {
-		s.opt.Progress(s.now, s.eng.JobsFinished(), len(s.eng.Jobs()))
+		s.opt.Progress(s.now, s.timeBound, s.eng.JobsFinished(), len(s.eng.Jobs()))
 	}
 	for _, a := range rd.Launches {
 		if s.eng.Attempt(a.ID) == nil {

@@ -140,3 +140,27 @@ func TestFailingPolicyEndsTheRun(t *testing.T) {
 		t.Errorf("error %q, want %q", err, want)
 	}
 }
+
+// Progress is reported while no job finishes, too: a run whose jobs take
+// long shows its simulated time moving, with the bound it stops at.
+func TestProgressWithoutJobsFinishing(t *testing.T) {
+	var times []float64
+	var bounds []float64
+	res, err := New(refusingRun(t, 2), Options{StallTimeout: -1, MaxSimTime: 1e5, Progress: func(now, bound float64, done, jobs int) {
+		if done != 0 || jobs != 1 {
+			t.Errorf("progress: %d of %d jobs done, want 0 of 1", done, jobs)
+		}
+		times, bounds = append(times, now), append(bounds, bound)
+	}}).Run()
+	if err != nil || !res.Stalled {
+		t.Fatalf("stalled %v, %v", res.Stalled, err)
+	}
+	if len(times) < 2 {
+		t.Fatalf("%d progress reports over %g s simulated without a job finishing", len(times), res.SimTime)
+	}
+	for i := range times {
+		if bounds[i] != 1e5 || i > 0 && times[i] <= times[i-1] {
+			t.Fatalf("progress report %d: t=%g (before: %v), bound %g", i, times[i], times[:i], bounds[i])
+		}
+	}
+}
