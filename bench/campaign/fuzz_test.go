@@ -1,27 +1,17 @@
 package campaign
 
 import (
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/racklab/racklab/internal/fuzzseed"
 )
 
 // A campaign file of any content is read or refused with an error that
 // names the file; nothing panics. The seeds are the repository's
 // campaigns.
 func FuzzParse(f *testing.F) {
-	paths, err := filepath.Glob("../../campaigns/*.yaml")
-	if err != nil || len(paths) == 0 {
-		f.Fatalf("no campaign to seed from: %v", err)
-	}
-	for _, p := range paths {
-		data, err := os.ReadFile(p)
-		if err != nil {
-			f.Fatal(err)
-		}
-		f.Add(data)
-	}
+	fuzzseed.Files(f, "../../campaigns/*.yaml")
 	f.Add([]byte("name: x\nworkload: {file: w.yaml}\nruns: [{policy: fifo}]\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		c, err := Parse("c.yaml", data)
