@@ -3,6 +3,7 @@ package campaign
 import (
 	"bytes"
 	"crypto/sha256"
+	"encoding/csv"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -52,6 +53,10 @@ func (m *doneMarker) digest() (string, error) {
 // markDone writes r's done.json: its summary, and the name, size and
 // sha256 of every file in its directory.
 func markDone(r Run, sum metrics.Summary) error {
+	// the records are on disk before the marker that vouches for them
+	if err := safefile.SyncDir(r.Dir); err != nil {
+		return fmt.Errorf("run %s: %w", r.ID(), err)
+	}
 	entries, err := os.ReadDir(r.Dir)
 	if err != nil {
 		return err
@@ -189,22 +194,108 @@ func ResultDirWorkloads(dir string) ([]string, error) {
 
 // ResultDirProblems lists, for the campaign of result directory dir, the
 // runs whose records are not as the run left them (CheckDone: a record
-// file since cut short, edited or removed), one line each; nil when dir
-// holds no campaign or every finished run is intact. A run that has not
-// finished (no done.json) is not a problem: the report says the campaign
-// is partial.
+// file since cut short, edited or removed), and the summary.csv rows the
+// report would read that are not a finished run's summary (a row left by
+// a crash while its run was redone by an older racklab, a run whose
+// done.json is gone, a figure edited by hand), one line each; nil when
+// dir holds no campaign or all is as the runs left it. A run that has
+// not finished (no done.json) and has no row is not a problem: the
+// report says the campaign is partial.
 func ResultDirProblems(dir string) ([]string, error) {
 	c, err := resultDirCampaign(dir)
 	if c == nil || err != nil {
 		return nil, err
 	}
 	var out []string
+	type result struct {
+		run Run
+		sum metrics.Summary
+		err error
+	}
+	sets := map[string]map[string]result{} // summary.csv path → run ID in it → its state
+	var order []string
 	for _, r := range c.Matrix(dir) {
-		if _, err := CheckDone(r); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		s, err := CheckDone(r)
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
 			out = append(out, fmt.Sprintf("run %s: %v", r.ID(), err))
+		}
+		path := filepath.Join(SetDir(dir, r.Set.Dir(), r.Workload), "summary.csv")
+		if sets[path] == nil {
+			sets[path] = map[string]result{}
+			order = append(order, path)
+		}
+		sets[path][fmt.Sprintf("%s-seed%d", r.Policy, r.Seed)] = result{r, s, err}
+	}
+	for _, path := range order {
+		rows, err := readSummaryRows(path)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		for _, row := range rows {
+			key := row.cells["policy"] + "-seed" + row.cells["seed"]
+			res, ok := sets[path][key]
+			switch {
+			case !ok:
+				out = append(out, fmt.Sprintf("%s:%d: %s is not a run of the campaign", path, row.line, key))
+			case errors.Is(res.err, fs.ErrNotExist):
+				out = append(out, fmt.Sprintf("%s:%d: run %s has not finished (no %s; cut off while it ran again?): the row is not its figures", path, row.line, res.run.ID(), doneFile))
+			case res.err != nil:
+				// its records are said to have changed, above
+			default:
+				want := res.sum.Row()
+				for i, col := range metrics.SummaryHeader {
+					if got, has := row.cells[col]; has && got != want[i] {
+						out = append(out, fmt.Sprintf("%s:%d: run %s's %s is %s, its done.json says %s", path, row.line, res.run.ID(), col, got, want[i]))
+						break
+					}
+				}
+			}
 		}
 	}
 	return out, nil
+}
+
+// summaryRow is a summary.csv row by column name, with its line.
+type summaryRow struct {
+	line  int
+	cells map[string]string
+}
+
+// readSummaryRows reads a summary.csv as written (metrics.WriteSummaries),
+// cell by cell.
+func readSummaryRows(path string) ([]summaryRow, error) {
+	f, err := safefile.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	rd := csv.NewReader(io.LimitReader(f, 64<<20))
+	rd.FieldsPerRecord = -1
+	head, err := rd.Read()
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	var rows []summaryRow
+	for {
+		rec, err := rd.Read()
+		if err == io.EOF {
+			return rows, nil
+		}
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+		line, _ := rd.FieldPos(0)
+		row := summaryRow{line: line, cells: map[string]string{}}
+		for i, h := range head {
+			if i < len(rec) {
+				row.cells[strings.TrimSpace(h)] = strings.TrimSpace(rec[i])
+			}
+		}
+		rows = append(rows, row)
+	}
 }
 
 // resultDirCampaign parses dir/campaign.yaml; nil when there is none.

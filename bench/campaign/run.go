@@ -256,6 +256,9 @@ func Execute(ctx context.Context, c *Campaign, opt Options) error {
 	if err != nil {
 		return err
 	}
+	if err := removeTemps(c, opt.Out, opt.Logf); err != nil {
+		return err
+	}
 	if retabled {
 		opt.Logf("%s: the campaign file changed only in its headlines, comments or layout since these runs: recorded the new one, runs kept", opt.Out)
 	}
@@ -296,6 +299,13 @@ func Execute(ctx context.Context, c *Campaign, opt Options) error {
 	if err := writeMeta(c, opt.Out, len(runs)-len(todo)); err != nil {
 		return err
 	}
+	ex := &executor{c: c, opt: opt, topos: topos, runs: runs, done: done}
+	// before a run is redone, its row leaves summary.csv: a crash while it
+	// runs again must not leave its old figures beside its new, partial
+	// records, where a report would take them for a finished run's
+	if err := ex.writeSummaries(); err != nil {
+		return err
+	}
 	// each workload once, for all its runs; only those a run still needs
 	loaded := map[inputKey]*inputs{}
 	for _, r := range todo {
@@ -330,7 +340,7 @@ func Execute(ctx context.Context, c *Campaign, opt Options) error {
 		overall.SetCurrent(int64(len(runs) - len(todo)))
 		defer progress.Wait()
 	}
-	ex := &executor{c: c, opt: opt, topos: topos, inputs: loaded, progress: progress, overall: overall, runs: runs, done: done}
+	ex.inputs, ex.progress, ex.overall = loaded, progress, overall
 	// simulated runs share the cores; live runs own the machine (or the
 	// lab), one at a time
 	var sims, lives []Run
@@ -352,9 +362,18 @@ func Execute(ctx context.Context, c *Campaign, opt Options) error {
 	if overall != nil && err != nil {
 		overall.Abort(false)
 	}
-	// every run set's summary holds every finished run, also when the runs
-	// were all done before (a crash between a run's mark and its summary)
-	for _, rs := range c.Runs {
+	if serr := ex.writeSummaries(); serr != nil && err == nil {
+		err = serr
+	}
+	return err
+}
+
+// writeSummaries rewrites every result set's summary.csv from the runs
+// finished so far: also when they were all done before (a crash between
+// a run's mark and its summary), and without the runs about to be redone.
+func (ex *executor) writeSummaries() error {
+	var err error
+	for _, rs := range ex.c.Runs {
 		for _, wl := range setWorkloads(rs) {
 			if serr := ex.writeSummary(rs.Dir(), wl); serr != nil && err == nil {
 				err = serr
@@ -419,6 +438,7 @@ func (ex *executor) runOne(ctx context.Context, r Run) error {
 	if err := os.RemoveAll(r.Dir); err != nil {
 		return err
 	}
+	ex.opt.Logf("%s: started", r.ID())
 	bar := ex.bar(r)
 	start := time.Now()
 	var last time.Time
@@ -567,14 +587,45 @@ func (ex *executor) writeSummary(set, wl string) error {
 			rows = append(rows, s)
 		}
 	}
+	dir := SetDir(ex.opt.Out, set, wl)
+	path := filepath.Join(dir, "summary.csv")
 	if len(rows) == 0 {
+		// rows of runs no longer finished (being redone) go with the file
+		if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("result set %s: %w", path, err)
+		}
 		return nil
 	}
-	dir := SetDir(ex.opt.Out, set, wl)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	return metrics.WriteSummaries(filepath.Join(dir, "summary.csv"), rows)
+	if err := metrics.WriteSummaries(path, rows); err != nil {
+		return fmt.Errorf("result set %s: %w", path, err)
+	}
+	return nil
+}
+
+// removeTemps removes the temporary files a campaign killed while it
+// replaced a file (campaign.yaml, meta.json, a summary.csv) left in the
+// result directory; run directories are removed whole when their run is
+// redone.
+func removeTemps(c *Campaign, out string, logf func(string, ...any)) error {
+	dirs := []string{out}
+	for _, rs := range c.Runs {
+		for _, wl := range setWorkloads(rs) {
+			dirs = append(dirs, SetDir(out, rs.Dir(), wl))
+		}
+	}
+	for _, dir := range dirs {
+		removed, err := safefile.RemoveTemps(dir)
+		if err != nil {
+			return err
+		}
+		for _, f := range removed {
+			logf("%s: removed, left by an interrupted write", f)
+		}
+	}
+	return nil
 }
 
 // prepareDir checks that the result directory belongs to this campaign

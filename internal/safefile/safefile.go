@@ -109,3 +109,54 @@ func Open(path string) (*os.File, error) {
 	}
 	return f, nil
 }
+
+// SyncDir makes what was written in a directory last a crash: each
+// regular file's data and the directory's entries. A marker that says
+// the files are complete is written after it, so that a crash cannot
+// leave the marker with files the kernel had not written yet.
+func SyncDir(dir string) error {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return err
+	}
+	for _, e := range entries {
+		if !e.Type().IsRegular() {
+			continue
+		}
+		f, err := Open(filepath.Join(dir, e.Name()))
+		if err != nil {
+			return err
+		}
+		serr := f.Sync()
+		if cerr := f.Close(); serr == nil {
+			serr = cerr
+		}
+		if serr != nil {
+			return fmt.Errorf("sync %s: %w", f.Name(), serr)
+		}
+	}
+	return syncDir(dir)
+}
+
+// RemoveTemps removes from dir the temporary files Write leaves when the
+// process is killed between creating and renaming one (".NAME.tmp-*"),
+// and says which. Call it only where no other process writes files of
+// dir through Write at the time (under the directory's lock).
+func RemoveTemps(dir string) ([]string, error) {
+	matches, err := filepath.Glob(filepath.Join(dir, ".*.tmp-*"))
+	if err != nil {
+		return nil, err
+	}
+	var removed []string
+	for _, m := range matches {
+		st, err := os.Lstat(m)
+		if err != nil || !st.Mode().IsRegular() {
+			continue
+		}
+		if err := os.Remove(m); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return removed, err
+		}
+		removed = append(removed, m)
+	}
+	return removed, nil
+}

@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 )
 
@@ -116,4 +117,32 @@ func TestOpenRefusesLinks(t *testing.T) {
 		t.Fatal(err)
 	}
 	f.Close()
+}
+
+// RemoveTemps removes what Write leaves when killed, and nothing else.
+func TestRemoveTemps(t *testing.T) {
+	dir := t.TempDir()
+	for _, name := range []string{".summary.csv.tmp-123", ".meta.json.tmp-9", "summary.csv", ".hidden", "x.tmp-1"} {
+		if err := os.WriteFile(filepath.Join(dir, name), nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Mkdir(filepath.Join(dir, ".d.tmp-1"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	removed, err := RemoveTemps(dir)
+	if err != nil || len(removed) != 2 {
+		t.Fatalf("removed %v, %v", removed, err)
+	}
+	entries, _ := os.ReadDir(dir)
+	var left []string
+	for _, e := range entries {
+		left = append(left, e.Name())
+	}
+	if want := []string{".d.tmp-1", ".hidden", "summary.csv", "x.tmp-1"}; !slices.Equal(left, want) {
+		t.Fatalf("left %v, want %v", left, want)
+	}
+	if err := SyncDir(dir); err != nil {
+		t.Fatal(err)
+	}
 }
