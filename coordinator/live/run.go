@@ -517,6 +517,8 @@ func (r *run) step() error {
 	}
 	r.eng.Schedule()
 	if err := r.eng.PolicyErr(); err != nil {
+		// events.jsonl says why the run ended where it did
+		r.event("policy-stopped", "", "%v", err)
 		return fmt.Errorf("the policy stopped the run: %w", err)
 	}
 	r.drainReady()

@@ -50,7 +50,8 @@
 // that name a job, stage, kind or host the run does not have are refused
 // before it starts (Log.Check), with their file and line; one naming a
 // task its stage does not have, when the replay reaches it (a map
-// stage's task count is known only then): the policy fails
+// stage's task count is known only then), and a task no record names,
+// once every record is done with and nothing runs: the policy fails
 // (engine.Failer), and the driver ends the run with that error.
 //
 // A record's task may be in another state in the replay than it was

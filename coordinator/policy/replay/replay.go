@@ -72,8 +72,10 @@ const (
 type Policy struct {
 	cfg Config
 	log *Log
-	// err is what Plan found wrong with the records for this run; the
-	// policy then launches nothing (and says so once, as a rejection).
+	// err is what the policy found wrong with the records for this run
+	// (in Plan, or when the replay reached it); the policy then launches
+	// nothing more, says so once as a rejection, and the drivers stop the
+	// run with it (Err).
 	err      error
 	reported bool
 
@@ -95,6 +97,7 @@ type Policy struct {
 	toKill []int
 	// byTask lists each task's records.
 	byTask map[engine.TaskRef][]int
+	buf    []engine.TaskRef
 
 	// Skipped counts records whose task was done before their turn;
 	// SourceMismatches the maps whose recorded source was no replica
@@ -126,10 +129,12 @@ func NewFromLog(cfg Config, lg *Log) *Policy {
 func (*Policy) Name() string { return "replay" }
 
 // Err is what the policy found wrong with the records, if anything:
-// when the run started (Log.Check), or when the replay reached a record
-// naming a task this run does not have. The drivers stop the run with it
-// (engine.Failer).
+// when the run started (Log.Check), when the replay reached a record
+// naming a task this run does not have, or when a task no record names
+// was left waiting. The drivers stop the run with it (engine.Failer).
 func (p *Policy) Err() error { return p.err }
+
+var _ engine.Failer = (*Policy)(nil)
 
 // Configure sets the recorded run's slow-start.
 func (p *Policy) Configure(cfg *engine.Config) {
@@ -185,8 +190,18 @@ func (p *Policy) ref(r *Record) engine.TaskRef {
 // ScheduleRound launches what the records allow now, in launch order,
 // and kills the attempts whose recorded end has come.
 func (p *Policy) ScheduleRound(ctx *engine.Context, _ []cluster.HostID) {
-	for p.err == nil && (p.launchReady(ctx, false) || p.killDue(ctx) || p.overEarlyLimit(ctx)) {
+	for p.err == nil {
 		// a launch, a kill or a launch over the limit may let more go
+		moved := p.launchReady(ctx, false)
+		if p.err == nil && !moved {
+			moved = p.killDue(ctx) || p.overEarlyLimit(ctx)
+		}
+		if !moved {
+			break
+		}
+	}
+	if p.err == nil {
+		p.err = p.unrecorded(ctx)
 	}
 	if p.err != nil && !p.reported {
 		// the drivers stop the run with Err; the rejection keeps the
@@ -194,6 +209,28 @@ func (p *Policy) ScheduleRound(ctx *engine.Context, _ []cluster.HostID) {
 		ctx.Reject("replay: " + p.err.Error())
 		p.reported = true
 	}
+}
+
+// unrecorded finds, once every record is launched or skipped and no
+// attempt runs, a task that can run and that no record will launch: the
+// recorded run had fewer tasks in that stage, so the records are not of
+// this workload or layout, and the run would wait for the task until
+// its time bound.
+func (p *Policy) unrecorded(ctx *engine.Context) error {
+	if p.frontier < len(p.state) {
+		return nil
+	}
+	if _, running := ctx.EarlyShuffles(); running > 0 {
+		return nil
+	}
+	for _, j := range ctx.Running() {
+		if p.buf = ctx.Pending(j.ID, p.buf[:0]); len(p.buf) > 0 {
+			t := p.buf[0]
+			return fmt.Errorf("%s: job %s stage %d task %d has no record (the records are done with and the task waits): the records are of another workload or data layout",
+				p.log.File, j.Spec.ID, t.Stage, t.Index)
+		}
+	}
+	return nil
 }
 
 // overEarlyLimit ends a deadlock the replay's own timing made: every
@@ -279,8 +316,8 @@ func (p *Policy) try(ctx *engine.Context, i int, overLimit bool) bool {
 	}
 	if r.Task >= len(st.Tasks) {
 		// the recorded run had more tasks than this one: not its workload
-		// or its layout. Replaying the rest would stall on the task's
-		// stage forever (its reducers wait for a map nobody launches).
+		// or its layout, and a replay that went on without the record
+		// would not repeat the recorded decisions
 		p.err = fmt.Errorf("%s:%d: job %s stage %d has no task %d in this run (it has %d): the records are of another workload or data layout",
 			p.log.File, r.Line, r.Job, r.Stage, r.Task, len(st.Tasks))
 		return false
