@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -60,5 +61,48 @@ func TestFlagLimits(t *testing.T) {
 				t.Errorf("bench %s: error\n  %v\nwant\n  %s", strings.Join(tc.args, " "), err, tc.want)
 			}
 		})
+	}
+}
+
+// A workload without jobs is refused with its file before anything is
+// set up: by bench sim (a workload file or a SWIM trace) and by bench
+// local run before it builds a cluster.
+func TestEmptyWorkloadNamesItsFile(t *testing.T) {
+	dir := t.TempDir()
+	wl := filepath.Join(dir, "empty.yaml")
+	trace := filepath.Join(dir, "empty.tsv")
+	if err := os.WriteFile(wl, []byte("jobs: []\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(trace, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	sim := []string{"sim", "--racks", "2", "--hosts-per-rack", "2", "--policies", "fifo", "--quiet", "--out", filepath.Join(dir, "out")}
+	cases := map[string][]string{
+		wl:    append(slices.Clone(sim), "--workload", wl),
+		trace: append(slices.Clone(sim), "--swim", trace),
+	}
+	for file, args := range cases {
+		cmd := rootCmd()
+		cmd.SetOut(&bytes.Buffer{})
+		cmd.SetErr(&bytes.Buffer{})
+		cmd.SetArgs(args)
+		err := cmd.Execute()
+		if want := file + ": the workload has no jobs"; err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("bench %s: error %v, want %q", strings.Join(args, " "), err, want)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "out")); err == nil {
+		t.Errorf("bench sim left a result directory for an empty workload")
+	}
+	if os.Geteuid() != 0 {
+		return // bench local run needs root first
+	}
+	cmd := rootCmd()
+	cmd.SetOut(&bytes.Buffer{})
+	cmd.SetErr(&bytes.Buffer{})
+	cmd.SetArgs([]string{"local", "run", "--workload", wl, "--racks", "2", "--hosts-per-rack", "1", "--prefix", "rlemp", "--out", filepath.Join(dir, "local")})
+	if err := cmd.Execute(); err == nil || !strings.Contains(err.Error(), wl+": the workload has no jobs") {
+		t.Errorf("bench local run: error %v, want the file named", err)
 	}
 }

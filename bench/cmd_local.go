@@ -172,7 +172,7 @@ func runLocal(cmd *cobra.Command, f *localFlags) error {
 		if err != nil {
 			return err
 		}
-		w, err := workload.LoadWorkloadFor(f.workload, ds)
+		w, err := workload.LoadRunnable(f.workload, ds)
 		if err != nil {
 			return err
 		}

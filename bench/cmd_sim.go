@@ -150,6 +150,11 @@ func loadInputs(f *simFlags) (*cluster.Topology, *workload.Workload, *workload.D
 		}
 		defer fh.Close()
 		w, ds, err := swim.Import(fh, f.swim, opts)
+		if err == nil {
+			if err = w.CheckRunnable(); err != nil {
+				err = fmt.Errorf("%s: %w", f.swim, err)
+			}
+		}
 		return topo, w, ds, err
 	case f.workload != "":
 		// the datasets first, so that a stage naming an unknown one is
@@ -161,12 +166,9 @@ func loadInputs(f *simFlags) (*cluster.Topology, *workload.Workload, *workload.D
 				return nil, nil, nil, err
 			}
 		}
-		w, err := workload.LoadWorkloadFor(f.workload, ds)
+		w, err := workload.LoadRunnable(f.workload, ds)
 		if err != nil {
 			return nil, nil, nil, err
-		}
-		if err := w.CheckRunnable(); err != nil {
-			return nil, nil, nil, fmt.Errorf("%s: %w", f.workload, err)
 		}
 		if ds == nil {
 			ds = &workload.Datasets{}

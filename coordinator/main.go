@@ -77,7 +77,7 @@ only its own worker-HOST.json ('coordinator credentials' makes them ahead).`,
 					return err
 				}
 			}
-			if cfg.Workload, err = workload.LoadWorkloadFor(wlPath, cfg.Datasets); err != nil {
+			if cfg.Workload, err = workload.LoadRunnable(wlPath, cfg.Datasets); err != nil {
 				return err
 			}
 			if cfg.Creds, err = credentials(credsPath, cfg.Topology, cfg.NATSURL == ""); err != nil {

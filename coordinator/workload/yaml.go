@@ -67,6 +67,20 @@ func LoadWorkloadFor(path string, ds *Datasets) (*Workload, error) {
 	return ParseWorkloadFor(path, data, ds)
 }
 
+// LoadRunnable reads a workload file to run (LoadWorkloadFor) and
+// refuses one without jobs (CheckRunnable), naming the file, before a
+// driver sets anything up for it.
+func LoadRunnable(path string, ds *Datasets) (*Workload, error) {
+	w, err := LoadWorkloadFor(path, ds)
+	if err != nil {
+		return nil, err
+	}
+	if err := w.CheckRunnable(); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return w, nil
+}
+
 // ParseWorkload reads a workload from YAML text (name is the file name
 // for error messages) and validates everything but the existence of the
 // datasets its map stages read, which needs the datasets: use
