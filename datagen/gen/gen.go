@@ -12,6 +12,7 @@ import (
 
 	"github.com/racklab/racklab/coordinator/workload"
 	"github.com/racklab/racklab/internal/units"
+	"github.com/racklab/racklab/internal/utf8text"
 )
 
 // Process is an arrival process.
@@ -197,13 +198,17 @@ func Check(w *workload.Workload, ds *workload.Datasets) error {
 // ScanFields reads a line-oriented text format: it cuts comments (from
 // #), splits each line into fields and calls fn with every line that has
 // any, and its number. An error fn returns, or a read error, comes back
-// prefixed with name:line.
+// prefixed with name:line; so does a line that is not UTF-8.
 func ScanFields(r io.Reader, name string, fn func(line int, f []string) error) error {
 	sc := bufio.NewScanner(r)
 	line := 0
 	for sc.Scan() {
 		line++
 		text := sc.Text()
+		if bad := utf8text.CheckLine(text); bad != nil {
+			// names become YAML strings, which must be UTF-8
+			return fmt.Errorf("%s:%d: %w", name, line, bad)
+		}
 		if i := strings.IndexByte(text, '#'); i >= 0 {
 			text = text[:i]
 		}

@@ -9,11 +9,11 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/racklab/racklab/coordinator/workload"
 	"github.com/racklab/racklab/datagen/gen"
 	"github.com/racklab/racklab/internal/units"
+	"github.com/racklab/racklab/internal/utf8text"
 )
 
 // Options shape the import. DefaultOptions gives the usual values.
@@ -176,9 +176,9 @@ func importStats(r io.Reader, name string, opts Options, onJob func(JobSizes)) (
 		errf := func(format string, args ...any) error {
 			return fmt.Errorf("%s:%d: %s", name, lineNo, fmt.Sprintf(format, args...))
 		}
-		if i := invalidUTF8At(line); i < len(line) {
+		if bad := utf8text.CheckLine(line); bad != nil {
 			// the ids and paths become YAML strings, which must be UTF-8
-			return nil, nil, st, errf("column %d: byte 0x%02x is not UTF-8 text", i+1, line[i])
+			return nil, nil, st, errf("%v", bad)
 		}
 		f := strings.Split(line, "\t")
 		switch {
@@ -468,17 +468,4 @@ func scale(v int64, s float64) (int64, error) {
 func add(a, b int64) (int64, bool) {
 	s := a + b
 	return s, s >= a
-}
-
-// invalidUTF8At is the byte offset of s's first byte that is not UTF-8,
-// len(s) if there is none.
-func invalidUTF8At(s string) int {
-	for i, r := range s {
-		if r == utf8.RuneError {
-			if _, size := utf8.DecodeRuneInString(s[i:]); size <= 1 {
-				return i
-			}
-		}
-	}
-	return len(s)
 }

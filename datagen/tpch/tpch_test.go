@@ -272,6 +272,7 @@ func TestMalformedPlans(t *testing.T) {
 		{"q1 j1 group sel=1 sel=2\n", `p.txt:1: job "j1" reads nothing`},
 		{"q1 j*1 group lineitem\n", `p.txt:1: job name "j*1"`},
 		{"# nothing\n", "p.txt: no query plans"},
+		{"q1 j1 group lineitem\nq2 jé\xe9 group lineitem\n", "p.txt:2: column 6: byte 0xe9 is not UTF-8 text"},
 	} {
 		_, err := ParsePlans(strings.NewReader(tc.src), "p.txt")
 		if err == nil || !strings.HasPrefix(err.Error(), tc.want) {

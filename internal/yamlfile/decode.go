@@ -6,8 +6,8 @@ import (
 	"math"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
+	"github.com/racklab/racklab/internal/utf8text"
 	"gopkg.in/yaml.v3"
 )
 
@@ -91,20 +91,11 @@ func Parse(file string, data []byte) (d *Decoder, top *yaml.Node, err error) {
 // file that starts with a UTF-16 byte order mark is left to yaml.v3,
 // which reads UTF-16.
 func checkUTF8(file string, data []byte) error {
-	if utf8.Valid(data) || bytes.HasPrefix(data, []byte{0xfe, 0xff}) || bytes.HasPrefix(data, []byte{0xff, 0xfe}) {
+	if bytes.HasPrefix(data, []byte{0xfe, 0xff}) || bytes.HasPrefix(data, []byte{0xff, 0xfe}) {
 		return nil
 	}
-	line, col := 1, 1
-	for len(data) > 0 {
-		r, size := utf8.DecodeRune(data)
-		if r == utf8.RuneError && size <= 1 {
-			return &Error{File: file, Line: line, Msg: fmt.Sprintf("column %d: byte 0x%02x is not UTF-8 text: save the file as UTF-8", col, data[0])}
-		}
-		if r == '\n' {
-			line, col = line+1, 0
-		}
-		col++
-		data = data[size:]
+	if bad := utf8text.Check(data); bad != nil {
+		return &Error{File: file, Line: bad.Line, Msg: bad.Error() + ": save the file as UTF-8"}
 	}
 	return nil
 }
