@@ -332,7 +332,7 @@ func runSim(cmd *cobra.Command, f *simFlags) error {
 					if time.Since(last) > 5*time.Second || done == total {
 						last = time.Now()
 						mu.Lock()
-						fmt.Fprintf(stderr, "%-10s seed %d: t=%9.0fs  jobs %6d/%d  (stops as stalled at t=%.3gs)\n", jb.policy, jb.seed, now, done, total, bound)
+						fmt.Fprintf(stderr, "%-10s seed %d: t=%9.0fs  jobs %6d/%d  (stops as stalled at t=%.0fs)\n", jb.policy, jb.seed, now, done, total, bound)
 						mu.Unlock()
 					}
 				}

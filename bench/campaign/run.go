@@ -491,8 +491,16 @@ func (ex *executor) runOne(ctx context.Context, r Run) error {
 
 func (ex *executor) sim(ctx context.Context, r Run, jobsDone func(int)) (metrics.Summary, error) {
 	in := ex.inputs[inputKeyOf(ex.c, r)]
+	reported := 0
 	opt := sim.Options{MaxSimTime: ex.c.Limits.MaxSimTime, Window: in.window, Network: r.Set.Network, FullRecompute: r.Set.FullRecompute, Resolution: r.Set.Resolution, Cancel: ctx.Done(), Background: ex.c.Background,
-		Progress: func(_, _ float64, done, _ int) { jobsDone(done) }}
+		Progress: func(_, _ float64, done, _ int) {
+			// the bar's rate counts finished jobs: calls between them
+			// would pull its estimate down
+			if done != reported {
+				reported = done
+				jobsDone(done)
+			}
+		}}
 	placer, outputs, err := placers(r.Set)
 	if err != nil {
 		return metrics.Summary{}, err

@@ -84,11 +84,13 @@ type Options struct {
 	StallTimeout float64
 	// Sink receives the run's records as they happen; nil drops them.
 	Sink Sink
-	// Progress, when set, is called now and then with the simulated time
-	// and the number of finished jobs: when a job finishes, and every few
-	// thousand events between, so that a run whose jobs take long (a slow
-	// tier, a huge input) still shows its simulated time moving; bound
-	// is the simulated time at which the run stops as stalled.
+	// Progress, when set, is called with the simulated time and the
+	// number of finished jobs when a job finishes, and every
+	// progressEvery turns of the event loop between, so that a run whose
+	// jobs take long (a slow tier, a huge input) still shows its
+	// simulated time moving; bound is the simulated time at which the run
+	// stops as stalled. It is called often: a caller that prints rations
+	// itself by wall time.
 	Progress func(now, bound float64, jobsDone, jobs int)
 	// Cancel, when closed, stops the run with ErrCancelled.
 	Cancel <-chan struct{}
@@ -553,8 +555,11 @@ func (s *Sim) fireDue() error {
 }
 
 // progressEvery is how many loop turns of Run pass between progress
-// calls when no job finishes (a turn is a few microseconds).
-const progressEvery = 1 << 14
+// calls when no job finishes: a turn takes microseconds on a small
+// cluster and milliseconds on thousands of hosts, so that a caller
+// rationing its output by wall time still hears of the run every few
+// seconds at most scales.
+const progressEvery = 1 << 10
 
 // gone reports whether a run's attempt has ended: cancelled, or ended by
 // the engine since the last Ready (the loser of a duplicate race
