@@ -85,4 +85,12 @@ func TestEmptyWorkloadIsRefused(t *testing.T) {
 	if _, err := loadWorkload(spec, topo); err == nil || err.Error() != wl+": "+workload.ErrNoJobs.Error() {
 		t.Errorf("an empty workload: %v", err)
 	}
+	// its predictions name jobs it lacks: the emptiness is what is said
+	spec.Predicted = filepath.Join(dir, "p.yaml")
+	if err := os.WriteFile(spec.Predicted, []byte("jobs:\n  - {id: a, arrival_s: 0, input_bytes: 1, shuffle_bytes: 1, output_bytes: 1, map_tasks: 1, reduce_tasks: 1}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := loadWorkload(spec, topo); err == nil || err.Error() != wl+": "+workload.ErrNoJobs.Error() {
+		t.Errorf("an empty workload with predictions: %v", err)
+	}
 }

@@ -211,9 +211,11 @@ func loadWorkload(spec WorkloadSpec, topo *cluster.Topology) (*inputs, error) {
 				return nil, err
 			}
 		}
-		if in.w, err = workload.LoadWorkloadFor(spec.File, in.ds); err != nil {
+		if in.w, err = workload.LoadRunnable(spec.File, in.ds); err != nil {
 			return nil, err
 		}
+		// an empty workload is said as such, before its predictions
+		// would be found to name jobs it lacks
 		if spec.Predicted != "" {
 			if in.pred, err = recurring.LoadPredicted(spec.Predicted); err != nil {
 				return nil, err

@@ -35,8 +35,11 @@ func (p *Predicted) CheckAgainst(w *Workload) error {
 		if ids[j.ID] {
 			continue
 		}
-		if p.File != "" {
+		if p.File != "" && j.Line > 0 {
 			return fmt.Errorf("%s:%d: prediction for job %q, which the workload does not have", p.File, j.Line, j.ID)
+		}
+		if p.File != "" {
+			return fmt.Errorf("%s: prediction for job %q, which the workload does not have", p.File, j.ID)
 		}
 		return fmt.Errorf("prediction for job %q, which the workload does not have", j.ID)
 	}
