@@ -43,11 +43,11 @@ func TestGeneratorErrorsHaveTheirLine(t *testing.T) {
 	const head = "name: x\ncluster: {racks: 2, hosts_per_rack: 2}\nworkload:\n"
 	const runs = "runs: [{mode: sim, policies: [fifo]}]\n"
 	for gen, want := range map[string]string{
-		"{name: mix, preset: nosuch}":    `c.yaml:4: workload generator mix: unknown preset "nosuch"`,
-		"{name: recurring, set: w9}":     `c.yaml:4: workload generator recurring: unknown workload "w9"`,
-		"{name: tpch, queries: [99]}":    `c.yaml:4: workload generator tpch: no plan for query 99`,
-		"{name: ml, labels: [B1, B99]}":  `c.yaml:4: workload generator ml:`,
-		"\n    name: mix\n    apps: [x]": `c.yaml:5: workload generator mix:`,
+		"{name: mix, preset: nosuch}":                 `c.yaml:4: workload generator mix: unknown preset "nosuch"`,
+		"{name: recurring, set: w9}":                  `c.yaml:4: workload generator recurring: unknown workload "w9"`,
+		"{name: tpch, queries: [99]}":                 `c.yaml:4: workload generator tpch: no plan for query 99`,
+		"{name: ml, labels: [B1, B99]}":               `c.yaml:4: workload generator ml: unknown benchmark label "B99"`,
+		"\n    name: mix\n    apps: ['1 hadoop 1GB']": `c.yaml:5: workload generator mix: apps:1: unknown application "hadoop"`,
 	} {
 		c, err := Load(writeCampaign(t, head+"  generator: "+gen+"\n"+runs))
 		if err != nil {

@@ -1,6 +1,7 @@
 package campaign
 
 import (
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -55,5 +56,50 @@ func TestMetaOnResume(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(path); string(b) != string(damaged) {
 		t.Fatalf("the damaged meta.json was changed to %q", b)
+	}
+	for _, empty := range []string{"null", "{}"} {
+		if err := os.WriteFile(path, []byte(empty), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := writeMeta(c, out, 1); err == nil || !strings.Contains(err.Error(), path+": it has no start time") {
+			t.Errorf("meta.json %s on resume: %v", empty, err)
+		}
+	}
+}
+
+// A resumption refused for its workload (here emptied since the runs)
+// ran nothing, and meta.json does not record it.
+func TestRefusedResumptionIsNotRecorded(t *testing.T) {
+	dir := t.TempDir()
+	wl, dsf := filepath.Join(dir, "w.yaml"), filepath.Join(dir, "d.yaml")
+	if err := os.WriteFile(wl, []byte("jobs:\n  - id: a\n    stages: [{name: m, kind: map, input: in}]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(dsf, []byte("datasets:\n  - {name: in, size_bytes: 1000, block_size_bytes: 100}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c, err := Load(writeCampaign(t, "name: r\ncluster: {racks: 2, hosts_per_rack: 2}\nworkload: {file: "+wl+", datasets: "+dsf+"}\nruns: [{mode: sim, policies: [fifo, fair]}]\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := t.TempDir()
+	if err := Execute(context.Background(), c, Options{Out: out, Parallel: 1}); err != nil {
+		t.Fatal(err)
+	}
+	before, err := os.ReadFile(filepath.Join(out, "meta.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(filepath.Join(c.Matrix(out)[1].Dir, doneFile)); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(wl, []byte("jobs: []\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := Execute(context.Background(), c, Options{Out: out, Parallel: 1}); err == nil || !strings.Contains(err.Error(), "the workload has no jobs") {
+		t.Fatalf("resuming on an emptied workload: %v", err)
+	}
+	if after, _ := os.ReadFile(filepath.Join(out, "meta.json")); string(after) != string(before) {
+		t.Errorf("meta.json changed by a refused resumption:\n%s\nwas\n%s", after, before)
 	}
 }

@@ -298,9 +298,6 @@ func Execute(ctx context.Context, c *Campaign, opt Options) error {
 		}
 		opt.Logf("%s", msg)
 	}
-	if err := writeMeta(c, opt.Out, len(runs)-len(todo)); err != nil {
-		return err
-	}
 	ex := &executor{c: c, opt: opt, topos: topos, runs: runs, done: done}
 	// before a run is redone, its row leaves summary.csv: a crash while it
 	// runs again must not leave its old figures beside its new, partial
@@ -331,6 +328,11 @@ func Execute(ctx context.Context, c *Campaign, opt Options) error {
 		}
 		in.window = spec.Window
 		loaded[key] = in
+	}
+	// once the inputs are known good: a resumption refused for its
+	// workload ran nothing and is not recorded
+	if err := writeMeta(c, opt.Out, len(runs)-len(todo)); err != nil {
+		return err
 	}
 	var progress *mpb.Progress
 	var overall *mpb.Bar
@@ -754,7 +756,11 @@ func writeMeta(c *Campaign, out string, alreadyDone int) error {
 		switch {
 		case err == nil:
 			var old Meta
-			if err := json.Unmarshal(b, &old); err != nil {
+			err := json.Unmarshal(b, &old)
+			if err == nil && old.Started == "" {
+				err = errors.New("it has no start time")
+			}
+			if err != nil {
 				return fmt.Errorf("%s: %v: this result directory's record of how its %d finished runs were made is damaged; repair it, or move it away to record this run afresh (the finished runs are kept either way)", path, err, alreadyDone)
 			}
 			m = old
