@@ -2,11 +2,14 @@ package campaign
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/racklab/racklab/coordinator/policy"
 )
 
 // hasRow says whether a summary.csv has a row of the run.
@@ -125,5 +128,42 @@ func TestProblemsNameRowsThatAreNotFinishedRuns(t *testing.T) {
 	problems, err = ResultDirProblems(out)
 	if err != nil || len(problems) != 1 || !strings.Contains(problems[0], "summary.csv:2: run "+runs[0].ID()+"'s jct_mean_s is 0.5, its done.json says") {
 		t.Fatalf("problems with an edited figure: %q %v", problems, err)
+	}
+}
+
+// A live run redone keeps its earlier records, moved aside (they are
+// measurements no rerun repeats); a simulated run's are removed.
+func TestLiveRecordsAreMovedAsideWhenRedone(t *testing.T) {
+	out := t.TempDir()
+	var logged []string
+	ex := &executor{opt: Options{Logf: func(format string, args ...any) { logged = append(logged, fmt.Sprintf(format, args...)) }}}
+	for _, mode := range []string{ModeSim, ModeLocal} {
+		r := Run{Mode: mode, Set: RunSet{Mode: mode}, Policy: policy.Spec{Name: "fair"}, Seed: 1, Dir: filepath.Join(out, mode, "fair-seed1")}
+		if err := os.MkdirAll(r.Dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(r.Dir, "jobs.csv"), []byte("job\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := ex.clearRunDir(r); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := os.Stat(r.Dir); err == nil {
+			t.Errorf("%s: %s is still there", mode, r.Dir)
+		}
+		aside, _ := filepath.Glob(r.Dir + ".before-*")
+		switch {
+		case mode == ModeSim && len(aside) != 0:
+			t.Errorf("a simulated run's records were moved aside: %v", aside)
+		case mode == ModeLocal && len(aside) != 1:
+			t.Errorf("a live run's records were not moved aside: %v", aside)
+		case mode == ModeLocal:
+			if b, err := os.ReadFile(filepath.Join(aside[0], "jobs.csv")); err != nil || string(b) != "job\n" {
+				t.Errorf("the live run's jobs.csv moved aside: %q %v", b, err)
+			}
+			if len(logged) != 1 || !strings.Contains(logged[0], "local/fair-seed1: its earlier records are kept in "+aside[0]) {
+				t.Errorf("log %q", logged)
+			}
+		}
 	}
 }

@@ -439,7 +439,7 @@ func (ex *executor) runOne(ctx context.Context, r Run) error {
 		return err
 	}
 	// a run interrupted earlier left partial records: start it afresh
-	if err := os.RemoveAll(r.Dir); err != nil {
+	if err := ex.clearRunDir(r); err != nil {
 		return err
 	}
 	ex.opt.Logf("%s: started", r.ID())
@@ -490,6 +490,30 @@ func (ex *executor) runOne(ctx context.Context, r Run) error {
 	if ex.overall != nil {
 		ex.overall.EwmaIncrement(time.Since(start))
 	}
+	return nil
+}
+
+// clearRunDir makes way for a run to be redone. A simulated run's
+// records are removed: the run makes them again, the same. A live run's
+// are measurements no rerun repeats (partial, or with a done.json that
+// no longer matches them): they are moved aside, as DIR.before-TIME,
+// and the log says where.
+func (ex *executor) clearRunDir(r Run) error {
+	if r.Mode == ModeSim {
+		return os.RemoveAll(r.Dir)
+	}
+	entries, err := os.ReadDir(r.Dir)
+	if errors.Is(err, fs.ErrNotExist) || err == nil && len(entries) == 0 {
+		return os.RemoveAll(r.Dir)
+	}
+	if err != nil {
+		return err
+	}
+	aside := r.Dir + ".before-" + time.Now().UTC().Format("20060102T150405.000Z")
+	if err := os.Rename(r.Dir, aside); err != nil {
+		return fmt.Errorf("run %s: moving its earlier records aside: %w", r.ID(), err)
+	}
+	ex.opt.Logf("%s: its earlier records are kept in %s", r.ID(), aside)
 	return nil
 }
 
