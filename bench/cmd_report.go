@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 
-	"github.com/racklab/racklab/bench/campaign"
 	"github.com/racklab/racklab/bench/report"
 	"github.com/racklab/racklab/bench/reproduce"
 	"github.com/spf13/cobra"
@@ -26,29 +25,17 @@ headlines section, see 'bench reproduce'), the report checks it too.`,
   bin/bench report results/fb2009 --baseline fifo --out /tmp/fb2009-report`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			var err error
-			if opt.Headlines, err = reproduce.ForResultDir(args[0]); err != nil {
-				return fmt.Errorf("headlines: %w", err)
-			}
-			if opt.PlannedRuns, err = campaign.PlannedRuns(args[0]); err != nil {
-				return err
-			}
-			if opt.Workloads, err = campaign.ResultDirWorkloads(args[0]); err != nil {
-				return err
-			}
-			if opt.Sweeps, err = campaign.ResultDirSweeps(args[0]); err != nil {
-				return err
-			}
-			// records changed since their run are reported as they are
-			// now, and said to be so
-			problems, err := campaign.ResultDirProblems(args[0])
+			dirOpt, err := reproduce.ReportOptions(args[0])
 			if err != nil {
 				return err
 			}
-			for _, p := range problems {
+			dirOpt.Baseline, dirOpt.OutDir, dirOpt.Title = opt.Baseline, opt.OutDir, opt.Title
+			// records changed since their run are reported as they are
+			// now, and said to be so, here and in the report's header
+			for _, p := range dirOpt.Problems {
 				fmt.Fprintf(cmd.ErrOrStderr(), "report: warning: %s; the report reads the records as they are now ('bench run' of the campaign would redo the run)\n", p)
 			}
-			r, err := report.Generate(args[0], opt)
+			r, err := report.Generate(args[0], dirOpt)
 			if err != nil {
 				return err
 			}
@@ -65,23 +52,7 @@ headlines section, see 'bench reproduce'), the report checks it too.`,
 // afterCampaign writes the report of a finished campaign and says where
 // it is.
 func afterCampaign(cmd *cobra.Command, dir string) error {
-	headlines, err := reproduce.ForResultDir(dir)
-	if err != nil {
-		return fmt.Errorf("headlines: %w", err)
-	}
-	planned, err := campaign.PlannedRuns(dir)
-	if err != nil {
-		return err
-	}
-	workloads, err := campaign.ResultDirWorkloads(dir)
-	if err != nil {
-		return err
-	}
-	sweeps, err := campaign.ResultDirSweeps(dir)
-	if err != nil {
-		return err
-	}
-	r, err := report.Generate(dir, report.Options{Headlines: headlines, PlannedRuns: planned, Workloads: workloads, Sweeps: sweeps})
+	r, err := reproduce.PaperReport(dir)
 	if err != nil {
 		return fmt.Errorf("report: %w", err)
 	}

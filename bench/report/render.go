@@ -52,6 +52,7 @@ var htmlTmpl = template.Must(template.New("report").Funcs(template.FuncMap{
 	"seeds": seedList,
 }).Parse(pageHead + `{{with .R.Partial}}<p class="partial"><strong>{{.}}</strong></p>{{end}}
 {{with .R.LostHosts}}<p class="partial"><strong>{{.}}</strong></p>{{end}}
+{{with .R.Problems}}<div class="partial"><p><strong>Not as the runs left them (the figures read the files as they are now; <code>bench run</code> of the campaign redoes such runs):</strong></p><ul>{{range .}}<li>{{.}}</li>{{end}}</ul></div>{{end}}
 <p class="note">Source: <code>{{.R.Dir}}</code>{{if .R.Campaign}} (campaign){{else}} (result set){{end}}.
 Values are means over repetitions (runs of one policy with different seeds) with 95% confidence intervals
 (Student t, n-1 degrees of freedom) where a policy has at least {{.MinCI}} repetitions; with fewer, the values themselves
@@ -226,6 +227,13 @@ func (r *Report) Markdown() []byte {
 		if p != "" {
 			w("**%s**\n\n", mdCell(p))
 		}
+	}
+	if len(r.Problems) > 0 {
+		w("**Not as the runs left them** (the figures read the files as they are now; `bench run` of the campaign redoes such runs):\n\n")
+		for _, p := range r.Problems {
+			w("- %s\n", mdCell(p))
+		}
+		w("\n")
 	}
 	kind := "result set"
 	if r.Campaign {

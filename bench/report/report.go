@@ -34,6 +34,11 @@ type Options struct {
 	// its workloads, of policies' gains over a baseline against the
 	// parameter the workloads vary.
 	Sweeps []Sweep
+	// Problems are what was found not as the runs left it (records
+	// changed since their run, summary.csv rows that are not a finished
+	// run's; bench/campaign.ResultDirProblems), one line each: the header
+	// lists them, since the figures are read as the files are now.
+	Problems []string
 }
 
 // Headlines is a paper's headline table checked against one mode of a
@@ -68,6 +73,7 @@ type Report struct {
 	Comparisons []*Comparison
 	Modes       []*Mode
 	PlannedRuns int // see Options.PlannedRuns and Partial
+	Problems    []string
 }
 
 // Comparison is the part of the report that compares the policies
@@ -237,7 +243,7 @@ func Generate(dir string, opt Options) (*Report, error) {
 	} else if !st.IsDir() {
 		return nil, fmt.Errorf("%s: not a directory", dir)
 	}
-	r := &Report{Dir: dir, OutDir: opt.OutDir, Title: opt.Title, Headlines: opt.Headlines, PlannedRuns: opt.PlannedRuns}
+	r := &Report{Dir: dir, OutDir: opt.OutDir, Title: opt.Title, Headlines: opt.Headlines, PlannedRuns: opt.PlannedRuns, Problems: opt.Problems}
 	if r.OutDir == "" {
 		r.OutDir = filepath.Join(dir, "report")
 	}

@@ -147,6 +147,38 @@ func TestLostHostsHeader(t *testing.T) {
 	}
 }
 
+// What bench report's check found not as the runs left it heads the
+// report, HTML (escaped) and Markdown.
+func TestProblemsHeader(t *testing.T) {
+	dir := t.TempDir()
+	writeSet(t, filepath.Join(dir, "sim"), knownRuns()[:4])
+	problems := []string{"sim/summary.csv:3: run sim/fair-seed1 has not finished (no done.json)", "run sim/fifo-seed2: jobs.csv is 10 bytes, done.json says 9<0>"}
+	r, err := Generate(dir, Options{Problems: problems})
+	if err != nil {
+		t.Fatal(err)
+	}
+	html, md := readFile(t, r.HTMLPath), readFile(t, r.MarkdownPath)
+	header := html[:strings.Index(html, "</header>")]
+	for _, want := range []string{"<li>" + problems[0] + "</li>", "<li>run sim/fifo-seed2: jobs.csv is 10 bytes, done.json says 9&lt;0&gt;</li>", "Not as the runs left them"} {
+		if !strings.Contains(header, want) {
+			t.Errorf("the HTML header lacks %q", want)
+		}
+	}
+	mdHeader := md[:strings.Index(md, "## ")]
+	for _, p := range problems {
+		if !strings.Contains(mdHeader, "- "+p+"\n") {
+			t.Errorf("the Markdown header lacks %q:\n%s", p, mdHeader)
+		}
+	}
+	r, err = Generate(dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if html, md := readFile(t, r.HTMLPath), readFile(t, r.MarkdownPath); strings.Contains(html, "Not as the runs") || strings.Contains(md, "Not as the runs") {
+		t.Error("a report without problems speaks of them")
+	}
+}
+
 // The shares of Dawn's task classification are empty in summary.csv when
 // a run has nothing to compute them from (a Fair run notes no decision):
 // the report reads such a cell as missing and still renders. An empty

@@ -405,22 +405,35 @@ func mustRel(dir, path string) string {
 }
 
 // PaperReport writes the report of a paper's result directory into
-// dir/report, as `bench report dir` does: with its headline tables, its
-// planned runs, workloads and sweeps.
+// dir/report, as `bench report dir` does (ReportOptions).
 func PaperReport(dir string) (*report.Report, error) {
-	var opt report.Options
-	var err error
-	if opt.Headlines, err = ForResultDir(dir); err != nil {
-		return nil, fmt.Errorf("headlines: %w", err)
-	}
-	if opt.PlannedRuns, err = campaign.PlannedRuns(dir); err != nil {
-		return nil, err
-	}
-	if opt.Workloads, err = campaign.ResultDirWorkloads(dir); err != nil {
-		return nil, err
-	}
-	if opt.Sweeps, err = campaign.ResultDirSweeps(dir); err != nil {
+	opt, err := ReportOptions(dir)
+	if err != nil {
 		return nil, err
 	}
 	return report.Generate(dir, opt)
+}
+
+// ReportOptions are what a campaign's result directory tells its report:
+// its headline tables, its planned runs, workloads and sweeps, and what
+// is not as its runs left it (campaign.ResultDirProblems).
+func ReportOptions(dir string) (report.Options, error) {
+	var opt report.Options
+	var err error
+	if opt.Headlines, err = ForResultDir(dir); err != nil {
+		return opt, fmt.Errorf("headlines: %w", err)
+	}
+	if opt.PlannedRuns, err = campaign.PlannedRuns(dir); err != nil {
+		return opt, err
+	}
+	if opt.Workloads, err = campaign.ResultDirWorkloads(dir); err != nil {
+		return opt, err
+	}
+	if opt.Sweeps, err = campaign.ResultDirSweeps(dir); err != nil {
+		return opt, err
+	}
+	if opt.Problems, err = campaign.ResultDirProblems(dir); err != nil {
+		return opt, err
+	}
+	return opt, nil
 }
