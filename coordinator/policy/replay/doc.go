@@ -50,9 +50,13 @@
 // that name a job, stage, kind or host the run does not have are refused
 // before it starts (Log.Check), with their file and line; one naming a
 // task its stage does not have, when the replay reaches it (a map
-// stage's task count is known only then), and a task no record names,
-// once every record is done with and nothing runs: the policy fails
-// (engine.Failer), and the driver ends the run with that error.
+// stage's task count is known only then): the policy fails
+// (engine.Failer), and the driver ends the run with that error. A task
+// no record names is not an error of the records: the recorded run may
+// have been cut by its window before it, or rerun it after losing a
+// host. It waits, and if nothing else ends the run, the simulator stops
+// it as stalled at its time bound, naming the jobs left with their
+// pending tasks.
 //
 // A record's task may be in another state in the replay than it was
 // when the record was made, since timings differ. A recorded duplicate

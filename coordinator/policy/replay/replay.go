@@ -97,7 +97,6 @@ type Policy struct {
 	toKill []int
 	// byTask lists each task's records.
 	byTask map[engine.TaskRef][]int
-	buf    []engine.TaskRef
 
 	// Skipped counts records whose task was done before their turn;
 	// SourceMismatches the maps whose recorded source was no replica
@@ -129,9 +128,9 @@ func NewFromLog(cfg Config, lg *Log) *Policy {
 func (*Policy) Name() string { return "replay" }
 
 // Err is what the policy found wrong with the records, if anything:
-// when the run started (Log.Check), when the replay reached a record
-// naming a task this run does not have, or when a task no record names
-// was left waiting. The drivers stop the run with it (engine.Failer).
+// when the run started (Log.Check), or when the replay reached a record
+// naming a task this run does not have. The drivers stop the run with it
+// (engine.Failer).
 func (p *Policy) Err() error { return p.err }
 
 var _ engine.Failer = (*Policy)(nil)
@@ -200,37 +199,12 @@ func (p *Policy) ScheduleRound(ctx *engine.Context, _ []cluster.HostID) {
 			break
 		}
 	}
-	if p.err == nil {
-		p.err = p.unrecorded(ctx)
-	}
 	if p.err != nil && !p.reported {
 		// the drivers stop the run with Err; the rejection keeps the
 		// reason in the run's decision counters too
 		ctx.Reject("replay: " + p.err.Error())
 		p.reported = true
 	}
-}
-
-// unrecorded finds, once every record is launched or skipped and no
-// attempt runs, a task that can run and that no record will launch: the
-// recorded run had fewer tasks in that stage, so the records are not of
-// this workload or layout, and the run would wait for the task until
-// its time bound.
-func (p *Policy) unrecorded(ctx *engine.Context) error {
-	if p.frontier < len(p.state) {
-		return nil
-	}
-	if _, running := ctx.EarlyShuffles(); running > 0 {
-		return nil
-	}
-	for _, j := range ctx.Running() {
-		if p.buf = ctx.Pending(j.ID, p.buf[:0]); len(p.buf) > 0 {
-			t := p.buf[0]
-			return fmt.Errorf("%s: job %s stage %d task %d has no record (the records are done with and the task waits): the records are of another workload or data layout",
-				p.log.File, j.Spec.ID, t.Stage, t.Index)
-		}
-	}
-	return nil
 }
 
 // overEarlyLimit ends a deadlock the replay's own timing made: every
