@@ -106,3 +106,20 @@ func TestEmptyWorkloadNamesItsFile(t *testing.T) {
 		t.Errorf("bench local run: error %v, want the file named", err)
 	}
 }
+
+// bench sim's progress says what ends the run: its window, or its time
+// bound as stalled, in whole seconds while they fit.
+func TestRunEnd(t *testing.T) {
+	for _, tc := range []struct {
+		window, bound float64
+		want          string
+	}{
+		{0, 14300000000, "stops as stalled at t=14300000000s"},
+		{240, 14300, "the window ends it at t=240s"},
+		{0, 1e300, "stops as stalled at t=1e+300s"},
+	} {
+		if got := runEnd(tc.window, tc.bound); got != tc.want {
+			t.Errorf("runEnd(%g, %g) = %q, want %q", tc.window, tc.bound, got, tc.want)
+		}
+	}
+}

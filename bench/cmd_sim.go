@@ -131,6 +131,21 @@ and either a topology file (--topology) or a uniform cluster (--racks,
 	return c
 }
 
+// runEnd says when a simulated run ends at the latest: at its window,
+// or as stalled at its time bound.
+func runEnd(window, bound float64) string {
+	at := func(t float64) string {
+		if t < 1e15 {
+			return fmt.Sprintf("%.0fs", t)
+		}
+		return fmt.Sprintf("%.3gs", t)
+	}
+	if window > 0 && window <= bound {
+		return "the window ends it at t=" + at(window)
+	}
+	return "stops as stalled at t=" + at(bound)
+}
+
 func loadInputs(f *simFlags) (*cluster.Topology, *workload.Workload, *workload.Datasets, error) {
 	topo, err := f.clusterFlags.load()
 	if err != nil {
@@ -332,7 +347,7 @@ func runSim(cmd *cobra.Command, f *simFlags) error {
 					if time.Since(last) > 5*time.Second || done == total {
 						last = time.Now()
 						mu.Lock()
-						fmt.Fprintf(stderr, "%-10s seed %d: t=%9.0fs  jobs %6d/%d  (stops as stalled at t=%.0fs)\n", jb.policy, jb.seed, now, done, total, bound)
+						fmt.Fprintf(stderr, "%-10s seed %d: t=%9.0fs  jobs %6d/%d  (%s)\n", jb.policy, jb.seed, now, done, total, runEnd(f.window, bound))
 						mu.Unlock()
 					}
 				}

@@ -14,6 +14,7 @@ import (
 	"runtime/debug"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/racklab/racklab/bench/local"
@@ -503,7 +504,7 @@ func (ex *executor) clearRunDir(r Run) error {
 		return os.RemoveAll(r.Dir)
 	}
 	entries, err := os.ReadDir(r.Dir)
-	if errors.Is(err, fs.ErrNotExist) || err == nil && len(entries) == 0 {
+	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) || err == nil && len(entries) == 0 {
 		return os.RemoveAll(r.Dir)
 	}
 	if err != nil {
@@ -627,7 +628,7 @@ func (ex *executor) writeSummary(set, wl string) error {
 	path := filepath.Join(dir, "summary.csv")
 	if len(rows) == 0 {
 		// rows of runs no longer finished (being redone) go with the file
-		if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		if err := safefile.Remove(path); err != nil {
 			return fmt.Errorf("result set %s: %w", path, err)
 		}
 		return nil
@@ -788,6 +789,9 @@ func writeMeta(c *Campaign, out string, alreadyDone int) error {
 				return fmt.Errorf("%s: %v: this result directory's record of how its %d finished runs were made is damaged; repair it, or move it away to record this run afresh (the finished runs are kept either way)", path, err, alreadyDone)
 			}
 			m = old
+			if version == "" {
+				version = "(version unknown)"
+			}
 			entry := time.Now().UTC().Format(time.RFC3339) + " racklab " + version
 			if modified {
 				entry += " (modified)"

@@ -375,10 +375,6 @@ func Generate(dir string, opt Options) (*Report, error) {
 	if err := os.MkdirAll(r.OutDir, 0o755); err != nil {
 		return nil, err
 	}
-	// what an earlier report killed while writing a file left
-	if _, err := safefile.RemoveTemps(r.OutDir); err != nil {
-		return nil, err
-	}
 	n := 0
 	for _, f := range r.Figures() {
 		n++

@@ -198,19 +198,21 @@ func Check(w *workload.Workload, ds *workload.Datasets) error {
 // ScanFields reads a line-oriented text format: it cuts comments (from
 // #), splits each line into fields and calls fn with every line that has
 // any, and its number. An error fn returns, or a read error, comes back
-// prefixed with name:line; so does a line that is not UTF-8.
+// prefixed with name:line; so does a line that is not UTF-8 outside its
+// comment.
 func ScanFields(r io.Reader, name string, fn func(line int, f []string) error) error {
 	sc := bufio.NewScanner(r)
 	line := 0
 	for sc.Scan() {
 		line++
 		text := sc.Text()
-		if bad := utf8text.CheckLine(text); bad != nil {
-			// names become YAML strings, which must be UTF-8
-			return fmt.Errorf("%s:%d: %w", name, line, bad)
-		}
 		if i := strings.IndexByte(text, '#'); i >= 0 {
 			text = text[:i]
+		}
+		// names become YAML strings, which must be UTF-8 (a comment
+		// need not be)
+		if bad := utf8text.CheckLine(text); bad != nil {
+			return fmt.Errorf("%s:%d: %w", name, line, bad)
 		}
 		f := strings.Fields(text)
 		if len(f) == 0 {

@@ -171,7 +171,7 @@ func TestMalformed(t *testing.T) {
 		{"pattern random\n", `m.mix:1: want "pattern sequential" or "pattern batch"`},
 		{"99999 grep 1GB\n2 grep 1GB\n", "m.mix:2: the mix has over 100000 applications"},
 		{"pattern batch\n", "m.mix: the mix has no applications"},
-		{"# caf\xe9\n1 grep 1GB\n", "m.mix:1: column 6: byte 0xe9 is not UTF-8 text"},
+		{"# caf\xe9\n1 gr\xe9p 1GB\n", "m.mix:2: column 5: byte 0xe9 is not UTF-8 text"},
 	} {
 		if _, err := ParseMix(strings.NewReader(tc.src), "m.mix"); err == nil || !strings.HasPrefix(err.Error(), tc.want) {
 			t.Errorf("%q: error %v, want %q", tc.src, err, tc.want)

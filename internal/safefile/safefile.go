@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"syscall"
 )
 
@@ -143,20 +144,37 @@ func SyncDir(dir string) error {
 // and says which. Call it only where no other process writes files of
 // dir through Write at the time (under the directory's lock).
 func RemoveTemps(dir string) ([]string, error) {
-	matches, err := filepath.Glob(filepath.Join(dir, ".*.tmp-*"))
+	entries, err := os.ReadDir(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
 	if err != nil {
 		return nil, err
 	}
 	var removed []string
-	for _, m := range matches {
-		st, err := os.Lstat(m)
-		if err != nil || !st.Mode().IsRegular() {
+	for _, e := range entries {
+		// the name alone is matched: dir may hold glob metacharacters
+		name := e.Name()
+		if !e.Type().IsRegular() || !strings.HasPrefix(name, ".") || !strings.Contains(name[1:], ".tmp-") {
 			continue
 		}
-		if err := os.Remove(m); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		path := filepath.Join(dir, name)
+		if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return removed, err
 		}
-		removed = append(removed, m)
+		removed = append(removed, path)
 	}
 	return removed, nil
+}
+
+// Remove removes a file and syncs its directory, so that the removal
+// lasts a crash; a file already gone is no error.
+func Remove(path string) error {
+	if err := os.Remove(path); err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil
+		}
+		return err
+	}
+	return syncDir(filepath.Dir(path))
 }

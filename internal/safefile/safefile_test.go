@@ -121,7 +121,18 @@ func TestOpenRefusesLinks(t *testing.T) {
 
 // RemoveTemps removes what Write leaves when killed, and nothing else.
 func TestRemoveTemps(t *testing.T) {
-	dir := t.TempDir()
+	// a directory whose name is a glob pattern matching another
+	other := filepath.Join(t.TempDir(), "ra")
+	if err := os.Mkdir(other, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(other, ".x.tmp-1"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(filepath.Dir(other), "r[a?")
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
 	for _, name := range []string{".summary.csv.tmp-123", ".meta.json.tmp-9", "summary.csv", ".hidden", "x.tmp-1"} {
 		if err := os.WriteFile(filepath.Join(dir, name), nil, 0o644); err != nil {
 			t.Fatal(err)
@@ -142,7 +153,16 @@ func TestRemoveTemps(t *testing.T) {
 	if want := []string{".d.tmp-1", ".hidden", "summary.csv", "x.tmp-1"}; !slices.Equal(left, want) {
 		t.Fatalf("left %v, want %v", left, want)
 	}
+	if _, err := os.Stat(filepath.Join(other, ".x.tmp-1")); err != nil {
+		t.Errorf("a temporary file of another directory was removed: %v", err)
+	}
 	if err := SyncDir(dir); err != nil {
 		t.Fatal(err)
+	}
+	if err := Remove(filepath.Join(dir, "summary.csv")); err != nil {
+		t.Fatal(err)
+	}
+	if err := Remove(filepath.Join(dir, "summary.csv")); err != nil {
+		t.Fatalf("removing a file already gone: %v", err)
 	}
 }
