@@ -102,4 +102,22 @@ func TestRefusedResumptionIsNotRecorded(t *testing.T) {
 	if after, _ := os.ReadFile(filepath.Join(out, "meta.json")); string(after) != string(before) {
 		t.Errorf("meta.json changed by a refused resumption:\n%s\nwas\n%s", after, before)
 	}
+
+	// nor is one with nothing left to run
+	if err := os.WriteFile(wl, []byte("jobs:\n  - id: a\n    stages: [{name: m, kind: map, input: in}]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := Execute(context.Background(), c, Options{Out: out, Parallel: 1}); err != nil {
+		t.Fatal(err)
+	}
+	ran, err := os.ReadFile(filepath.Join(out, "meta.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := Execute(context.Background(), c, Options{Out: out, Parallel: 1}); err != nil {
+		t.Fatal(err)
+	}
+	if after, _ := os.ReadFile(filepath.Join(out, "meta.json")); string(after) != string(ran) {
+		t.Errorf("meta.json changed by a resumption with nothing to run:\n%s\nwas\n%s", after, ran)
+	}
 }

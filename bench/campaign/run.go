@@ -331,9 +331,12 @@ func Execute(ctx context.Context, c *Campaign, opt Options) error {
 		loaded[key] = in
 	}
 	// once the inputs are known good: a resumption refused for its
-	// workload ran nothing and is not recorded
-	if err := writeMeta(c, opt.Out, len(runs)-len(todo)); err != nil {
-		return err
+	// workload ran nothing and is not recorded, nor is one with nothing
+	// left to run
+	if len(todo) > 0 {
+		if err := writeMeta(c, opt.Out, len(runs)-len(todo)); err != nil {
+			return err
+		}
 	}
 	var progress *mpb.Progress
 	var overall *mpb.Bar

@@ -51,6 +51,7 @@ var htmlTmpl = template.Must(template.New("report").Funcs(template.FuncMap{
 	"e":     escape,
 	"seeds": seedList,
 }).Parse(pageHead + `{{with .R.Partial}}<p class="partial"><strong>{{.}}</strong></p>{{end}}
+{{with .R.Unfinished}}<p class="partial"><strong>{{.}}</strong></p>{{end}}
 {{with .R.LostHosts}}<p class="partial"><strong>{{.}}</strong></p>{{end}}
 {{with .R.Problems}}<div class="partial"><p><strong>Not as the runs left them (the figures read the files as they are now; <code>bench run</code> of the campaign redoes such runs):</strong></p><ul>{{range .}}<li>{{.}}</li>{{end}}</ul></div>{{end}}
 <p class="note">Source: <code>{{.R.Dir}}</code>{{if .R.Campaign}} (campaign){{else}} (result set){{end}}.
@@ -223,7 +224,7 @@ func (r *Report) Markdown() []byte {
 	var b strings.Builder
 	w := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
 	w("# %s\n\n", r.Title)
-	for _, p := range []string{r.Partial(), r.LostHosts()} {
+	for _, p := range []string{r.Partial(), r.Unfinished(), r.LostHosts()} {
 		if p != "" {
 			w("**%s**\n\n", mdCell(p))
 		}

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/racklab/racklab/internal/safefile"
 )
@@ -74,6 +75,9 @@ type Report struct {
 	Modes       []*Mode
 	PlannedRuns int // see Options.PlannedRuns and Partial
 	Problems    []string
+	// NotStarted are the result sets of the campaign with no finished
+	// run yet (no summary.csv), by their directory under Dir.
+	NotStarted []string
 }
 
 // Comparison is the part of the report that compares the policies
@@ -271,7 +275,7 @@ func Generate(dir string, opt Options) (*Report, error) {
 					return nil, err
 				}
 				if len(workloads) == 0 {
-					// one workload, or nothing yet (which loading says)
+					// one workload, or no run finished yet
 					sets = append(sets, modeDir{m, rs, "", md})
 				}
 				for _, wl := range workloads {
@@ -300,6 +304,15 @@ func Generate(dir string, opt Options) (*Report, error) {
 	// fast
 	var inputs []*figureInput
 	for _, sd := range sets {
+		if r.Campaign && !isFile(filepath.Join(sd.dir, "summary.csv")) {
+			// no run of the set has finished: the header says so
+			rel, err := filepath.Rel(dir, sd.dir)
+			if err != nil {
+				rel = sd.dir
+			}
+			r.NotStarted = append(r.NotStarted, filepath.ToSlash(rel))
+			continue
+		}
 		m, in, err := loadMode(sd.name, sd.dir, opt.Baseline)
 		if err != nil {
 			return nil, err
@@ -308,6 +321,13 @@ func Generate(dir string, opt Options) (*Report, error) {
 		m.RunSet, in.runSet = sd.runSet, sd.runSet
 		r.Modes = append(r.Modes, m)
 		inputs = append(inputs, in)
+	}
+	if len(r.Modes) == 0 {
+		planned := ""
+		if r.PlannedRuns > 0 {
+			planned = fmt.Sprintf(" (0 of %d runs done)", r.PlannedRuns)
+		}
+		return nil, fmt.Errorf("%s: no run of the campaign has finished yet%s: there is nothing to report", dir, planned)
 	}
 	for i, m := range r.Modes {
 		if err := m.draw(inputs[i]); err != nil {
@@ -373,6 +393,12 @@ func Generate(dir string, opt Options) (*Report, error) {
 		}
 	}
 	if err := os.MkdirAll(r.OutDir, 0o755); err != nil {
+		return nil, err
+	}
+	// what a report killed while it wrote a file left; the report holds
+	// no lock, so only files too old to be another report's at work, and
+	// only of names it writes (the directory may be any)
+	if _, err := safefile.RemoveStaleTemps(r.OutDir, 10*time.Minute, reportFile); err != nil {
 		return nil, err
 	}
 	n := 0
@@ -535,4 +561,14 @@ func makeFigure(prefix, label string, s figureSpec) (*Figure, error) {
 		f.Width, f.Height = int(s.w.Points()*96/72), int(s.h.Points()*96/72)
 	}
 	return f, nil
+}
+
+// reportFile says whether a file name is one the report writes: its
+// pages and its figures.
+func reportFile(name string) bool {
+	switch filepath.Ext(name) {
+	case ".svg", ".png":
+		return true
+	}
+	return name == "report.html" || name == "report.md"
 }

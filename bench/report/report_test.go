@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestTQuantile(t *testing.T) {
@@ -276,7 +277,6 @@ func TestMalformed(t *testing.T) {
 		line    int
 		msg     string
 	}{
-		{"missing summary", func(t *testing.T, dir string) { os.Remove(filepath.Join(dir, "sim", "summary.csv")) }, "sim/summary.csv", 0, "missing file"},
 		{"missing jobs", func(t *testing.T, dir string) { os.Remove(filepath.Join(dir, "sim", "fair-seed2", "jobs.csv")) }, "sim/fair-seed2/jobs.csv", 0, "missing file"},
 		{"missing links", func(t *testing.T, dir string) { os.Remove(filepath.Join(dir, "local", "fifo-seed1", "links.csv")) }, "local/fifo-seed1/links.csv", 0, "missing file"},
 		{"bad summary header", edit("sim/summary.csv", "jct_mean_s,", "jct_avg_s,"), "sim/summary.csv", 1, `no column "jct_mean_s"`},
@@ -321,6 +321,66 @@ func TestMalformed(t *testing.T) {
 	}
 	if _, err := Generate(filepath.Join(t.TempDir(), "nope"), Options{}); err == nil {
 		t.Error("missing directory: no error")
+	}
+}
+
+// A campaign's result set without summary.csv has no finished run yet:
+// the report leaves it out and says so in its header; with none left,
+// there is no report, and the error says why.
+func TestResultSetWithoutFinishedRuns(t *testing.T) {
+	dir := t.TempDir()
+	writeCampaign(t, dir)
+	if err := os.Remove(filepath.Join(dir, "sim", "summary.csv")); err != nil {
+		t.Fatal(err)
+	}
+	r, err := Generate(dir, Options{PlannedRuns: 24})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Modes) != 1 || r.Modes[0].Name != "local" {
+		t.Fatalf("modes %v, want local only", r.Modes)
+	}
+	want := "no run finished yet in sim"
+	html, md := readFile(t, r.HTMLPath), readFile(t, r.MarkdownPath)
+	if !strings.Contains(html[:strings.Index(html, "</header>")], "<strong>"+want+"</strong>") || !strings.Contains(md[:strings.Index(md, "## ")], "**"+want+"**") {
+		t.Errorf("the header does not say %q", want)
+	}
+	if err := os.Remove(filepath.Join(dir, "local", "summary.csv")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Generate(dir, Options{PlannedRuns: 24}); err == nil || err.Error() != dir+": no run of the campaign has finished yet (0 of 24 runs done): there is nothing to report" {
+		t.Errorf("no finished run at all: %v", err)
+	}
+}
+
+// A report removes what a report killed while writing left in its
+// directory, and nothing another writer may be at or owns.
+func TestReportRemovesStaleTemps(t *testing.T) {
+	dir := t.TempDir()
+	writeCampaign(t, dir)
+	out := filepath.Join(dir, "report")
+	if err := os.MkdirAll(out, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	hourAgo := time.Now().Add(-time.Hour)
+	plant := map[string]bool{".report.md.tmp-1": true, ".sim-makespan.png.tmp-2": true, ".notes.txt.tmp-3": false, ".fresh.svg.tmp-4": false}
+	for name := range plant {
+		p := filepath.Join(out, name)
+		writeFile(t, p, "half")
+		if name != ".fresh.svg.tmp-4" {
+			if err := os.Chtimes(p, hourAgo, hourAgo); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if _, err := Generate(dir, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	for name, gone := range plant {
+		_, err := os.Stat(filepath.Join(out, name))
+		if gone != (err != nil) {
+			t.Errorf("%s: removed %v, want %v", name, err != nil, gone)
+		}
 	}
 }
 

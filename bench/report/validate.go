@@ -38,6 +38,15 @@ func (r *Report) Partial() string {
 	return fmt.Sprintf("partial: %d of %d runs done", done, r.PlannedRuns)
 }
 
+// Unfinished names the campaign's result sets with no finished run yet:
+// "no run finished yet in sim, local"; "" when every set has one.
+func (r *Report) Unfinished() string {
+	if len(r.NotStarted) == 0 {
+		return ""
+	}
+	return "no run finished yet in " + strings.Join(r.NotStarted, ", ")
+}
+
 // LostHosts names the runs that lost a host (summary.csv's hosts_lost: a
 // worker that stopped heartbeating), whose figures include the reruns of
 // the lost attempts and so differ from a clean repetition's: "runs that

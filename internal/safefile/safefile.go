@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 	"syscall"
+	"time"
 )
 
 // WriteFile replaces path with data, atomically: a reader sees the old
@@ -142,8 +143,23 @@ func SyncDir(dir string) error {
 // RemoveTemps removes from dir the temporary files Write leaves when the
 // process is killed between creating and renaming one (".NAME.tmp-*"),
 // and says which. Call it only where no other process writes files of
-// dir through Write at the time (under the directory's lock).
+// dir through Write at the time (under the directory's lock), or use
+// RemoveStaleTemps.
 func RemoveTemps(dir string) ([]string, error) {
+	return removeTemps(dir, time.Time{}, nil)
+}
+
+// RemoveStaleTemps removes the temporary files of dir (see RemoveTemps)
+// that Write made for a file whose name ours accepts, last modified more
+// than age ago: a Write takes well under a second between creating one
+// and renaming it, so an old one is a killed writer's, while a writer
+// running now keeps its own. ours keeps the files of other programs
+// that name theirs alike out of it, in a directory a user chose.
+func RemoveStaleTemps(dir string, age time.Duration, ours func(name string) bool) ([]string, error) {
+	return removeTemps(dir, time.Now().Add(-age), ours)
+}
+
+func removeTemps(dir string, before time.Time, ours func(name string) bool) ([]string, error) {
 	entries, err := os.ReadDir(dir)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
@@ -158,7 +174,16 @@ func RemoveTemps(dir string) ([]string, error) {
 		if !e.Type().IsRegular() || !strings.HasPrefix(name, ".") || !strings.Contains(name[1:], ".tmp-") {
 			continue
 		}
+		if ours != nil && !ours(name[1:strings.LastIndex(name, ".tmp-")]) {
+			continue
+		}
 		path := filepath.Join(dir, name)
+		if !before.IsZero() {
+			info, err := e.Info()
+			if err != nil || !info.ModTime().Before(before) {
+				continue
+			}
+		}
 		if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return removed, err
 		}

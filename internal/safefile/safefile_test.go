@@ -6,7 +6,9 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
+	"time"
 )
 
 // plant makes dir/name a symbolic link to a file outside dir holding
@@ -155,6 +157,26 @@ func TestRemoveTemps(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(other, ".x.tmp-1")); err != nil {
 		t.Errorf("a temporary file of another directory was removed: %v", err)
+	}
+	// only the old ones, when another writer may be at work
+	fresh, old, others := filepath.Join(dir, ".a.svg.tmp-1"), filepath.Join(dir, ".b.svg.tmp-2"), filepath.Join(dir, ".c.db.tmp-3")
+	hourAgo := time.Now().Add(-time.Hour)
+	for _, p := range []string{fresh, old, others} {
+		if err := os.WriteFile(p, nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if p != fresh {
+			if err := os.Chtimes(p, hourAgo, hourAgo); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	svg := func(name string) bool { return strings.HasSuffix(name, ".svg") }
+	if removed, err := RemoveStaleTemps(dir, 10*time.Minute, svg); err != nil || !slices.Equal(removed, []string{old}) {
+		t.Errorf("stale temporary files removed: %v %v, want %s", removed, err, old)
+	}
+	if removed, err := RemoveTemps(dir); err != nil || !slices.Equal(removed, []string{fresh, others}) {
+		t.Errorf("removed %v %v, want %s and %s", removed, err, fresh, others)
 	}
 	if err := SyncDir(dir); err != nil {
 		t.Fatal(err)
