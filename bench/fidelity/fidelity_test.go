@@ -65,8 +65,16 @@ datasets:
 // result directory and returns its runs.
 func simCampaign(t *testing.T) (*campaign.Campaign, string) {
 	t.Helper()
+	return runCampaign(t, testCampaign)
+}
+
+// runCampaign writes a campaign text as c.yaml beside the test workload
+// and datasets, runs it into results/ there, and returns it and
+// results/ (whose directory holds c.yaml).
+func runCampaign(t *testing.T, text string) (*campaign.Campaign, string) {
+	t.Helper()
 	dir := t.TempDir()
-	for name, text := range map[string]string{"c.yaml": testCampaign, "workload.yaml": testWorkload, "datasets.yaml": testDatasets} {
+	for name, text := range map[string]string{"c.yaml": text, "workload.yaml": testWorkload, "datasets.yaml": testDatasets} {
 		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
 			t.Fatal(err)
 		}

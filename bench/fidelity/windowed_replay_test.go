@@ -1,13 +1,10 @@
 package fidelity
 
 import (
-	"context"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/racklab/racklab/bench/campaign"
 	"github.com/racklab/racklab/bench/sim"
 	"github.com/racklab/racklab/coordinator/cluster"
 )
@@ -18,22 +15,10 @@ import (
 // out of records before its own window and must wait for it, not take
 // the records for another workload's.
 func TestWindowedReplayOnAFasterCluster(t *testing.T) {
-	dir := t.TempDir()
 	camp := strings.Replace(testCampaign, "  datasets: datasets.yaml\n", "  datasets: datasets.yaml\n  window_s: 4.3\n", 1)
 	camp = strings.Replace(camp, "policies: [fifo, fair, capacity, delay, hadoop, shadow, trident, dawn, quartet, hscheduler, sparkdefault, shufflewatcher,\n               corral, {name: corral, label: corral-hdfs, args: {placement: hdfs}}]", "policies: [fifo]", 1)
-	for name, text := range map[string]string{"c.yaml": camp, "workload.yaml": testWorkload, "datasets.yaml": testDatasets} {
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	c, err := campaign.Load(filepath.Join(dir, "c.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	out := filepath.Join(dir, "results")
-	if err := campaign.Execute(context.Background(), c, campaign.Options{Out: out, Parallel: 1}); err != nil {
-		t.Fatal(err)
-	}
+	c, out := runCampaign(t, camp)
+	dir := filepath.Dir(out)
 	r := c.Matrix(out)[0]
 	run, err := Locate(r.Dir, filepath.Join(dir, "c.yaml"))
 	if err != nil {
