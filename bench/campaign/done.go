@@ -192,6 +192,26 @@ func ResultDirWorkloads(dir string) ([]string, error) {
 	return c.WorkloadNames(), nil
 }
 
+// ResultDirSets lists the result sets the campaign of result directory
+// dir plans, as paths under dir with slashes ("sim", "sim/ml",
+// "local-small"), in campaign order; nil when dir holds no campaign.
+func ResultDirSets(dir string) ([]string, error) {
+	c, err := resultDirCampaign(dir)
+	if c == nil || err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, rs := range c.Runs {
+		for _, wl := range setWorkloads(rs) {
+			set := filepath.ToSlash(filepath.Join(rs.Dir(), wl))
+			if !slices.Contains(out, set) {
+				out = append(out, set)
+			}
+		}
+	}
+	return out, nil
+}
+
 // ResultDirProblems lists, for the campaign of result directory dir, the
 // runs whose records are not as the run left them (CheckDone: a record
 // file since cut short, edited or removed), and the summary.csv rows the

@@ -32,14 +32,14 @@ func TestMetaOnResume(t *testing.T) {
 	if err := os.WriteFile(path, []byte(`{"campaign": "m", "started": "2026-01-02T03:04:05Z"}`), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if err := writeMeta(c, out, 2); err != nil {
+	if err := writeMeta(c, out, 2, true); err != nil {
 		t.Fatal(err)
 	}
 	m := read()
 	if m.Started != "2026-01-02T03:04:05Z" || len(m.Resumed) != 1 || !strings.Contains(m.Resumed[0], " racklab ") {
 		t.Fatalf("resumed: started %q, resumed %q; want the recorded start and one resumption with its version", m.Started, m.Resumed)
 	}
-	if err := writeMeta(c, out, 0); err != nil {
+	if err := writeMeta(c, out, 0, true); err != nil {
 		t.Fatal(err)
 	}
 	if m := read(); m.Started == "2026-01-02T03:04:05Z" || len(m.Resumed) != 0 {
@@ -50,7 +50,7 @@ func TestMetaOnResume(t *testing.T) {
 	if err := os.WriteFile(path, damaged, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	err := writeMeta(c, out, 3)
+	err := writeMeta(c, out, 3, false)
 	if err == nil || !strings.Contains(err.Error(), path+": unexpected end of JSON input") || !strings.Contains(err.Error(), "3 finished runs") {
 		t.Fatalf("a damaged meta.json on resume: %v", err)
 	}
@@ -61,7 +61,7 @@ func TestMetaOnResume(t *testing.T) {
 		if err := os.WriteFile(path, []byte(empty), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		if err := writeMeta(c, out, 1); err == nil || !strings.Contains(err.Error(), path+": it has no start time") {
+		if err := writeMeta(c, out, 1, true); err == nil || !strings.Contains(err.Error(), path+": it has no start time") {
 			t.Errorf("meta.json %s on resume: %v", empty, err)
 		}
 	}
@@ -119,5 +119,21 @@ func TestRefusedResumptionIsNotRecorded(t *testing.T) {
 	}
 	if after, _ := os.ReadFile(filepath.Join(out, "meta.json")); string(after) != string(ran) {
 		t.Errorf("meta.json changed by a resumption with nothing to run:\n%s\nwas\n%s", after, ran)
+	}
+	// which still checks it, and makes it again if it was moved away
+	if err := os.WriteFile(filepath.Join(out, "meta.json"), []byte(`{"campaign": `), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := Execute(context.Background(), c, Options{Out: out, Parallel: 1}); err == nil || !strings.Contains(err.Error(), "is damaged; repair it, or move it away") {
+		t.Errorf("a damaged meta.json with nothing to run: %v", err)
+	}
+	if err := os.Remove(filepath.Join(out, "meta.json")); err != nil {
+		t.Fatal(err)
+	}
+	if err := Execute(context.Background(), c, Options{Out: out, Parallel: 1}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(out, "meta.json")); err != nil {
+		t.Errorf("meta.json not made again: %v", err)
 	}
 }

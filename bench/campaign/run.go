@@ -332,11 +332,9 @@ func Execute(ctx context.Context, c *Campaign, opt Options) error {
 	}
 	// once the inputs are known good: a resumption refused for its
 	// workload ran nothing and is not recorded, nor is one with nothing
-	// left to run
-	if len(todo) > 0 {
-		if err := writeMeta(c, opt.Out, len(runs)-len(todo)); err != nil {
-			return err
-		}
+	// left to run (whose meta.json is still checked, and made if gone)
+	if err := writeMeta(c, opt.Out, len(runs)-len(todo), len(todo) > 0); err != nil {
+		return err
 	}
 	var progress *mpb.Progress
 	var overall *mpb.Bar
@@ -775,7 +773,7 @@ type Meta struct {
 // it runs (the one at the top is the latest's, and the kept runs may be
 // an older one's). A meta.json that cannot be read is refused, not
 // replaced: it is the only record of how the kept runs were made.
-func writeMeta(c *Campaign, out string, alreadyDone int) error {
+func writeMeta(c *Campaign, out string, alreadyDone int, runs bool) error {
 	path := filepath.Join(out, "meta.json")
 	m := Meta{Campaign: c.Name, Started: time.Now().UTC().Format(time.RFC3339)}
 	version, modified := racklabVersion()
@@ -790,6 +788,9 @@ func writeMeta(c *Campaign, out string, alreadyDone int) error {
 			}
 			if err != nil {
 				return fmt.Errorf("%s: %v: this result directory's record of how its %d finished runs were made is damaged; repair it, or move it away to record this run afresh (the finished runs are kept either way)", path, err, alreadyDone)
+			}
+			if !runs {
+				return nil // nothing to record: it stays as it is
 			}
 			m = old
 			if version == "" {

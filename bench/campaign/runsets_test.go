@@ -105,6 +105,15 @@ runs:
 	if want := []string{"sim/a/fifo-seed1", "sim/b/fifo-seed1", "sim-big/b/fifo-seed1"}; !reflect.DeepEqual(ids, want) {
 		t.Errorf("ids %v, want %v", ids, want)
 	}
+	// the result sets a report names before any run of them finished
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "campaign.yaml"), c.Source, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	sets, err := ResultDirSets(dir)
+	if want := []string{"sim/a", "sim/b", "sim-big/b"}; err != nil || !reflect.DeepEqual(sets, want) {
+		t.Errorf("result sets %v %v, want %v", sets, err, want)
+	}
 }
 
 func TestRunSetNames(t *testing.T) {

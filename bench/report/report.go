@@ -35,6 +35,10 @@ type Options struct {
 	// its workloads, of policies' gains over a baseline against the
 	// parameter the workloads vary.
 	Sweeps []Sweep
+	// ResultSets are the result sets a campaign plans, as paths under its
+	// directory with slashes ("sim", "sim/ml"): those without a finished
+	// run yet are named in the header. Nil: those found without one.
+	ResultSets []string
 	// Problems are what was found not as the runs left it (records
 	// changed since their run, summary.csv rows that are not a finished
 	// run's; bench/campaign.ResultDirProblems), one line each: the header
@@ -321,6 +325,15 @@ func Generate(dir string, opt Options) (*Report, error) {
 		m.RunSet, in.runSet = sd.runSet, sd.runSet
 		r.Modes = append(r.Modes, m)
 		inputs = append(inputs, in)
+	}
+	if opt.ResultSets != nil {
+		// the plan names the sets whose directory is not there yet too
+		r.NotStarted = nil
+		for _, set := range opt.ResultSets {
+			if !isFile(filepath.Join(dir, filepath.FromSlash(set), "summary.csv")) {
+				r.NotStarted = append(r.NotStarted, set)
+			}
+		}
 	}
 	if len(r.Modes) == 0 {
 		planned := ""

@@ -345,6 +345,15 @@ func TestResultSetWithoutFinishedRuns(t *testing.T) {
 	if !strings.Contains(html[:strings.Index(html, "</header>")], "<strong>"+want+"</strong>") || !strings.Contains(md[:strings.Index(md, "## ")], "**"+want+"**") {
 		t.Errorf("the header does not say %q", want)
 	}
+	// the campaign's plan names sets not begun, whose directory is not
+	// there yet
+	r, err = Generate(dir, Options{PlannedRuns: 24, ResultSets: []string{"sim", "local", "local-big/ml"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "no run finished yet in sim, local-big/ml"; r.Unfinished() != want {
+		t.Errorf("header %q, want %q", r.Unfinished(), want)
+	}
 	if err := os.Remove(filepath.Join(dir, "local", "summary.csv")); err != nil {
 		t.Fatal(err)
 	}

@@ -415,8 +415,9 @@ func PaperReport(dir string) (*report.Report, error) {
 }
 
 // ReportOptions are what a campaign's result directory tells its report:
-// its headline tables, its planned runs, workloads and sweeps, and what
-// is not as its runs left it (campaign.ResultDirProblems).
+// its headline tables, its planned runs, result sets, workloads and
+// sweeps, and what is not as its runs left it
+// (campaign.ResultDirProblems).
 func ReportOptions(dir string) (report.Options, error) {
 	var opt report.Options
 	var err error
@@ -433,6 +434,9 @@ func ReportOptions(dir string) (report.Options, error) {
 		return opt, err
 	}
 	if opt.Problems, err = campaign.ResultDirProblems(dir); err != nil {
+		return opt, err
+	}
+	if opt.ResultSets, err = campaign.ResultDirSets(dir); err != nil {
 		return opt, err
 	}
 	return opt, nil
