@@ -201,13 +201,8 @@ func ResultDirSets(dir string) ([]string, error) {
 		return nil, err
 	}
 	var out []string
-	for _, rs := range c.Runs {
-		for _, wl := range setWorkloads(rs) {
-			set := filepath.ToSlash(filepath.Join(rs.Dir(), wl))
-			if !slices.Contains(out, set) {
-				out = append(out, set)
-			}
-		}
+	for _, set := range c.resultSets() {
+		out = append(out, filepath.ToSlash(filepath.Join(set.runSet, set.workload)))
 	}
 	return out, nil
 }

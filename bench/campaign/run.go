@@ -92,6 +92,21 @@ func setWorkloads(rs RunSet) []string {
 	return rs.Workloads
 }
 
+// resultSet is one summary.csv's worth of runs: a run set's directory
+// (RunSet.Dir) and one of its workloads ("" for the campaign's one).
+type resultSet struct{ runSet, workload string }
+
+// resultSets lists the campaign's result sets in campaign order.
+func (c *Campaign) resultSets() []resultSet {
+	var out []resultSet
+	for _, rs := range c.Runs {
+		for _, wl := range setWorkloads(rs) {
+			out = append(out, resultSet{rs.Dir(), wl})
+		}
+	}
+	return out
+}
+
 const doneFile = "done.json"
 
 // Matrix lists the campaign's runs in order: by run set, then workload,
@@ -379,11 +394,9 @@ func Execute(ctx context.Context, c *Campaign, opt Options) error {
 // a run's mark and its summary), and without the runs about to be redone.
 func (ex *executor) writeSummaries() error {
 	var err error
-	for _, rs := range ex.c.Runs {
-		for _, wl := range setWorkloads(rs) {
-			if serr := ex.writeSummary(rs.Dir(), wl); serr != nil && err == nil {
-				err = serr
-			}
+	for _, set := range ex.c.resultSets() {
+		if serr := ex.writeSummary(set.runSet, set.workload); serr != nil && err == nil {
+			err = serr
 		}
 	}
 	return err
@@ -649,10 +662,8 @@ func (ex *executor) writeSummary(set, wl string) error {
 // redone.
 func removeTemps(c *Campaign, out string, logf func(string, ...any)) error {
 	dirs := []string{out}
-	for _, rs := range c.Runs {
-		for _, wl := range setWorkloads(rs) {
-			dirs = append(dirs, SetDir(out, rs.Dir(), wl))
-		}
+	for _, set := range c.resultSets() {
+		dirs = append(dirs, SetDir(out, set.runSet, set.workload))
 	}
 	for _, dir := range dirs {
 		removed, err := safefile.RemoveTemps(dir)

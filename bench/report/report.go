@@ -309,12 +309,15 @@ func Generate(dir string, opt Options) (*Report, error) {
 	var inputs []*figureInput
 	for _, sd := range sets {
 		if r.Campaign && !isFile(filepath.Join(sd.dir, "summary.csv")) {
-			// no run of the set has finished: the header says so
-			rel, err := filepath.Rel(dir, sd.dir)
-			if err != nil {
-				rel = sd.dir
+			// no run of the set has finished: the header says so (from
+			// the campaign's plan, when given, below)
+			if opt.ResultSets == nil {
+				rel, err := filepath.Rel(dir, sd.dir)
+				if err != nil {
+					rel = sd.dir
+				}
+				r.NotStarted = append(r.NotStarted, filepath.ToSlash(rel))
 			}
-			r.NotStarted = append(r.NotStarted, filepath.ToSlash(rel))
 			continue
 		}
 		m, in, err := loadMode(sd.name, sd.dir, opt.Baseline)
@@ -328,7 +331,6 @@ func Generate(dir string, opt Options) (*Report, error) {
 	}
 	if opt.ResultSets != nil {
 		// the plan names the sets whose directory is not there yet too
-		r.NotStarted = nil
 		for _, set := range opt.ResultSets {
 			if !isFile(filepath.Join(dir, filepath.FromSlash(set), "summary.csv")) {
 				r.NotStarted = append(r.NotStarted, set)
