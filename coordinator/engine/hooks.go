@@ -103,7 +103,9 @@ type JobFinishedHook interface {
 // AttemptEndedHook is told of every attempt that ends, whatever its outcome,
 // once its slot is free and its bytes are counted. A successful attempt
 // finishes its task only after the hook returns: the task is not yet done
-// with it (and is done already if another attempt won).
+// with it (and is done already if another attempt won). Likewise a task
+// whose failed or killed attempt was its last running one is queued again
+// only after the hook returns: it is then neither running nor pending.
 type AttemptEndedHook interface {
 	AttemptEnded(ctx *Context, a *Attempt)
 }

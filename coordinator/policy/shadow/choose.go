@@ -93,6 +93,14 @@ func (p *Policy) AttemptEnded(ctx *engine.Context, a *engine.Attempt) {
 			o.killed = true
 		default:
 			delete(js.originals, a.Task.Index) // rerun: the next one is the original
+			if len(ctx.Job(a.Task.Job).Stages[js.mapStage].Tasks[a.Task.Index].Running()) == 0 {
+				// The engine queues the task again only after this hook
+				// (engine.attemptFailed: endAttempt, then requeue), so
+				// it is neither running nor pending here; but it is a
+				// live original all the same (§2.5 CHECK-T: "running or
+				// queued"), and T waits for its rerun.
+				return
+			}
 		}
 	}
 	p.checkT(ctx, a.Task.Job, js, -1)
