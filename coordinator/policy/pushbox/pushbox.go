@@ -615,11 +615,13 @@ func (p *Policy) place(ctx *engine.Context, c candidate, h cluster.HostID, reaso
 
 // expectedInput is what a task reads: a map its block, a reduce or
 // generic task its partition of the upstream's output (done outputs as
-// written, the rest as expected), or what a launch fixed.
+// written, the rest as expected), or what a launch fixed. A task of a
+// stage not yet released is estimated as a pending one: its InputBytes
+// is still 0, and the critical stage's bottom level (§2.3) counts it.
 func (p *Policy) expectedInput(ctx *engine.Context, j *engine.Job, t engine.TaskRef) float64 {
 	st := j.Stages[t.Stage]
 	task := &st.Tasks[t.Index]
-	if st.Spec.Kind == workload.Map || task.State != engine.TaskPending || task.InputBytes > 0 {
+	if st.Spec.Kind == workload.Map || task.State > engine.TaskPending || task.InputBytes > 0 {
 		return float64(task.InputBytes)
 	}
 	return ctx.PartitionShare(t) * p.upstreamOutput(ctx, j, int(t.Stage))
