@@ -356,6 +356,9 @@ func actualJob(wj *workload.Job, stages []stageSizes) Job {
 		if s.kind == workload.Map {
 			j.InputBytes += s.in
 			j.MapTasks += s.tasks
+			if s.final {
+				j.OutputBytes += s.out // a map-only job's output
+			}
 			continue
 		}
 		j.ShuffleBytes += s.in
