@@ -34,10 +34,14 @@
 //     goes to the first job in that order that takes it.
 //   - locality_wait: the host platform's delay scheduling, which §4.3
 //     leaves in force (tierpick.Wait): 0 (default) is the MR AM, which
-//     adds no delay; 3s is Spark's spark.locality.wait. While a job's
-//     wait runs its maps take only node-local slots (and no-preference
-//     maps any); a slot it declines goes to the next job, or stays idle
-//     until the next heartbeat.
+//     adds no delay; 3s is Spark's spark.locality.wait, by Spark's
+//     levels: a job's maps take only node-local slots (no-preference
+//     maps any) until a wait has passed since its last launch, then
+//     also slots in a rack holding a replica (the class order applied
+//     among those maps), and after another wait any slot; a launch
+//     makes its locality the job's level again and restarts the wait.
+//     A slot a job declines goes to the next job, or stays idle until
+//     the next heartbeat.
 //   - node_locality_delay, off_switch_locations: in the MR AM the RM's
 //     Capacity Scheduler grants the containers; node_locality_delay: 40,
 //     off_switch_locations: requested is Hadoop 2.7's. With

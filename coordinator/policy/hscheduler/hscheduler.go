@@ -127,18 +127,19 @@ func (p *Policy) assign(ctx *engine.Context, h cluster.HostID) bool {
 		if t, ok := ctx.NextPendingShuffle(j.ID); ok {
 			return p.launch(ctx, t, h, nil, tierpick.NoPref)
 		}
-		t, c, ok := p.best(ctx, j.ID, h)
+		allowed := p.Wait.Allowed(j.ID, ctx.Now())
+		t, c, ok := p.best(ctx, j.ID, h, allowed)
 		if !ok {
 			continue
 		}
 		// the RM first grants (or not) the job a container on h, counting
 		// the opportunity; the AM then puts its best map in it
 		grant := p.Gate.Offer(ctx, j.ID)
-		if c > noPref && !p.Wait.Expired(j.ID, ctx.Now()) {
-			p.declined++
-			continue // the job waits for a local slot; the next job may take this one
-		}
 		src, level, reason, ok := tierpick.Read(ctx.Topology(), ctx.Replicas(t), h)
+		if c > noPref && level > allowed {
+			p.declined++
+			continue // the job waits for a closer slot; the next job may take this one
+		}
 		if !grant.Admits(level) {
 			p.rmDeclined++
 			continue // the RM's delay runs: the next job may take the slot
@@ -151,8 +152,8 @@ func (p *Policy) assign(ctx *engine.Context, h cluster.HostID) bool {
 			return false
 		}
 		p.Gate.Launched(j.ID, grant, level)
-		if level == engine.NodeLocal {
-			p.Wait.Restart(j.ID, ctx.Now())
+		if c != noPref {
+			p.Wait.Launched(j.ID, level, ctx.Now()) // Spark: a no-preference launch leaves the level
 		}
 		return true
 	}
@@ -162,8 +163,11 @@ func (p *Policy) assign(ctx *engine.Context, h cluster.HostID) bool {
 // best returns the job's pending map in the best class for a slot on h,
 // the lowest task index within the class. The remote classes need no
 // check that a map has no replica on h: one that has is a local class,
-// and a pending map of a local class wins.
-func (p *Policy) best(ctx *engine.Context, j engine.JobID, h cluster.HostID) (engine.TaskRef, class, bool) {
+// and a pending map of a local class wins. When Spark's level allows
+// rack-local maps but not others, the remote classes are looked for
+// among the maps with a replica in h's rack first (the caller declines
+// one from elsewhere).
+func (p *Policy) best(ctx *engine.Context, j engine.JobID, h cluster.HostID, allowed engine.Locality) (engine.TaskRef, class, bool) {
 	x := p.Index.Get(ctx, j)
 	bestT, bestC, found := engine.TaskRef{}, numClasses, false
 	x.Local(ctx, h, func(e tierpick.Entry) bool {
@@ -177,6 +181,11 @@ func (p *Policy) best(ctx *engine.Context, j engine.JobID, h cluster.HostID) (en
 	}
 	if e, ok := x.FirstNoPref(ctx); ok {
 		return e.Task, noPref, true
+	}
+	if allowed == engine.RackLocal {
+		if e, ok := x.FirstInRackByBest(ctx, ctx.Topology().RackOf(h), []cluster.TierKind{cluster.HDD, cluster.SSD, cluster.Mem}); ok {
+			return e.Task, remoteMemory - class(min(e.Tier, cluster.HDD)), true
+		}
 	}
 	for _, k := range []cluster.TierKind{cluster.HDD, cluster.SSD, cluster.Mem} {
 		if e, ok := x.FirstByBest(ctx, k); ok {

@@ -148,6 +148,35 @@ func (x *Index) FirstInRack(ctx *engine.Context, r cluster.RackID) (Entry, bool)
 	return Entry{}, false
 }
 
+// FirstInRackByBest returns, of the pending maps with a replica in rack
+// r, the first whose fastest replica (anywhere) is on the earliest tier
+// of order: one pass over the rack's list.
+func (x *Index) FirstInRackByBest(ctx *engine.Context, r cluster.RackID, order []cluster.TierKind) (Entry, bool) {
+	l := x.byRack[r]
+	if l == nil {
+		return Entry{}, false
+	}
+	if _, ok := l.first(ctx); !ok {
+		return Entry{}, false
+	}
+	best, rank := Entry{}, len(order)
+	for _, e := range l.items[l.head:] {
+		if !pending(ctx, e.Task) {
+			continue
+		}
+		for i, k := range order[:rank] {
+			if min(e.Tier, cluster.HDD) == min(k, cluster.HDD) {
+				best, rank = e, i
+				break
+			}
+		}
+		if rank == 0 {
+			break
+		}
+	}
+	return best, rank < len(order)
+}
+
 // FirstAny returns the first pending map with a replica.
 func (x *Index) FirstAny(ctx *engine.Context) (Entry, bool) { return x.all.first(ctx) }
 
