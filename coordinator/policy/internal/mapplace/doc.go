@@ -12,8 +12,8 @@
 //     map slot, jobs in FIFO order, a node-local map, else a rack-local
 //     one, else any pending map of the same job; no waiting. The random
 //     free node of the spec's wording is the offered host: heartbeats come
-//     in a seeded random order. As Hadoop 1.2.1 does, at most one off-rack
-//     map is launched per heartbeat (per OfferMaps call: a driver that
+//     in a seeded random order. As Hadoop 1.2.1 does, an off-rack map is
+//     the last map a heartbeat launches (per OfferMaps call: a driver that
 //     offers a host again at the same instant, as the simulator does while
 //     launches happen, lets the next one go at once).
 //   - Delay (§4.2): only the rack-locality delay. A job with a pending map

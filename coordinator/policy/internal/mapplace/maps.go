@@ -191,17 +191,17 @@ func (p *Placer) launch(ctx *engine.Context, t engine.TaskRef, h cluster.HostID,
 // hadoopOne gives one map slot of h by §4.1: per job in FIFO order, its
 // node-local map, else its rack-local one, else any of its maps; the
 // first job with one takes the slot. As Hadoop 1.2.1's
-// JobQueueTaskScheduler, a heartbeat launches at most one off-rack map.
+// JobQueueTaskScheduler (assignTasks: "break scheduleMaps" after a
+// non-local map), an off-rack map is the heartbeat's last map.
 func (p *Placer) hadoopOne(ctx *engine.Context, h cluster.HostID, offRack *int) bool {
+	if *offRack > 0 {
+		return false
+	}
 	for _, j := range ctx.Running() {
 		if ctx.PendingMaps(j.ID) == 0 {
 			continue
 		}
-		farthest := engine.Remote
-		if *offRack > 0 {
-			farthest = engine.RackLocal
-		}
-		t, loc, ok := ctx.PickMap(j.ID, h, farthest)
+		t, loc, ok := ctx.PickMap(j.ID, h, engine.Remote)
 		if !ok {
 			continue
 		}
