@@ -14,11 +14,17 @@ import (
 
 // Policy is the Dawn scheduler.
 type Policy struct {
-	cfg      Config
-	deps     *Deps
-	depsErr  error
-	plans    []jobPlan // per job
-	finished int       // jobs finished so far (Algorithm 2's New)
+	cfg     Config
+	deps    *Deps
+	depsErr error
+	plans   []jobPlan // per job
+	// weighedDone counts, per job x, the finishes of the jobs whose
+	// output its dep_reduce weighs (∪_{y ∈ Next_x} Prev_{x,y}):
+	// Algorithm 2's New ∩ that set (A2-13)
+	weighedDone []int
+	// released is when each stage became runnable (StageReleased): its
+	// pending tasks wait since then (§2.8), until Algorithm 2 plans it
+	released map[stageRef]engine.Time
 	// Balanced counts Algorithm 3's additions (Fig. 15).
 	Balanced int
 	mon      netmon.Monitor // §2.4's window over the driver's measurements
@@ -76,23 +82,67 @@ func (p *Policy) Name() string { return "dawn" }
 // reducers wait for every map (§1.2, reduce slow-start 1.0).
 func (*Policy) Configure(cfg *engine.Config) { cfg.SlowStart = 1 }
 
+type stageRef struct {
+	job   engine.JobID
+	stage int
+}
+
 // JobFinished implements engine.JobFinishedHook: a finished job may move
-// its siblings' dep_reduce (Algorithm 2 lines 13–16).
-func (p *Policy) JobFinished(_ *engine.Context, _ engine.JobID) { p.finished++ }
+// the dep_reduce of the other parents of its children (Algorithm 2 lines
+// 13–16), and no other job's.
+func (p *Policy) JobFinished(ctx *engine.Context, z engine.JobID) {
+	for st := range ctx.Job(z).Stages {
+		delete(p.released, stageRef{z, st})
+	}
+	if p.deps == nil {
+		return // nothing planned yet
+	}
+	for _, y := range p.deps.Next[z] {
+		for _, x := range p.deps.Parents[y] {
+			if x == z {
+				continue
+			}
+			for int(x) >= len(p.weighedDone) {
+				p.weighedDone = append(p.weighedDone, 0)
+			}
+			p.weighedDone[x]++
+		}
+	}
+}
+
+// weighed is how many finishes job x's dep_reduce has had to weigh.
+func (p *Policy) weighed(x engine.JobID) int {
+	if int(x) < len(p.weighedDone) {
+		return p.weighedDone[x]
+	}
+	return 0
+}
+
+// StageReleased implements engine.StageReleasedHook: the stage's tasks
+// start waiting (the starvation guard's clock, §2.8).
+func (p *Policy) StageReleased(ctx *engine.Context, j engine.JobID, stage int) {
+	if p.released == nil {
+		p.released = make(map[stageRef]engine.Time)
+	}
+	p.released[stageRef{j, stage}] = ctx.Now()
+}
 
 // NetworkMeasured implements engine.NetworkMeasuredHook: the monitor
 // keeps every measurement of the last W seconds (§2.4).
 func (p *Policy) NetworkMeasured(ctx *engine.Context) { p.mon.Add(ctx.Now(), ctx.Network()) }
 
 // HostLost implements engine.HostLostHook (§2.8): a lost host takes map
-// outputs and input replicas with it, so every planned stage is planned
-// again from where its data now is (max_map, max_reduce, dep_reduce) when
-// Algorithm 2 next runs; racks balancing added go with the old plan.
-func (p *Policy) HostLost(_ *engine.Context, _ cluster.HostID) {
+// outputs and input replicas with it, so a reduce-like stage is planned
+// again from where its data now is (max_reduce, dep_reduce) when
+// Algorithm 2 next runs, and a map stage only if the host held a replica
+// of its input (max_map); racks balancing added go with the old plan.
+func (p *Policy) HostLost(_ *engine.Context, h cluster.HostID) {
 	for i := range p.plans {
-		if p.plans[i].stage >= 0 {
-			p.plans[i].lost = true
+		pl := &p.plans[i]
+		if pl.stage < 0 || pl.kind == mapLike && pl.byHost[h] == 0 {
+			continue
 		}
+		pl.lost = true
 	}
 }
 
@@ -118,9 +168,10 @@ func (p *Policy) OfferHost(ctx *engine.Context, h cluster.HostID) {
 }
 
 // updatePlan is Algorithm 2: plan each active job's current stage once
-// when it starts, and recompute dep_reduce when a job has finished since
-// it was last computed (a job with nothing pending when that happened,
-// its reducers all placed, catches up when one of them runs again).
+// when it starts, and recompute dep_reduce when a job whose output it
+// weighs has finished since it was last computed (A2-13; a job with
+// nothing pending when that happened, its reducers all placed, catches
+// up when one of them runs again).
 func (p *Policy) updatePlan(ctx *engine.Context) {
 	for len(p.plans) < len(ctx.Jobs()) {
 		p.plans = append(p.plans, jobPlan{stage: -1})
@@ -137,7 +188,7 @@ func (p *Policy) updatePlan(ctx *engine.Context) {
 	// only the jobs submitted before it, whatever the later ones prefer.)
 	replan := func(j *engine.Job, st *engine.Stage) bool {
 		pl := &p.plans[j.ID]
-		return pl.stage != st.Index || pl.lost || pl.kind == outputLike && pl.finished != p.finished
+		return pl.stage != st.Index || pl.lost || pl.kind == outputLike && pl.weighed != p.weighed(j.ID)
 	}
 	for _, j := range ctx.Running() {
 		if st, ok := currentStage(j); ok && !replan(j, st) {
@@ -158,7 +209,11 @@ func (p *Policy) updatePlan(ctx *engine.Context) {
 		}
 		switch {
 		case pl.stage != st.Index || pl.lost:
-			since := ctx.Now()
+			since, ok := p.released[stageRef{j.ID, st.Index}]
+			if !ok {
+				since = ctx.Now() // released before the policy was told
+			}
+			delete(p.released, stageRef{j.ID, st.Index})
 			if pl.lost && pl.stage == st.Index {
 				since = pl.since // replanned, not a new stage: it has waited since
 			}
@@ -176,7 +231,7 @@ func (p *Policy) updatePlan(ctx *engine.Context) {
 			default:
 				pl.kind = middle
 			}
-		case pl.kind == outputLike && pl.finished != p.finished:
+		case pl.kind == outputLike && pl.weighed != p.weighed(j.ID):
 			p.planDep(ctx, j, st, pl) // A2-13..16, keeping balancing's adds
 		}
 		for _, e := range pl.pref {
@@ -188,7 +243,7 @@ func (p *Policy) updatePlan(ctx *engine.Context) {
 // planDep sets dep_reduce and rebuilds Pref: max_reduce, dep_reduce when
 // it differs, then the racks balancing added.
 func (p *Policy) planDep(ctx *engine.Context, j *engine.Job, st *engine.Stage, pl *jobPlan) {
-	pl.finished = p.finished
+	pl.weighed = p.weighed(j.ID)
 	pl.depRack, pl.depCost = pl.maxRack, pl.maxCost
 	if p.cfg.LookAhead >= 2 {
 		pl.depRack, pl.depCost = p.depReduce(ctx, j, st, pl, p.load)

@@ -26,7 +26,7 @@ type pref struct {
 type jobPlan struct {
 	stage   int // -1: none yet
 	kind    stageKind
-	since   engine.Time // when the stage was planned: its oldest pending task waits since
+	since   engine.Time // when the stage was released: its oldest pending task waits since
 	total   int64       // |In_x| or |Inter_x|
 	byRack  []int64     // |In_{x,r}| or Inter_{x,r}
 	byHost  map[cluster.HostID]int64
@@ -37,9 +37,9 @@ type jobPlan struct {
 	pref    []pref // max first, then dep, then balancing's adds
 	adds    int    // how many of pref's entries balancing added
 	lost    bool   // a host was lost since the plan was made: plan again
-	// finished is Policy.finished when dep_reduce was computed: a job
-	// finished since may move it (A2-13..16)
-	finished int
+	// weighed is Policy.weighed when dep_reduce was computed: a job it
+	// weighs finished since may move it (A2-13..16)
+	weighed int
 }
 
 func (p *jobPlan) prefers(r cluster.RackID) bool {
