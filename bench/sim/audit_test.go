@@ -293,20 +293,7 @@ func TestAuditVarysClassesWorkConserving(t *testing.T) {
 		now := 0.0
 		for step := 0; step < 60; step++ {
 			now += rng.Float64()
-			if fl := active(n); len(fl) > 0 && rng.IntN(3) == 0 {
-				n.remove(now, fl[rng.IntN(len(fl))])
-			} else {
-				// a coflow's flows share its class; a flow of none has any
-				k := rng.IntN(len(cfs) + 1)
-				prio := uint8(rng.IntN(3))
-				if k < len(cfs) {
-					prio = uint8(k % 3)
-				}
-				f := n.add(now, randomPath(rng, len(n.res)), float64(1+rng.IntN(1000)), prio, nil)
-				if k < len(cfs) {
-					n.join(f, cfs[k])
-				}
-			}
+			randomChange(rng, n, now, cfs, 3)
 			n.recompute(now, false)
 			checkFeasible(t, n)
 			for _, f := range active(n) {

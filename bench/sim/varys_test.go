@@ -187,6 +187,25 @@ func TestVarysRackLinksArePorts(t *testing.T) {
 	wantEnds(t, "varys", drain(t, n), fl, 3.5, 1.5, 1.5)
 }
 
+// randomChange ends a random active flow (one time in three) or starts
+// one of up to 1,000 bytes on a random path, in one of classes classes;
+// a flow that joins one of cfs takes its coflow's class (k % classes:
+// a coflow's gamma is its class's).
+func randomChange(rng *rand.Rand, n *network, now float64, cfs []*coflow, classes int) {
+	if fl := active(n); len(fl) > 0 && rng.IntN(3) == 0 {
+		n.remove(now, fl[rng.IntN(len(fl))])
+		return
+	}
+	prio, k := uint8(rng.IntN(classes)), rng.IntN(len(cfs)+1)
+	if k < len(cfs) {
+		prio = uint8(k % classes)
+	}
+	f := n.add(now, randomPath(rng, len(n.res)), float64(1+rng.IntN(1000)), prio, nil)
+	if k < len(cfs) {
+		n.join(f, cfs[k])
+	}
+}
+
 // Random networks of coflows and other flows, in two classes, as flows
 // come and go: no resource over capacity, every flow held by a full
 // resource (work conservation), and the first coflow in SEBF order of the
@@ -204,19 +223,7 @@ func TestVarysRandomNetworks(t *testing.T) {
 		now := 0.0
 		for step := 0; step < 100; step++ {
 			now += rng.Float64()
-			if fl := active(n); len(fl) > 0 && rng.IntN(3) == 0 {
-				n.remove(now, fl[rng.IntN(len(fl))])
-			} else {
-				// a coflow's flows in one class (its gamma is that class's)
-				prio, k := uint8(rng.IntN(2)), rng.IntN(len(cfs)+1)
-				if k < len(cfs) {
-					prio = uint8(k % 2)
-				}
-				f := n.add(now, randomPath(rng, len(n.res)), float64(1+rng.IntN(1000)), prio, nil)
-				if k < len(cfs) {
-					n.join(f, cfs[k])
-				}
-			}
+			randomChange(rng, n, now, cfs, 2)
 			n.recompute(now, false)
 			checkFeasible(t, n)
 			for _, f := range active(n) {
