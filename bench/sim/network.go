@@ -27,6 +27,13 @@ type resource struct {
 	extra    float64 // likely rate of the flows added since the last recompute
 	cfStamp  uint64  // Varys: cfBytes belongs to the coflow of this stamp
 	cfBytes  float64 // Varys: that coflow's remaining bytes through it
+	// raisedPrio is the highest class (the lowest number) that a flow
+	// started in or was re-marked to or from here since the last
+	// recompute; noClassRaised when none. Strict priority lets such a flow
+	// take the resource from every flow of a lower class, also those held
+	// elsewhere, so a local update must re-share those too.
+	raisedPrio uint8
+	stale      bool // re-shared by a local update since the last full pass
 }
 
 // flow is a transfer of bytes through a set of resources. Its rate is set
@@ -75,6 +82,10 @@ type network struct {
 	rheap   resHeap
 	prios   []uint8
 	added   []*flow // flows started since the last recompute
+	// stale lists the resources a local update re-shared, or whose flow set
+	// changed, since the last full pass: only their connected components
+	// can be inexact, so a full pass over them is exact everywhere
+	stale   []int32
 	touched []int32
 
 	// coflows selects Varys (varys.go) over max-min; the rest is its
@@ -87,10 +98,15 @@ type network struct {
 	counters []counter
 }
 
+// noClassRaised marks a resource where no flow started in or moved into a
+// class since the last recompute: no flow's class is lower than 255's.
+const noClassRaised = math.MaxUint8
+
 func newNetwork(capacities []float64) *network {
 	n := &network{res: make([]resource, len(capacities))}
 	for i, c := range capacities {
 		n.res[i].capacity = c
+		n.res[i].raisedPrio = noClassRaised
 	}
 	return n
 }
@@ -110,6 +126,7 @@ func (n *network) add(now float64, res []int32, size float64, prio uint8, owner 
 		rs := &n.res[r]
 		f.pos[i] = int32(len(rs.flows))
 		rs.flows = append(rs.flows, f)
+		rs.raisedPrio = min(rs.raisedPrio, prio)
 		n.markDirty(r)
 	}
 	n.byEnd.push(f)
@@ -154,10 +171,12 @@ func (n *network) setPriority(f *flow, prio uint8) {
 	if f.prio == prio {
 		return
 	}
-	f.prio = prio
 	for _, r := range f.res {
+		rs := &n.res[r]
+		rs.raisedPrio = min(rs.raisedPrio, prio, f.prio)
 		n.markDirty(r)
 	}
+	f.prio = prio
 }
 
 func (n *network) settleFlow(now float64, f *flow) {
@@ -258,12 +277,20 @@ func (n *network) recompute(now float64, full bool) {
 		}
 	}
 	if full {
-		for _, r := range n.dirty {
+		seed := func(r int32) {
 			if n.res[r].stamp != st {
 				n.res[r].stamp = st
 				n.compRes = append(n.compRes, r)
 			}
 		}
+		for _, r := range n.dirty {
+			seed(r)
+		}
+		for _, r := range n.stale {
+			seed(r)
+			n.res[r].stale = false
+		}
+		n.stale = n.stale[:0]
 		for i := 0; i < len(n.compRes); i++ {
 			for _, f := range n.res[n.compRes[i]].flows {
 				include(f)
@@ -310,7 +337,7 @@ func (n *network) recompute(now float64, full bool) {
 				top[f.prio] = math.Max(top[f.prio], f.rate)
 			}
 			for _, f := range rs.flows {
-				if f.rate >= top[f.prio]*(1-1e-9) {
+				if f.rate >= top[f.prio]*(1-1e-9) || f.prio > rs.raisedPrio {
 					include(f)
 				}
 			}
@@ -373,7 +400,22 @@ func (n *network) recompute(now float64, full bool) {
 		f.rate = newRate
 		n.projectEnd(now, f)
 	}
+	if !full {
+		n.markStale(n.dirty)
+		n.markStale(n.compRes)
+	}
 	n.clearDirty()
+}
+
+// markStale notes resources a local update left possibly inexact, for the
+// next full pass.
+func (n *network) markStale(rs []int32) {
+	for _, r := range rs {
+		if !n.res[r].stale {
+			n.res[r].stale = true
+			n.stale = append(n.stale, r)
+		}
+	}
 }
 
 // projectEnd sets when a flow ends at its rate (never, at rate 0) and
@@ -393,6 +435,7 @@ func (n *network) clearDirty() {
 		n.res[r].dirty = false
 		n.res[r].wasTight = false
 		n.res[r].extra = 0
+		n.res[r].raisedPrio = noClassRaised
 	}
 	n.dirty = n.dirty[:0]
 	n.added = n.added[:0]
