@@ -117,6 +117,13 @@ func deleteNamedNetns(name string) error {
 		return fmt.Errorf("shaping: unmount netns %s: %w", name, err)
 	}
 	if err := os.Remove(p); err != nil && !errors.Is(err, os.ErrNotExist) {
+		if errors.Is(err, unix.EBUSY) {
+			// seen after a SIGKILL: `ip netns` later bind-mounted the
+			// directory over itself, hiding the namespace's own mount
+			// (listed in /proc/self/mountinfo), so the unmount above found
+			// none; only the hiding mount's owner can know whether to undo it
+			return fmt.Errorf("shaping: remove netns %s: %w (its mount is hidden by a later mount over %s, as `ip netns` makes; /proc/self/mountinfo lists both: unmount %s if nothing else uses it, then run again)", name, err, netnsDir, netnsDir)
+		}
 		return fmt.Errorf("shaping: remove netns %s: %w", name, err)
 	}
 	return nil
