@@ -167,3 +167,46 @@ func TestLiveRecordsAreMovedAsideWhenRedone(t *testing.T) {
 		}
 	}
 }
+
+// A live run that failed as it started leaves only empty record files:
+// they are removed, not kept aside (nothing was measured); a directory
+// with one byte of record, or anything but regular files, is kept aside.
+func TestLiveRunDirOfEmptyFilesIsRemoved(t *testing.T) {
+	ex := &executor{opt: Options{Logf: func(string, ...any) {}}}
+	for _, tc := range []struct {
+		name    string
+		files   map[string]string
+		subdir  bool
+		keptAll bool
+	}{
+		{"empty files", map[string]string{"jobs.csv": "", "attempts.csv": "", "links.csv": ""}, false, false},
+		{"one byte", map[string]string{"jobs.csv": "", "attempts.csv": "j"}, false, true},
+		{"a directory", map[string]string{"jobs.csv": ""}, true, true},
+	} {
+		out := t.TempDir()
+		r := Run{Mode: ModeLocal, Set: RunSet{Mode: ModeLocal}, Policy: policy.Spec{Name: "fair"}, Seed: 1, Dir: filepath.Join(out, "fair-seed1")}
+		if err := os.MkdirAll(r.Dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		for name, body := range tc.files {
+			if err := os.WriteFile(filepath.Join(r.Dir, name), []byte(body), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if tc.subdir {
+			if err := os.Mkdir(filepath.Join(r.Dir, "twin"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := ex.clearRunDir(r); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := os.Stat(r.Dir); err == nil {
+			t.Errorf("%s: %s is still there", tc.name, r.Dir)
+		}
+		aside, _ := filepath.Glob(r.Dir + ".before-*")
+		if kept := len(aside) == 1; kept != tc.keptAll {
+			t.Errorf("%s: moved aside %v, want kept %v", tc.name, aside, tc.keptAll)
+		}
+	}
+}

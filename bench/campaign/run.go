@@ -518,7 +518,7 @@ func (ex *executor) clearRunDir(r Run) error {
 		return os.RemoveAll(r.Dir)
 	}
 	entries, err := os.ReadDir(r.Dir)
-	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) || err == nil && len(entries) == 0 {
+	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) || err == nil && onlyEmptyFiles(entries) {
 		return os.RemoveAll(r.Dir)
 	}
 	if err != nil {
@@ -530,6 +530,23 @@ func (ex *executor) clearRunDir(r Run) error {
 	}
 	ex.opt.Logf("%s: its earlier records are kept in %s", r.ID(), aside)
 	return nil
+}
+
+// onlyEmptyFiles tells whether a run directory holds no measurement: a run
+// that failed as it started (a cluster that could not be set up) leaves
+// its record files created and empty, and a directory of those kept
+// aside at every retry would only bury the ones that hold data.
+func onlyEmptyFiles(entries []fs.DirEntry) bool {
+	for _, e := range entries {
+		if !e.Type().IsRegular() {
+			return false
+		}
+		info, err := e.Info()
+		if err != nil || info.Size() > 0 {
+			return false
+		}
+	}
+	return true
 }
 
 func (ex *executor) sim(ctx context.Context, r Run, jobsDone func(int)) (metrics.Summary, error) {
