@@ -63,5 +63,8 @@
 //     first offered host of that rack, and is drawn again if that rack has
 //     no free reduce slot left when another host is offered.
 //   - Hadoop: whichever host heartbeats with a free reduce slot takes the
-//     job's next reducer.
+//     job's next reducer, one reducer a heartbeat (Hadoop 1.x's
+//     JobQueueTaskScheduler: "we _never_ assign more than 1 reduce task
+//     per heartbeat"), so a host's other free reduce slots wait for its
+//     next offer and the hosts offered after it take theirs first.
 package mapplace

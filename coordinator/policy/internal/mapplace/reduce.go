@@ -22,7 +22,7 @@ const (
 	// reduce slot.
 	Random ReducePlacement = "random"
 	// HadoopReduce takes whichever host heartbeats with a free reduce
-	// slot (Hadoop 1.x).
+	// slot, one reducer a heartbeat (Hadoop 1.x).
 	HadoopReduce ReducePlacement = "hadoop"
 )
 
@@ -225,7 +225,9 @@ func (r *Reducers) OfferReducers(ctx *engine.Context, h cluster.HostID) int {
 		var placed []int // the stage's tasks per rack, under RoundRobin
 		stage := int16(-1)
 		for _, t := range r.buf {
-			if ctx.FreeReduceSlots(h) == 0 {
+			if ctx.FreeReduceSlots(h) == 0 || r.mode == HadoopReduce && n > 0 {
+				// Hadoop 1.x's JobQueueTaskScheduler never assigns more
+				// than one reduce task per heartbeat
 				return n
 			}
 			if ctx.Job(j.ID).Stages[t.Stage].Spec.Kind == workload.Map || !ctx.CanRun(t) {
