@@ -101,9 +101,12 @@ func newPolicy(name string, m mapplace.Config, reduce string, slowStart float64)
 	}
 }
 
-// NewHadoop returns the hadoop policy (§4.1).
+// NewHadoop returns the hadoop policy (§4.1): Hadoop 1.2.1's
+// JobQueueTaskScheduler, which gives a heartbeat one reducer at most.
 func NewHadoop(c HadoopConfig) *Policy {
-	return newPolicy("hadoop", mapplace.Config{Mode: mapplace.Hadoop}, c.ReducePlacement, c.SlowStart)
+	p := newPolicy("hadoop", mapplace.Config{Mode: mapplace.Hadoop}, c.ReducePlacement, c.SlowStart)
+	p.Reducers.OneReducePerHeartbeat = true
+	return p
 }
 
 // NewDelay returns the delay policy (§4.2).

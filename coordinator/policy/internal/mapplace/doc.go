@@ -63,8 +63,11 @@
 //     first offered host of that rack, and is drawn again if that rack has
 //     no free reduce slot left when another host is offered.
 //   - Hadoop: whichever host heartbeats with a free reduce slot takes the
-//     job's next reducer, one reducer a heartbeat (Hadoop 1.x's
-//     JobQueueTaskScheduler: "we _never_ assign more than 1 reduce task
-//     per heartbeat"), so a host's other free reduce slots wait for its
-//     next offer and the hosts offered after it take theirs first.
+//     job's next reducers, as many as it has free slots: Hadoop 1.2.1's
+//     Fair Scheduler (where delay scheduling lives) assigns several a
+//     heartbeat (assignmultiple, no reduce cap, by default). Its
+//     JobQueueTaskScheduler, the hadoop scheme's, "never assign[s] more
+//     than 1 reduce task per heartbeat" (Reducers.OneReducePerHeartbeat),
+//     so a host's other free reduce slots wait for its next offer and the
+//     hosts offered after it take theirs first.
 package mapplace

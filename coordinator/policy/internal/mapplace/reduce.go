@@ -22,7 +22,7 @@ const (
 	// reduce slot.
 	Random ReducePlacement = "random"
 	// HadoopReduce takes whichever host heartbeats with a free reduce
-	// slot, one reducer a heartbeat (Hadoop 1.x).
+	// slot (Hadoop 1.x); see OneReducePerHeartbeat.
 	HadoopReduce ReducePlacement = "hadoop"
 )
 
@@ -71,7 +71,13 @@ func RoundRobinQuota(counts []int, t int) (h []int, cycle []cluster.RackID) {
 // Reducers launches reduce and generic tasks by a ReducePlacement. Its
 // zero value is not usable: use NewReducers.
 type Reducers struct {
-	mode   ReducePlacement
+	mode ReducePlacement
+	// OneReducePerHeartbeat, under HadoopReduce, ends a heartbeat's
+	// reducers at the first: Hadoop 1.x's JobQueueTaskScheduler "never
+	// assign[s] more than 1 reduce task per heartbeat". Its Fair Scheduler,
+	// where delay scheduling lives, assigns several (assignmultiple, no
+	// reduce cap, by default), as the placement does without it.
+	OneReducePerHeartbeat bool
 	stages map[stageKey]*plan
 	counts map[engine.JobID][]int // caller's map counts
 	buf    []engine.TaskRef
@@ -225,9 +231,7 @@ func (r *Reducers) OfferReducers(ctx *engine.Context, h cluster.HostID) int {
 		var placed []int // the stage's tasks per rack, under RoundRobin
 		stage := int16(-1)
 		for _, t := range r.buf {
-			if ctx.FreeReduceSlots(h) == 0 || r.mode == HadoopReduce && n > 0 {
-				// Hadoop 1.x's JobQueueTaskScheduler never assigns more
-				// than one reduce task per heartbeat
+			if ctx.FreeReduceSlots(h) == 0 || r.OneReducePerHeartbeat && r.mode == HadoopReduce && n > 0 {
 				return n
 			}
 			if ctx.Job(j.ID).Stages[t.Stage].Spec.Kind == workload.Map || !ctx.CanRun(t) {
