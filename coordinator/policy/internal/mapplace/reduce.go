@@ -78,10 +78,10 @@ type Reducers struct {
 	// where delay scheduling lives, assigns several (assignmultiple, no
 	// reduce cap, by default), as the placement does without it.
 	OneReducePerHeartbeat bool
-	stages map[stageKey]*plan
-	counts map[engine.JobID][]int // caller's map counts
-	buf    []engine.TaskRef
-	free   []bool
+	stages                map[stageKey]*plan
+	counts                map[engine.JobID][]int // caller's map counts
+	buf                   []engine.TaskRef
+	free                  []bool
 }
 
 type stageKey struct {
