@@ -278,6 +278,10 @@ type RunSet struct {
 	// flows; "" is dataplane.DefaultCongestion (cubic), whatever the
 	// machine's own default.
 	Congestion string
+	// SlowStart, when set, is the run set's own reduce slow-start in place
+	// of the campaign's (a Spark run set: Spark submits a stage only once
+	// its parents have finished, slow-start 1).
+	SlowStart *float64
 	// FullRecompute, for the simulator, is how often (seconds) its flow
 	// rates are recomputed exactly (sim.Options.FullRecompute): 0 for its
 	// default, negative for exact max-min at every change.
@@ -730,7 +734,7 @@ func parseRunSet(d *yamlfile.Decoder, n *yaml.Node, i int, workloads []string) R
 	where := fmt.Sprintf("runs[%d]", i)
 	m := d.Map(n, where)
 	m.Known("mode", "name", "policies", "repetitions", "network", "nats", "credentials", "listen", "member_addr", "workloads", "cluster",
-		"priorities", "shape_nics", "share_links", "compute", "tcp_congestion", "full_recompute", "resolution", "placement", "place_outputs", "tier_mix", "writer_racks", "memory_lru")
+		"priorities", "shape_nics", "share_links", "compute", "tcp_congestion", "full_recompute", "resolution", "placement", "place_outputs", "tier_mix", "writer_racks", "memory_lru", "slowstart")
 	m.Require("mode", "policies")
 	rs := RunSet{Mode: m.Str("mode"), Name: m.Str("name"), Repetitions: 1,
 		NATS: m.Str("nats"), Credentials: m.Str("credentials"), Listen: m.Str("listen"), MemberAddr: m.Str("member_addr")}
@@ -773,6 +777,13 @@ func parseRunSet(d *yamlfile.Decoder, n *yaml.Node, i int, workloads []string) R
 		if rs.FullRecompute == 0 {
 			m.Fail("full_recompute", "full_recompute 0 is the default (10 s): leave it out, give seconds, or a negative value for exact max-min at every change")
 		}
+	}
+	if m.Has("slowstart") {
+		v := m.Float("slowstart")
+		if !(v > 0 && v <= 1) {
+			m.Fail("slowstart", "a run set's slowstart must be above 0 and at most 1 (got %g; 0 is the engine's default: leave it out)", v)
+		}
+		rs.SlowStart = &v
 	}
 	if m.Has("resolution") {
 		rs.Resolution = m.Float("resolution")
@@ -1109,4 +1120,14 @@ func predictionErrors(m *yamlfile.Map) (size, arrival, shift *float64) {
 	shift = read("arrival_shift", func(v float64) bool { return v >= 0 && v <= workload.MaxArrivalS },
 		fmt.Sprintf("arrival_shift is the largest shift of an arrival, in seconds, in [0, %g]: got %%g", workload.MaxArrivalS))
 	return size, arrival, shift
+}
+
+// SlowStartOf is the reduce slow-start a run set's runs ask the engine
+// for: the run set's own, else the campaign's (0: each policy's default,
+// else the engine's).
+func (c *Campaign) SlowStartOf(rs RunSet) float64 {
+	if rs.SlowStart != nil {
+		return *rs.SlowStart
+	}
+	return c.SlowStart
 }

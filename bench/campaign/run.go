@@ -566,7 +566,7 @@ func (ex *executor) sim(ctx context.Context, r Run, jobsDone func(int)) (metrics
 		return metrics.Summary{}, err
 	}
 	sum, _, err := sim.RunOne(sim.Spec{Topology: ex.topos[r.SetIndex], Workload: in.w, Datasets: in.ds,
-		Policy: r.Policy, Seed: r.Seed, SlowStart: ex.c.SlowStart, Queues: ex.c.Queues, Predicted: in.pred,
+		Policy: r.Policy, Seed: r.Seed, SlowStart: ex.c.SlowStartOf(r.Set), Queues: ex.c.Queues, Predicted: in.pred,
 		Placer: placer, OutputPlacer: outputs, MemoryLRU: r.Set.MemoryLRU, Dir: r.Dir, Options: opt})
 	return sum, err
 }
@@ -590,7 +590,7 @@ func (ex *executor) live(ctx context.Context, r Run, jobsDone func(int)) (metric
 	}
 	cfg := live.Config{Sink: sink, Background: ex.c.Background, Topology: ex.topos[r.SetIndex], Workload: in.w, Datasets: in.ds,
 		Policy: r.Policy.String(), PolicyImpl: p, Seed: r.Seed, Queues: ex.c.Queues, Predicted: in.pred, Placer: placer, OutputPlacer: outputs, MemoryLRU: r.Set.MemoryLRU,
-		SlowStart: ex.c.SlowStart, OutDir: r.Dir, MaxRunTime: ex.c.Limits.MaxRunTime, Window: time.Duration(in.window * float64(time.Second)), StallTimeout: ex.c.Limits.StallTimeout, Logf: func(string, ...any) {}, // events.jsonl has them
+		SlowStart: ex.c.SlowStartOf(r.Set), OutDir: r.Dir, MaxRunTime: ex.c.Limits.MaxRunTime, Window: time.Duration(in.window * float64(time.Second)), StallTimeout: ex.c.Limits.StallTimeout, Logf: func(string, ...any) {}, // events.jsonl has them
 		OnEvent: func(ev live.Event) {
 			if strings.HasPrefix(ev.Kind, "job-") {
 				done++

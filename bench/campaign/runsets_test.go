@@ -254,3 +254,33 @@ func TestShareLinksIsAFlatSwitch(t *testing.T) {
 		}
 	}
 }
+
+// A run set's slowstart takes the place of the campaign's for its runs,
+// in the simulator and in the twin of a live run alike; others keep the
+// campaign's. 0 or more than 1 is refused at its line.
+func TestRunSetSlowStartOverridesTheCampaigns(t *testing.T) {
+	const head = "name: p\ncluster: {racks: 2, hosts_per_rack: 3}\nslowstart: 0.8\nworkload:\n  generator: {name: recurring, set: w1, scale: 0.01}\nruns:\n"
+	c, err := Load(writeCampaign(t, head+"  - {mode: sim, policies: [fifo], slowstart: 1}\n  - {mode: local, policies: [fifo], slowstart: 0.5}\n  - {mode: sim, name: b, policies: [fifo]}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, want := range []float64{1, 0.5, 0.8} {
+		if got := c.SlowStartOf(c.Runs[i]); got != want {
+			t.Errorf("run set %d: slow-start %g, want %g", i, got, want)
+		}
+	}
+	for i, want := range []float64{1, 0.5, 0.8} {
+		spec, err := c.SimSpec(c.Matrix(t.TempDir())[i])
+		if err != nil {
+			t.Fatal(err)
+		}
+		if spec.SlowStart != want {
+			t.Errorf("run %d is simulated with slow-start %g, want %g", i, spec.SlowStart, want)
+		}
+	}
+	for _, run := range []string{"  - {mode: sim, policies: [fifo], slowstart: 0}\n", "  - {mode: sim, policies: [fifo], slowstart: 1.5}\n"} {
+		if _, err := Load(writeCampaign(t, head+run)); err == nil || !strings.Contains(err.Error(), "c.yaml:7: runs[0]: a run set's slowstart must be above 0 and at most 1") {
+			t.Errorf("%q: err %v", run, err)
+		}
+	}
+}

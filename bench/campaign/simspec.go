@@ -45,6 +45,6 @@ func (c *Campaign) SimSpec(r Run) (sim.Spec, error) {
 		opt.FullRecompute = -1
 	}
 	return sim.Spec{Topology: topo, Workload: in.w, Datasets: in.ds, Policy: r.Policy, Seed: r.Seed,
-		SlowStart: c.SlowStart, Queues: c.Queues, Predicted: in.pred, Placer: placer, OutputPlacer: outputs,
+		SlowStart: c.SlowStartOf(r.Set), Queues: c.Queues, Predicted: in.pred, Placer: placer, OutputPlacer: outputs,
 		MemoryLRU: r.Set.MemoryLRU, Dir: r.Dir, Options: opt}, nil
 }

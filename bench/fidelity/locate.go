@@ -116,11 +116,12 @@ func LiveRuns(c *campaign.Campaign, root string) []Run {
 	return out
 }
 
-// SlowStart is the slow-start a run's engine took: the campaign's, else
-// its policy's default (engine.Configurer), else 0 (the engine's).
-func SlowStart(c *campaign.Campaign, p policy.Spec) float64 {
-	if c.SlowStart > 0 {
-		return c.SlowStart
+// SlowStart is the slow-start a run's engine took: its run set's or the
+// campaign's, else its policy's default (engine.Configurer), else 0 (the
+// engine's).
+func SlowStart(c *campaign.Campaign, rs campaign.RunSet, p policy.Spec) float64 {
+	if v := c.SlowStartOf(rs); v > 0 {
+		return v
 	}
 	built, err := policy.Build(p)
 	if err != nil {
@@ -165,7 +166,7 @@ func (r Run) ReplaySpec(dir string, notBefore bool) (sim.Spec, error) {
 	if err := lg.Check(spec.Topology, spec.Workload); err != nil {
 		return sim.Spec{}, err
 	}
-	args := map[string]any{"file": file, "slowstart": SlowStart(r.Campaign, r.Run.Policy), "not_before": notBefore}
+	args := map[string]any{"file": file, "slowstart": SlowStart(r.Campaign, r.Run.Set, r.Run.Policy), "not_before": notBefore}
 	if err := placerArgs(r.Run.Policy, args); err != nil {
 		return sim.Spec{}, err
 	}
