@@ -32,6 +32,9 @@
 //     the matching places the maps in them); delay (§2.10's
 //     trident+delay(D): a waiting job's maps take node-local slots only;
 //     0, the default, is the paper-level Trident, which never waits);
+//     offers (how a shuffle stage's tasks, every slot at C0, meet the
+//     slots: heartbeat, each host's together as stock MapReduce's
+//     containers, or spark, one per host a pass as Spark's offers);
 //     pruning; the cost profile.
 //
 // The core works on plain values with integer ids and int64 costs; only
