@@ -64,6 +64,7 @@ queue "adhoc" at time 0.`,
 	f.DurationVar(&shift, "arrival-shift", shift, "largest move of a moved arrival, either way")
 	f.IntVar(&o.AdHoc, "adhoc", 0, "add this many ad hoc W1 jobs (queue adhoc, at time 0, unpredicted)")
 	f.Var(&reduce, "reduce-bytes", "W2: shuffle bytes per reduce task")
+	f.IntVar(&o.OutputReplicas, "output-replicas", 0, "every job output's replication, as HDFS's dfs.replication (0: none set, one replica on the writer)")
 	f.Float64Var(&o.TaskScale, "task-scale", o.TaskScale, "W1: multiply every job's task count by this (at least 2 a job; blocks stay, so bytes follow), for a cluster with fewer slots per rack")
 	f.Float64Var(&o.ComputeNsPerByte, "compute-ns-per-byte", o.ComputeNsPerByte, "CPU time per input byte of every stage (ns)")
 	f.StringVar(&outP, "out-predicted", "", "file for the predicted sizes and arrivals")

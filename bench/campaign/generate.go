@@ -74,6 +74,7 @@ func generate(g *GeneratorSpec) (*workload.Workload, *workload.Datasets, *worklo
 			o.TaskScale = g.TaskScale
 		}
 		o.AdHoc = g.AdHoc
+		o.OutputReplicas = g.OutputReplicas
 		return recurring.Generate(o)
 	case "mix":
 		preset := g.Preset

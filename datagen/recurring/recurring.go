@@ -40,6 +40,10 @@ type Options struct {
 	// counts come with their bytes (block size, ReduceBytes, Table 1);
 	// they take only 1.
 	TaskScale float64
+	// OutputReplicas is the replication of every job's output (its reduce
+	// stage's), as HDFS's dfs.replication; 0 sets none (one replica, on
+	// the writer). corral.md §2.6 writes outputs by the default DFS policy.
+	OutputReplicas int
 }
 
 // DefaultOptions: W1, the online scenario over 60 minutes, 6.5% mean size
@@ -78,6 +82,8 @@ func (o *Options) check() error {
 		return fmt.Errorf("ad hoc jobs %d is above %d: every job has a map and a reduce task, and a workload at most %d tasks", o.AdHoc, workload.MaxTotalTasks/2, workload.MaxTotalTasks)
 	case o.TaskScale*w1MaxTasks > workload.MaxTotalTasks:
 		return fmt.Errorf("task scale %g makes W1's largest jobs %.4g tasks, above the limit of %d tasks a workload", o.TaskScale, o.TaskScale*w1MaxTasks, workload.MaxTotalTasks)
+	case o.OutputReplicas < 0 || o.OutputReplicas > workload.MaxReplicas:
+		return fmt.Errorf("output replicas must be between 0 (none set) and %d (got %d)", workload.MaxReplicas, o.OutputReplicas)
 	case o.TaskScale != 1 && o.Workload != "w1":
 		return fmt.Errorf("task scale %g: only W1's task counts scale; %s's come with its bytes", o.TaskScale, o.Workload)
 	}
@@ -191,7 +197,7 @@ func (o *Options) job(id string, s spec) (workload.Job, workload.Dataset) {
 	if s.input > 0 {
 		m.Selectivity = float64(s.shuffle) / float64(s.input)
 	}
-	r := workload.Stage{Name: "reduce", Kind: workload.Reduce, Tasks: s.reduceTasks, After: []string{"map"}, ComputeNsPerByte: ns}
+	r := workload.Stage{Name: "reduce", Kind: workload.Reduce, Tasks: s.reduceTasks, After: []string{"map"}, ComputeNsPerByte: ns, OutputReplicas: o.OutputReplicas}
 	if s.shuffle > 0 {
 		r.Selectivity = float64(s.output) / float64(s.shuffle)
 	}

@@ -404,3 +404,29 @@ func TestArrivalErrorSweep(t *testing.T) {
 		prevMoved = moved
 	}
 }
+
+// OutputReplicas sets every job output's replication (the reduce stage's,
+// the job's last), as corral.md §2.6's default DFS policy asks; the maps'
+// outputs stay intermediate. Out of range is refused.
+func TestOutputReplicas(t *testing.T) {
+	o := DefaultOptions()
+	o.Workload, o.OutputReplicas = "w3", 3
+	w, _, _ := generate(t, o)
+	for _, j := range w.Jobs {
+		for _, st := range j.Stages {
+			want := 0
+			if st.Kind == workload.Reduce {
+				want = 3
+			}
+			if st.OutputReplicas != want {
+				t.Fatalf("%s/%s: output replicas %d, want %d", j.ID, st.Name, st.OutputReplicas, want)
+			}
+		}
+	}
+	for _, n := range []int{-1, workload.MaxReplicas + 1} {
+		o.OutputReplicas = n
+		if _, _, _, err := Generate(o); err == nil || !strings.Contains(err.Error(), "output replicas must be between 0") {
+			t.Errorf("output replicas %d: err %v", n, err)
+		}
+	}
+}
