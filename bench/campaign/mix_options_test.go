@@ -11,7 +11,7 @@ func mixCampaign(opts string) string {
 
 // output_replicas reaches the mix generator: every job's final stages
 // get it; without it no stage has one. It is refused out of range and
-// for other generators.
+// for generators other than mix and recurring.
 func TestMixOutputReplicas(t *testing.T) {
 	for _, tc := range []struct {
 		opts string
@@ -48,9 +48,24 @@ func TestMixOutputReplicas(t *testing.T) {
 			t.Errorf("%q: err %v, want %q", opts, err, want)
 		}
 	}
-	_, err := Load(writeCampaign(t, recurringCampaign(", output_replicas: 3")))
-	if want := "output_replicas is an option of the mix generator, not of recurring"; err == nil || !strings.Contains(err.Error(), want) {
-		t.Errorf("recurring with output_replicas: err %v, want %q", err, want)
+	// the recurring generator takes it too (corral.md §2.6: job outputs
+	// by the default DFS policy): every job's reduce stage; others refuse
+	c, err := Load(writeCampaign(t, recurringCampaign(", output_replicas: 3")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, _, _, err := generate(c.Workload.Generator)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, j := range w.Jobs {
+		if got := j.Stages[len(j.Stages)-1].OutputReplicas; got != 3 {
+			t.Fatalf("recurring: %s's last stage has %d output replicas, want 3", j.ID, got)
+		}
+	}
+	tpch := "name: p\ncluster: {racks: 2, hosts_per_rack: 3}\nworkload:\n  generator: {name: tpch, output_replicas: 3}\nruns: [{mode: sim, policies: [fifo]}]\n"
+	if _, err := Load(writeCampaign(t, tpch)); err == nil || !strings.Contains(err.Error(), "output_replicas is an option of the mix and recurring generator") {
+		t.Errorf("tpch with output_replicas: err %v", err)
 	}
 }
 
