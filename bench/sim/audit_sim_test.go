@@ -15,11 +15,7 @@ import (
 // rack's uplink, the destination rack's downlink and the core when one is
 // modelled; a read on the host itself crosses only its tier.
 func TestAuditPathCrossesEveryLink(t *testing.T) {
-	topo, err := cluster.Uniform(cluster.UniformSpec{Racks: 2, HostsPerRack: 2, Slots: 1, NICBps: 100, Oversubscription: 2,
-		Tiers: []cluster.Tier{{Kind: cluster.HDD, ReadBps: 1e9, WriteBps: 1e9, CapacityBytes: 1 << 40}}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	topo := hddCluster(t, cluster.UniformSpec{Racks: 2, HostsPerRack: 2, Slots: 1, NICBps: 100, Oversubscription: 2}, 1e9, 1e9)
 	topo.CoreBps = 50
 	w := &workload.Workload{Jobs: []workload.Job{{ID: "j", Stages: []workload.Stage{{Name: "map", Kind: workload.Map, Input: "in"}}}}}
 	ds := &workload.Datasets{Datasets: []workload.Dataset{{Name: "in", Size: mib, BlockSize: mib, Replication: 1}}}
@@ -85,11 +81,7 @@ func reduceAttempt(t *testing.T, as []engine.AttemptRecord, index int32) engine.
 // reducer 0, on host 1, fetches its 6 MiB (shares 3:1) over the core: at
 // least 6.29 s, where the NICs alone would take 0.05 s.
 func TestAuditFetchCrossesTheCore(t *testing.T) {
-	topo, err := cluster.Uniform(cluster.UniformSpec{Racks: 2, HostsPerRack: 1, Slots: 4, NICBps: 125e6, Oversubscription: 1,
-		Tiers: []cluster.Tier{{Kind: cluster.HDD, ReadBps: 1e9, WriteBps: 1e9, CapacityBytes: 1 << 40}}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	topo := hddCluster(t, cluster.UniformSpec{Racks: 2, HostsPerRack: 1, Slots: 4, NICBps: 125e6, Oversubscription: 1}, 1e9, 1e9)
 	topo.CoreBps = 1e6
 	as, _ := shuffleRun(t, topo, 2, []float64{3, 1}, reducerOnRack1(0))
 	r := reduceAttempt(t, as, 0)
@@ -103,11 +95,7 @@ func TestAuditFetchCrossesTheCore(t *testing.T) {
 // output take the reducer at least 0.84 s, where the NIC would take
 // 0.07 s.
 func TestAuditOwnHostFetchReadsTheTier(t *testing.T) {
-	topo, err := cluster.Uniform(cluster.UniformSpec{Racks: 1, HostsPerRack: 1, Slots: 4, NICBps: 125e6, Oversubscription: 1,
-		Tiers: []cluster.Tier{{Kind: cluster.HDD, ReadBps: 1e7, WriteBps: 1e9, CapacityBytes: 1 << 40}}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	topo := hddCluster(t, cluster.UniformSpec{Racks: 1, HostsPerRack: 1, Slots: 4, NICBps: 125e6, Oversubscription: 1}, 1e7, 1e9)
 	as, _ := shuffleRun(t, topo, 1, nil, &pinned{host: func(engine.TaskRef) cluster.HostID { return 0 }})
 	r := reduceAttempt(t, as, 0)
 	if d, want := r.End-r.Start, 8.0*mib/1e7; d < want*0.99 || d > want*1.1 {
@@ -156,11 +144,7 @@ func (p *prioReader) AttemptEnded(ctx *engine.Context, a *engine.Attempt) {
 // and goes ahead of map 1 (250 MB, class 1): it ends at 2.1 s, map 1 at
 // 4.1 s. (In one class all three would share: 0.3 s, then 4.1 s for both.)
 func TestAuditAttemptClassesReachTheNetwork(t *testing.T) {
-	topo, err := cluster.Uniform(cluster.UniformSpec{Racks: 2, HostsPerRack: 1, Slots: 3, NICBps: 125e6, Oversubscription: 1,
-		Tiers: []cluster.Tier{{Kind: cluster.HDD, ReadBps: 1e10, WriteBps: 1e10, CapacityBytes: 1 << 40}}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	topo := hddCluster(t, cluster.UniformSpec{Racks: 2, HostsPerRack: 1, Slots: 3, NICBps: 125e6, Oversubscription: 1}, 1e10, 1e10)
 	rep := []workload.Replica{{Host: 1, Tier: cluster.HDD}}
 	ds := &workload.Datasets{Datasets: []workload.Dataset{{Name: "in", Blocks: []workload.Block{
 		{Size: 12_500_000, Replicas: rep}, {Size: 250_000_000, Replicas: rep}, {Size: 250_000_000, Replicas: rep}}}}}
@@ -191,11 +175,7 @@ func TestAuditAttemptClassesReachTheNetwork(t *testing.T) {
 // one rack of two hosts, the map on host 0, the reducer on host 1. The
 // shuffle's 8 MiB cross host 1's NIC and neither of the rack's links.
 func TestAuditRackLocalFetchStaysInTheRack(t *testing.T) {
-	topo, err := cluster.Uniform(cluster.UniformSpec{Racks: 1, HostsPerRack: 2, Slots: 4, NICBps: 125e6, Oversubscription: 4,
-		Tiers: []cluster.Tier{{Kind: cluster.HDD, ReadBps: 1e9, WriteBps: 1e9, CapacityBytes: 1 << 40}}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	topo := hddCluster(t, cluster.UniformSpec{Racks: 1, HostsPerRack: 2, Slots: 4, NICBps: 125e6, Oversubscription: 4}, 1e9, 1e9)
 	as, res := shuffleRun(t, topo, 1, nil, &pinned{host: func(r engine.TaskRef) cluster.HostID { return cluster.HostID(r.Stage) }})
 	if r := reduceAttempt(t, as, 0); r.Host != 1 {
 		t.Fatalf("the reducer ran on host %d, want 1", r.Host)
@@ -250,11 +230,7 @@ func mapsThenReducer(t *testing.T, topo *cluster.Topology, maps int, opt Options
 // carries host 1's 8 MiB; its disk reads 16 MiB (its map's input and
 // output).
 func TestAuditOwnHostOutputsAreNotFetchedTwice(t *testing.T) {
-	topo, err := cluster.Uniform(cluster.UniformSpec{Racks: 1, HostsPerRack: 2, Slots: 2, NICBps: 125e6, Oversubscription: 1,
-		Tiers: []cluster.Tier{{Kind: cluster.HDD, ReadBps: 1e9, WriteBps: 1e9, CapacityBytes: 1 << 40}}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	topo := hddCluster(t, cluster.UniformSpec{Racks: 1, HostsPerRack: 2, Slots: 2, NICBps: 125e6, Oversubscription: 1}, 1e9, 1e9)
 	s, _ := mapsThenReducer(t, topo, 2, Options{})
 	if nic, disk := s.net.res[s.nicIn[0]].moved, s.net.res[s.tierRd[0][cluster.HDD]].moved; nic != 8*mib || disk != 16*mib {
 		t.Fatalf("host 0's NIC received %g bytes and its disk read %g, want %d and %d", nic, disk, 8*mib, 16*mib)
@@ -267,15 +243,23 @@ func TestAuditOwnHostOutputsAreNotFetchedTwice(t *testing.T) {
 // two 8 MiB outputs in turn, each at an uplink's rate: 0.537 s; two at
 // once would take 0.268 s.
 func TestAuditFetchersBoundParallelFetches(t *testing.T) {
-	topo, err := cluster.Uniform(cluster.UniformSpec{Racks: 3, HostsPerRack: 1, Slots: 2, NICBps: 125e6, Oversubscription: 4,
-		Tiers: []cluster.Tier{{Kind: cluster.HDD, ReadBps: 1e9, WriteBps: 1e9, CapacityBytes: 1 << 40}}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	topo := hddCluster(t, cluster.UniformSpec{Racks: 3, HostsPerRack: 1, Slots: 2, NICBps: 125e6, Oversubscription: 4}, 1e9, 1e9)
 	topo.Racks[0].DownlinkBps = 125e6 // not a bottleneck of the two fetches
 	// map 0's output, on the reducer's host, is read from disk meanwhile
 	_, r := mapsThenReducer(t, topo, 3, Options{Fetchers: 1})
 	if d, want := r.End-r.Start, 2*8.0*mib/31.25e6; math.Abs(d-want) > 0.03 {
 		t.Fatalf("the reducer took %g s, want %g s (one fetch at a time)", d, want)
 	}
+}
+
+// hddCluster is a uniform cluster whose hosts have one HDD tier of the
+// given read and write rates (bytes per second) and 1 TiB.
+func hddCluster(t *testing.T, spec cluster.UniformSpec, readBps, writeBps float64) *cluster.Topology {
+	t.Helper()
+	spec.Tiers = []cluster.Tier{{Kind: cluster.HDD, ReadBps: readBps, WriteBps: writeBps, CapacityBytes: 1 << 40}}
+	topo, err := cluster.Uniform(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return topo
 }

@@ -178,11 +178,7 @@ func TestAuditExactMaxMinWithClasses(t *testing.T) {
 		now := 0.0
 		for step := 0; step < 30; step++ {
 			now += rng.Float64()
-			if fl := active(n); len(fl) > 0 && rng.IntN(3) == 0 {
-				n.remove(now, fl[rng.IntN(len(fl))])
-			} else {
-				n.add(now, randomPath(rng, len(n.res)), 1e9, uint8(rng.IntN(3)), nil)
-			}
+			randomChange(rng, n, now, nil, 3)
 			n.recompute(now, true)
 			checkFeasible(t, n)
 			checkStrictMaxMin(t, n, fmt.Sprintf("seed %d step %d", seed, step))

@@ -103,11 +103,7 @@ func TestLocalUpdatesNeverOvercommit(t *testing.T) {
 		now := 0.0
 		for step := 0; step < 200; step++ {
 			now += rng.Float64()
-			if fl := active(n); len(fl) > 0 && rng.IntN(2) == 0 {
-				n.remove(now, fl[rng.IntN(len(fl))])
-			} else {
-				n.add(now, randomPath(rng, len(n.res)), 1e9, uint8(rng.IntN(2)), nil)
-			}
+			randomChange(rng, n, now, nil, 2)
 			n.recompute(now, step%17 == 0)
 			checkFeasible(t, n)
 		}
