@@ -53,7 +53,14 @@ func shuffleRun(t *testing.T, topo *cluster.Topology, reduceTasks int, shares []
 		{Name: "map", Kind: workload.Map, Input: "in", Selectivity: 1},
 		{Name: "reduce", Kind: workload.Reduce, Tasks: reduceTasks, After: []string{"map"}, Shares: shares, Selectivity: 0},
 	}}}}
-	eng, err := engine.New(engine.Config{SlowStart: 1}, topo, w, ds, p)
+	return runToEnd(t, engine.Config{SlowStart: 1}, topo, w, ds, p)
+}
+
+// runToEnd simulates a workload under policy p to its end and returns
+// the attempts' records; a run that fails or stalls fails the test.
+func runToEnd(t *testing.T, cfg engine.Config, topo *cluster.Topology, w *workload.Workload, ds *workload.Datasets, p engine.Policy) ([]engine.AttemptRecord, *Result) {
+	t.Helper()
+	eng, err := engine.New(cfg, topo, w, ds, p)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -150,18 +157,10 @@ func TestAuditAttemptClassesReachTheNetwork(t *testing.T) {
 		{Size: 12_500_000, Replicas: rep}, {Size: 250_000_000, Replicas: rep}, {Size: 250_000_000, Replicas: rep}}}}}
 	w := &workload.Workload{Jobs: []workload.Job{{ID: "j", Stages: []workload.Stage{{Name: "m", Kind: workload.Map, Input: "in", Selectivity: 0}}}}}
 	p := &prioReader{prio: []uint8{0, 1, 2}, ids: map[int32]engine.AttemptID{}}
-	eng, err := engine.New(engine.Config{}, topo, w, ds, p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	sink := &checkingSink{t: t}
-	res, err := New(eng, Options{Sink: sink}).Run()
-	if err != nil || res.Stalled {
-		t.Fatalf("%v %+v", err, res)
-	}
+	attempts, _ := runToEnd(t, engine.Config{}, topo, w, ds, p)
 	want := []float64{0.1, 4.1, 2.1}
 	got := make([]float64, 3)
-	for _, a := range sink.attempts {
+	for _, a := range attempts {
 		got[a.Task.Index] = a.End
 	}
 	for i := range want {
