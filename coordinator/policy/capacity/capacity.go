@@ -32,12 +32,11 @@ type Config struct {
 	// off by default, as the specs do not ask for it.
 	YarnAM bool `yaml:"yarn_am"`
 	// OneOffSwitch ends a node heartbeat after its first off-switch
-	// container, as Hadoop 2.7's root queue does (ParentQueue's
-	// assignContainers: "do not assign more than one container ... if
-	// we've already assigned an off-switch container"): a remote map, or
-	// a reducer, whose requests are all "*". Off by default: neither
-	// corral.md §4.1 nor trident.md §4.2 states it, and every campaign's
-	// Yarn-CS fills a heartbeat's free slots.
+	// container, as Hadoop 2.7's root queue does
+	// (yarnrm.FillHeartbeat): a reducer, whose requests are all "*", or
+	// a map the RM granted at "*". Off by default, as neither corral.md
+	// §4.1 nor trident.md §4.2 states it; the Corral and Trident
+	// campaigns turn it on for every YARN scheduler they compare.
 	OneOffSwitch bool `yaml:"one_off_switch_per_heartbeat"`
 }
 
@@ -84,12 +83,7 @@ func (p *Policy) OfferHost(ctx *engine.Context, h cluster.HostID) {
 		// preempts only while no container is free
 		defer p.am.Preempt(ctx, queueHeadroom)
 	}
-	for ctx.FreeSlots(h) > 0 && ctx.PendingTasks() > 0 {
-		launched, offSwitch := p.assign(ctx, h)
-		if !launched || offSwitch && p.cfg.OneOffSwitch {
-			return
-		}
-	}
+	yarnrm.FillHeartbeat(ctx, h, p.cfg.OneOffSwitch, func(h cluster.HostID) (bool, bool) { return p.assign(ctx, h) })
 }
 
 // guarantee is a queue's guaranteed share: its configured capacity, or an
@@ -111,7 +105,8 @@ func guarantee(qs []engine.Queue, i int) float64 {
 }
 
 // assign launches one container's task on h, if any job takes it, and
-// says whether it was an off-switch one (a reducer, or a remote map).
+// says whether the RM typed the container off-switch (a reducer, a
+// remote map, or a rack-local one before the rack's delay is over).
 func (p *Policy) assign(ctx *engine.Context, h cluster.HostID) (launched, offSwitch bool) {
 	qs := ctx.Queues()
 	slots := float64(ctx.TotalSlots())
@@ -152,7 +147,7 @@ func (p *Policy) assign(ctx *engine.Context, h cluster.HostID) (launched, offSwi
 					return false, false
 				}
 				p.gate.Launched(j.ID, grant, level)
-				return true, level == engine.Remote
+				return true, grant.OffSwitch(level)
 			}
 		}
 	}

@@ -58,6 +58,11 @@ type Config struct {
 	// unless the run sets one: 1, reducers after every map, the
 	// planner's sequential model (§7.3 item 9).
 	SlowStart float64 `yaml:"slow_start"`
+	// OneOffSwitch is the ad hoc scheduler's capacity arg of the same
+	// name (Hadoop 2.7's root queue: one off-switch container a node
+	// heartbeat). A planned job's containers ask for its racks, never
+	// "*", so only the ad hoc jobs' reducers and remote maps count.
+	OneOffSwitch bool `yaml:"one_off_switch_per_heartbeat"`
 }
 
 // DefaultConfig is the paper's Corral as the spec states it.

@@ -33,6 +33,11 @@ type Config struct {
 	// requested locations, as capacity's: estimate (the default, also
 	// when empty) or requested (Hadoop 2.7's).
 	OffSwitchLocations string `yaml:"off_switch_locations"`
+	// OneOffSwitch ends a node heartbeat after its first off-switch
+	// container, as capacity's arg of the same name (Hadoop 2.7's root
+	// queue, yarnrm.FillHeartbeat); only with heartbeat offers, as
+	// Spark's tasks run in executors, not in containers of their own.
+	OneOffSwitch bool `yaml:"one_off_switch_per_heartbeat"`
 }
 
 // DefaultConfig is H-Scheduler in the MR AM: FIFO jobs, no extra delay.
@@ -55,6 +60,9 @@ func (c Config) Validate() error {
 	}
 	if err := yarnrm.CheckLocations(c.OffSwitchLocations); err != nil {
 		errs = append(errs, fmt.Errorf("hscheduler: %w", err))
+	}
+	if c.OneOffSwitch && c.Offers == tierpick.OffersSpark {
+		errs = append(errs, fmt.Errorf("hscheduler: %s with offers %s: Spark's tasks take no containers of their own", yarnrm.OneOffSwitchArg, c.Offers))
 	}
 	return errors.Join(errs...)
 }
@@ -100,7 +108,10 @@ type SparkOffers struct{ *Policy }
 
 // ScheduleRound implements engine.RoundScheduler.
 func (s *SparkOffers) ScheduleRound(ctx *engine.Context, free []cluster.HostID) {
-	tierpick.RoundRobin(ctx, free, func(h cluster.HostID) bool { return s.assign(ctx, h) })
+	tierpick.RoundRobin(ctx, free, func(h cluster.HostID) bool {
+		launched, _ := s.assign(ctx, h)
+		return launched
+	})
 }
 
 // newPolicy returns an H-Scheduler; the factory has validated cfg.
@@ -117,15 +128,16 @@ func (p *Policy) Config() Config { return p.cfg }
 // OfferHost implements engine.HostScheduler: the host's free slots are
 // filled one at a time, each by the first job in order that takes it.
 func (p *Policy) OfferHost(ctx *engine.Context, h cluster.HostID) {
-	tierpick.Fill(ctx, h, func(h cluster.HostID) bool { return p.assign(ctx, h) })
+	yarnrm.FillHeartbeat(ctx, h, p.cfg.OneOffSwitch, func(h cluster.HostID) (bool, bool) { return p.assign(ctx, h) })
 }
 
 // assign gives one slot of h to the first job that takes it, and reports
-// whether one did.
-func (p *Policy) assign(ctx *engine.Context, h cluster.HostID) bool {
+// whether one did and whether the RM typed its container off-switch
+// (yarnrm.Grant.OffSwitch).
+func (p *Policy) assign(ctx *engine.Context, h cluster.HostID) (launched, offSwitch bool) {
 	for _, j := range p.Jobs(ctx) {
 		if t, ok := ctx.NextPendingShuffle(j.ID); ok {
-			return p.launch(ctx, t, h, nil, tierpick.NoPref)
+			return p.launch(ctx, t, h, nil, tierpick.NoPref), true // a reducer asks at "*" only
 		}
 		allowed := p.Wait.Allowed(j.ID, ctx.Now())
 		t, c, ok := p.best(ctx, j.ID, h, allowed)
@@ -149,15 +161,15 @@ func (p *Policy) assign(ctx *engine.Context, h cluster.HostID) bool {
 			srcp = &src
 		}
 		if !p.launch(ctx, t, h, srcp, reason) {
-			return false
+			return false, false
 		}
 		p.Gate.Launched(j.ID, grant, level)
 		if c != noPref {
 			p.Wait.Launched(j.ID, level, ctx.Now()) // Spark: a no-preference launch leaves the level
 		}
-		return true
+		return true, grant.OffSwitch(level)
 	}
-	return false
+	return false, false
 }
 
 // best returns the job's pending map in the best class for a slot on h,

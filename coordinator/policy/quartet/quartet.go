@@ -33,6 +33,11 @@ type Config struct {
 	// requested locations, as capacity's: estimate (the default, also
 	// when empty) or requested (Hadoop 2.7's).
 	OffSwitchLocations string `yaml:"off_switch_locations"`
+	// OneOffSwitch ends a node heartbeat after its first off-switch
+	// container, as capacity's arg of the same name (Hadoop 2.7's root
+	// queue, yarnrm.FillHeartbeat); only with heartbeat offers, as
+	// Spark's tasks run in executors, not in containers of their own.
+	OneOffSwitch bool `yaml:"one_off_switch_per_heartbeat"`
 }
 
 // DefaultConfig is the spec's Quartet: FIFO jobs, a 3 s delay.
@@ -57,6 +62,9 @@ func (c Config) Validate() error {
 	}
 	if err := yarnrm.CheckLocations(c.OffSwitchLocations); err != nil {
 		errs = append(errs, fmt.Errorf("quartet: %w", err))
+	}
+	if c.OneOffSwitch && c.Offers == tierpick.OffersSpark {
+		errs = append(errs, fmt.Errorf("quartet: %s with offers %s: Spark's tasks take no containers of their own", yarnrm.OneOffSwitchArg, c.Offers))
 	}
 	return errors.Join(errs...)
 }
@@ -88,7 +96,10 @@ type SparkOffers struct{ *Policy }
 
 // ScheduleRound implements engine.RoundScheduler.
 func (s *SparkOffers) ScheduleRound(ctx *engine.Context, free []cluster.HostID) {
-	tierpick.RoundRobin(ctx, free, func(h cluster.HostID) bool { return s.assign(ctx, h) })
+	tierpick.RoundRobin(ctx, free, func(h cluster.HostID) bool {
+		launched, _ := s.assign(ctx, h)
+		return launched
+	})
 }
 
 // newPolicy returns a Quartet policy; the factory has validated cfg.
@@ -105,12 +116,13 @@ func (p *Policy) Config() Config { return p.cfg }
 // OfferHost implements engine.HostScheduler: the host's free slots are
 // filled one at a time, each by the first job in order that takes it.
 func (p *Policy) OfferHost(ctx *engine.Context, h cluster.HostID) {
-	tierpick.Fill(ctx, h, func(h cluster.HostID) bool { return p.assign(ctx, h) })
+	yarnrm.FillHeartbeat(ctx, h, p.cfg.OneOffSwitch, func(h cluster.HostID) (bool, bool) { return p.assign(ctx, h) })
 }
 
 // assign gives one slot of h to the first job that takes it, and reports
-// whether one did.
-func (p *Policy) assign(ctx *engine.Context, h cluster.HostID) bool {
+// whether one did and whether the RM typed its container off-switch
+// (yarnrm.Grant.OffSwitch).
+func (p *Policy) assign(ctx *engine.Context, h cluster.HostID) (launched, offSwitch bool) {
 	for _, j := range p.Jobs(ctx) {
 		if t, ok := ctx.NextPendingShuffle(j.ID); ok {
 			return p.launch(ctx, j.ID, t, h, yarnrm.Grant{}) // a reducer: the RM's gate is for maps
@@ -142,7 +154,7 @@ func (p *Policy) assign(ctx *engine.Context, h cluster.HostID) bool {
 			return p.launch(ctx, j.ID, c.task[k], h, grant)
 		}
 	}
-	return false
+	return false, false
 }
 
 // fallbackLevel is the locality on the slot's host of rule 5's pick by
@@ -220,8 +232,9 @@ func (p *Policy) candidates(ctx *engine.Context, j engine.JobID, h cluster.HostI
 
 // launch starts t on h reading the replica its class names, records the
 // launch's locality with the RM's gate (grant is what it granted), and
-// restarts the job's timer at a node-local launch.
-func (p *Policy) launch(ctx *engine.Context, j engine.JobID, t engine.TaskRef, h cluster.HostID, grant yarnrm.Grant) bool {
+// restarts the job's timer at a node-local launch. It reports whether t
+// launched and whether the RM typed its container off-switch.
+func (p *Policy) launch(ctx *engine.Context, j engine.JobID, t engine.TaskRef, h cluster.HostID, grant yarnrm.Grant) (launched, offSwitch bool) {
 	opt := engine.LaunchOptions{Note: engine.DecisionNote{Reason: tierpick.NoPref}}
 	level := engine.NoLocality
 	if ctx.Job(j).Stages[t.Stage].Spec.Kind == workload.Map {
@@ -230,14 +243,14 @@ func (p *Policy) launch(ctx *engine.Context, j engine.JobID, t engine.TaskRef, h
 		}
 	}
 	if _, err := ctx.Launch(t, h, opt); err != nil {
-		return false // the engine counted the refusal
+		return false, false // the engine counted the refusal
 	}
 	p.Reasons[opt.Note.Reason]++
 	p.Gate.Launched(j, grant, level)
 	if level == engine.NodeLocal {
 		p.Wait.Restart(j, ctx.Now())
 	}
-	return true
+	return true, grant.OffSwitch(level)
 }
 
 // Inspect prints the launches per reason code so far and the slots jobs

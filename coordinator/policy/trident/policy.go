@@ -11,6 +11,7 @@ import (
 	"github.com/racklab/racklab/coordinator/engine"
 	"github.com/racklab/racklab/coordinator/policy/fair"
 	"github.com/racklab/racklab/coordinator/policy/internal/tierpick"
+	"github.com/racklab/racklab/coordinator/policy/internal/yarnrm"
 	"github.com/racklab/racklab/coordinator/workload"
 )
 
@@ -38,6 +39,13 @@ type Config struct {
 	// "spark" (Spark's order, §2.8: the driver offers the executors round
 	// robin, one task each a pass, so the tasks spread over the hosts).
 	Offers string `yaml:"offers"`
+	// OneOffSwitch ends a node's heartbeat after its first off-switch
+	// container (Hadoop 2.7's root queue, yarnrm.FillHeartbeat), as the
+	// YARN baselines' arg of the same name: in a round, a host takes at
+	// most one reducer (asked for at "*") or off-rack or no-preference
+	// map, and nothing after it. Only with heartbeat offers; off by
+	// default, as trident.md does not state it.
+	OneOffSwitch bool `yaml:"one_off_switch_per_heartbeat"`
 	// Delay is trident+delay(D) of §2.10: while a job has waited less
 	// than Delay since its maps became pending or since its last
 	// node-local launch, its maps may only take node-local slots. 0 (the
@@ -79,6 +87,9 @@ func (c Config) Validate() error {
 	}
 	if c.Offers != "heartbeat" && c.Offers != "spark" {
 		errs = append(errs, fmt.Errorf("trident: offers %q: want heartbeat or spark", c.Offers))
+	}
+	if c.OneOffSwitch && c.Offers == "spark" {
+		errs = append(errs, fmt.Errorf("trident: %s with offers spark: Spark's tasks take no containers of their own", yarnrm.OneOffSwitchArg))
 	}
 	if c.Mode != "single" && c.Mode != "yarn" {
 		errs = append(errs, fmt.Errorf("trident: mode %q: want single or yarn", c.Mode))
@@ -291,6 +302,9 @@ func (p *Policy) matchStage(ctx *engine.Context, job engine.JobID, stage int, li
 	launched := 0
 	for _, a := range pairs {
 		h := cluster.HostID(a.Slot.Node)
+		if p.sets[p.setOf[h]].Free <= 0 {
+			continue // the host's heartbeat ended at an off-switch container: the task waits
+		}
 		opt := engine.LaunchOptions{Note: engine.DecisionNote{Reason: classReasons[a.Class]}}
 		if isMap {
 			src, ok := p.source(ctx, p.refs[a.Task], a)
@@ -307,6 +321,9 @@ func (p *Policy) matchStage(ctx *engine.Context, job engine.JobID, stage int, li
 			continue
 		}
 		p.sets[p.setOf[h]].Free--
+		if p.cfg.OneOffSwitch && (!isMap || a.Class == NoPref || a.Class == OffRack) {
+			p.sets[p.setOf[h]].Free = 0 // its requests were all "*"
+		}
 		if !isMap {
 			p.nextReducer = h + 1
 		}
@@ -329,6 +346,10 @@ func (p *Policy) matchStage(ctx *engine.Context, job engine.JobID, stage int, li
 // matching's lowest-column tie-break (§2.11) would give every reducer to
 // the lowest free host: on the FB workload 612 of 622 went to host 0.
 //
+// With one off-switch container a heartbeat (arg
+// one_off_switch_per_heartbeat) a host offers one slot: a reducer ends
+// its heartbeat.
+//
 // Under Spark's offers (arg offers: spark) the slots come one per host a
 // pass, in the same rotated host order: the first slot of every host with
 // one free, then the second, so that the tie-break spreads the tasks as
@@ -341,6 +362,11 @@ func (p *Policy) reducerSets() []ResourceSet {
 		k++
 	}
 	p.rotated = append(append(p.rotated[:0], p.sets[k:]...), p.sets[:k]...)
+	if p.cfg.OneOffSwitch {
+		for i := range p.rotated {
+			p.rotated[i].Free = min(p.rotated[i].Free, 1)
+		}
+	}
 	if p.cfg.Offers != "spark" {
 		return p.rotated
 	}

@@ -54,13 +54,3 @@ func (b *Base) Jobs(ctx *engine.Context) []*engine.Job {
 	b.jobs = JobOrder(ctx, b.order, b.jobs)
 	return b.jobs
 }
-
-// Fill gives a heartbeat's host its free slots one at a time, each by
-// assign, until one is not taken (the MR AM's order, OffersHeartbeat).
-func Fill(ctx *engine.Context, h cluster.HostID, assign func(cluster.HostID) bool) {
-	for ctx.FreeSlots(h) > 0 && ctx.PendingTasks() > 0 {
-		if !assign(h) {
-			return
-		}
-	}
-}

@@ -12,7 +12,8 @@ import (
 // (Spark: shuffled round-robin; MR AM: container list order)"):
 //
 //   - OffersHeartbeat: the MR AM's, a host's free containers at its
-//     heartbeat, filled one after another (engine.HostScheduler);
+//     heartbeat, filled one after another (engine.HostScheduler,
+//     yarnrm.FillHeartbeat);
 //   - OffersSpark: Spark's TaskScheduler, every free executor slot at once
 //     (engine.RoundScheduler), the offers shuffled, then passes that give
 //     each offer at most one task, until a pass launches nothing.

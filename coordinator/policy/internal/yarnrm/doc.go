@@ -2,7 +2,9 @@
 // Hadoop 2.7's Capacity Scheduler applies it (trident.md §4.2): per job,
 // the scheduling opportunities it has missed since its last node- or
 // rack-local container, and from that count the most distant locality
-// the RM grants the job a container at on the offered node.
+// the RM grants the job a container at on the offered node; how the RM
+// types the container it grants (Grant.OffSwitch); and the root queue's
+// rule of one off-switch container a node heartbeat (FillHeartbeat).
 //
 // The capacity policy is that scheduler with the MR AM's own map choice
 // fused in; the tier-aware baselines (hscheduler, quartet) are, in the

@@ -104,17 +104,27 @@ func (g *Gate) Offer(ctx *engine.Context, j engine.JobID) Grant {
 	return grant
 }
 
+// OffSwitch reports whether the RM types the container it granted, once
+// the AM has put a task of locality level in it, off-switch: it tries a
+// job's node request, then its rack request (once the rack's delay is
+// over), then "*". So a node-local map's container is node-local, a
+// rack-local map's is rack-local only past the rack's delay (before it,
+// the RM granted the container at "*" and the AM found a map in the
+// rack), and a remote map's, a reducer's and a map's without a live
+// replica (their requests are all "*") are off-switch.
+func (g Grant) OffSwitch(level engine.Locality) bool {
+	return !(level == engine.NodeLocal || level == engine.RackLocal && g.RackDelayOver)
+}
+
 // Launched records that job j launched a task of locality level in a
 // container granted by grant. The count resets after a node- or
-// rack-local container, as the RM types it: a rack-local map the AM puts
-// in a container granted off-switch (the rack's delay not yet over)
-// leaves it as it is, and so do an off-switch map and a task without
-// locality. A nil Gate records nothing.
+// rack-local container, as the RM types it (OffSwitch); an off-switch
+// one leaves it as it is. A nil Gate records nothing.
 func (g *Gate) Launched(j engine.JobID, grant Grant, level engine.Locality) {
 	if g == nil || int(j) >= len(g.missed) {
 		return
 	}
-	if level == engine.NodeLocal || (level == engine.RackLocal && grant.RackDelayOver) {
+	if !grant.OffSwitch(level) {
 		g.missed[j] = 0
 	}
 }
