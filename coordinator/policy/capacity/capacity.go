@@ -105,8 +105,8 @@ func guarantee(qs []engine.Queue, i int) float64 {
 }
 
 // assign launches one container's task on h, if any job takes it, and
-// says whether the RM typed the container off-switch (a reducer, a
-// remote map, or a rack-local one before the rack's delay is over).
+// says whether the RM typed the container off-switch (a reducer's, or a
+// map's it served at "*": yarnrm.Grant.Served).
 func (p *Policy) assign(ctx *engine.Context, h cluster.HostID) (launched, offSwitch bool) {
 	qs := ctx.Queues()
 	slots := float64(ctx.TotalSlots())
@@ -142,12 +142,13 @@ func (p *Policy) assign(ctx *engine.Context, h cluster.HostID) (launched, offSwi
 				return err == nil, true
 			}
 			grant := p.gate.Offer(ctx, j.ID)
-			if t, level, ok := ctx.PickMap(j.ID, h, grant.Level); ok {
+			if t, _, ok := ctx.PickMap(j.ID, h, grant.Level); ok {
+				served := grant.Served(ctx, j.ID, h)
 				if _, err := ctx.Launch(t, h, engine.LaunchOptions{}); err != nil {
 					return false, false
 				}
-				p.gate.Launched(j.ID, grant, level)
-				return true, grant.OffSwitch(level)
+				p.gate.Launched(j.ID, served)
+				return true, served == engine.Remote
 			}
 		}
 	}

@@ -133,7 +133,7 @@ func (p *Policy) OfferHost(ctx *engine.Context, h cluster.HostID) {
 
 // assign gives one slot of h to the first job that takes it, and reports
 // whether one did and whether the RM typed its container off-switch
-// (yarnrm.Grant.OffSwitch).
+// (a reducer's, or a map's it served at "*": yarnrm.Grant.Served).
 func (p *Policy) assign(ctx *engine.Context, h cluster.HostID) (launched, offSwitch bool) {
 	for _, j := range p.Jobs(ctx) {
 		if t, ok := ctx.NextPendingShuffle(j.ID); ok {
@@ -160,14 +160,15 @@ func (p *Policy) assign(ctx *engine.Context, h cluster.HostID) (launched, offSwi
 		if ok {
 			srcp = &src
 		}
+		served := grant.Served(ctx, j.ID, h)
 		if !p.launch(ctx, t, h, srcp, reason) {
 			return false, false
 		}
-		p.Gate.Launched(j.ID, grant, level)
+		p.Gate.Launched(j.ID, served)
 		if c != noPref {
 			p.Wait.Launched(j.ID, level, ctx.Now()) // Spark: a no-preference launch leaves the level
 		}
-		return true, grant.OffSwitch(level)
+		return true, served == engine.Remote
 	}
 	return false, false
 }

@@ -121,11 +121,11 @@ func (p *Policy) OfferHost(ctx *engine.Context, h cluster.HostID) {
 
 // assign gives one slot of h to the first job that takes it, and reports
 // whether one did and whether the RM typed its container off-switch
-// (yarnrm.Grant.OffSwitch).
+// (a reducer's, or a map's it served at "*": yarnrm.Grant.Served).
 func (p *Policy) assign(ctx *engine.Context, h cluster.HostID) (launched, offSwitch bool) {
 	for _, j := range p.Jobs(ctx) {
 		if t, ok := ctx.NextPendingShuffle(j.ID); ok {
-			return p.launch(ctx, j.ID, t, h, yarnrm.Grant{}) // a reducer: the RM's gate is for maps
+			return p.launch(ctx, j.ID, t, h, engine.Remote) // a reducer: asked for at "*" only; the RM's gate is for maps
 		}
 		c := p.candidates(ctx, j.ID, h)
 		if !c.any() {
@@ -136,7 +136,7 @@ func (p *Policy) assign(ctx *engine.Context, h cluster.HostID) (launched, offSwi
 		grant := p.Gate.Offer(ctx, j.ID)
 		for _, k := range []rule{memoryLocal, ssdLocal, hddLocal, noPref} {
 			if c.found[k] { // node-local or without locality: every grant admits it
-				return p.launch(ctx, j.ID, c.task[k], h, grant)
+				return p.launch(ctx, j.ID, c.task[k], h, grant.Served(ctx, j.ID, h))
 			}
 		}
 		if !p.Wait.Expired(j.ID, ctx.Now()) {
@@ -151,7 +151,7 @@ func (p *Policy) assign(ctx *engine.Context, h cluster.HostID) (launched, offSwi
 				p.rmDeclined++
 				break // the RM's delay runs: the next job may take the slot
 			}
-			return p.launch(ctx, j.ID, c.task[k], h, grant)
+			return p.launch(ctx, j.ID, c.task[k], h, grant.Served(ctx, j.ID, h))
 		}
 	}
 	return false, false
@@ -231,13 +231,15 @@ func (p *Policy) candidates(ctx *engine.Context, j engine.JobID, h cluster.HostI
 }
 
 // launch starts t on h reading the replica its class names, records the
-// launch's locality with the RM's gate (grant is what it granted), and
-// restarts the job's timer at a node-local launch. It reports whether t
-// launched and whether the RM typed its container off-switch.
-func (p *Policy) launch(ctx *engine.Context, j engine.JobID, t engine.TaskRef, h cluster.HostID, grant yarnrm.Grant) (launched, offSwitch bool) {
+// container's type with the RM's gate (served: the request the RM
+// served, yarnrm.Grant.Served), and restarts the job's timer at a
+// node-local launch. It reports whether t launched and whether its
+// container was off-switch.
+func (p *Policy) launch(ctx *engine.Context, j engine.JobID, t engine.TaskRef, h cluster.HostID, served engine.Locality) (launched, offSwitch bool) {
 	opt := engine.LaunchOptions{Note: engine.DecisionNote{Reason: tierpick.NoPref}}
 	level := engine.NoLocality
-	if ctx.Job(j).Stages[t.Stage].Spec.Kind == workload.Map {
+	isMap := ctx.Job(j).Stages[t.Stage].Spec.Kind == workload.Map
+	if isMap {
 		if src, l, reason, ok := tierpick.Read(ctx.Topology(), ctx.Replicas(t), h); ok {
 			opt.Source, opt.Note.Reason, level = &src, reason, l
 		}
@@ -246,11 +248,13 @@ func (p *Policy) launch(ctx *engine.Context, j engine.JobID, t engine.TaskRef, h
 		return false, false // the engine counted the refusal
 	}
 	p.Reasons[opt.Note.Reason]++
-	p.Gate.Launched(j, grant, level)
+	if isMap { // a reducer's request is of another priority, with its own count
+		p.Gate.Launched(j, served)
+	}
 	if level == engine.NodeLocal {
 		p.Wait.Restart(j, ctx.Now())
 	}
-	return true, grant.OffSwitch(level)
+	return true, served == engine.Remote
 }
 
 // Inspect prints the launches per reason code so far and the slots jobs

@@ -245,8 +245,27 @@ func (p *Policy) jobOrder(ctx *engine.Context) {
 
 // matchStage runs one Trident call (§2.7) for a stage's runnable tasks
 // over the slots still free, launches the pairs, and returns how many it
-// launched.
+// launched. With one off-switch container a heartbeat, a pair the host's
+// ended heartbeat refused (two off-switch pairs on one host) makes it
+// call again over the slots left: each such call closed a host, so the
+// calls end.
 func (p *Policy) matchStage(ctx *engine.Context, job engine.JobID, stage int, limit int) int {
+	launched := 0
+	for {
+		n, refused := p.matchOnce(ctx, job, stage, limit)
+		launched += n
+		if limit > 0 {
+			limit -= n
+		}
+		if !refused || limit == 0 {
+			return launched
+		}
+	}
+}
+
+// matchOnce is one Trident call of matchStage: it returns how many pairs
+// it launched and whether a host's ended heartbeat refused one.
+func (p *Policy) matchOnce(ctx *engine.Context, job engine.JobID, stage int, limit int) (launched int, refused bool) {
 	p.refs = p.refs[:0]
 	p.tasks = p.tasks[:0]
 	p.prefs = p.prefs[:0]
@@ -278,7 +297,7 @@ func (p *Policy) matchStage(ctx *engine.Context, job engine.JobID, stage int, li
 		p.tasks = append(p.tasks, Task{Prefs: p.prefs[start:len(p.prefs):len(p.prefs)], LocalOnly: localOnly})
 	}
 	if len(p.tasks) == 0 {
-		return 0
+		return 0, false
 	}
 	sets := p.sets
 	if !isMap {
@@ -288,22 +307,38 @@ func (p *Policy) matchStage(ctx *engine.Context, job engine.JobID, stage int, li
 		var err error
 		if sets, err = p.allocate(limit); err != nil {
 			ctx.Reject("trident allocation failed")
-			return 0
+			return 0, false
 		}
 	}
 	pairs, _, err := p.sched.ScheduleAtMost(p.tasks, sets, limit) // the cost Inspect reports is of the launches
 	if err != nil {
 		// unreachable with a validated profile; counted, not hidden
 		ctx.Reject("trident matching failed")
-		return 0
+		return 0, false
 	}
 	p.last.calls++
 	p.last.tasks += len(p.tasks)
-	launched := 0
+	// a heartbeat's node- and rack-local containers come before its one
+	// off-switch container, which ends it
+	offSwitch := func(a Assignment) bool {
+		return p.cfg.OneOffSwitch && (!isMap || a.Class == NoPref || a.Class == OffRack)
+	}
+	if p.cfg.OneOffSwitch {
+		slices.SortStableFunc(pairs, func(a, b Assignment) int {
+			switch oa, ob := offSwitch(a), offSwitch(b); {
+			case !oa && ob:
+				return -1
+			case oa && !ob:
+				return 1
+			}
+			return 0
+		})
+	}
 	for _, a := range pairs {
 		h := cluster.HostID(a.Slot.Node)
 		if p.sets[p.setOf[h]].Free <= 0 {
-			continue // the host's heartbeat ended at an off-switch container: the task waits
+			refused = true // the host's heartbeat ended at an off-switch container
+			continue
 		}
 		opt := engine.LaunchOptions{Note: engine.DecisionNote{Reason: classReasons[a.Class]}}
 		if isMap {
@@ -321,7 +356,7 @@ func (p *Policy) matchStage(ctx *engine.Context, job engine.JobID, stage int, li
 			continue
 		}
 		p.sets[p.setOf[h]].Free--
-		if p.cfg.OneOffSwitch && (!isMap || a.Class == NoPref || a.Class == OffRack) {
+		if offSwitch(a) {
 			p.sets[p.setOf[h]].Free = 0 // its requests were all "*"
 		}
 		if !isMap {
@@ -335,7 +370,7 @@ func (p *Policy) matchStage(ctx *engine.Context, job engine.JobID, stage int, li
 		launched++
 	}
 	p.last.launched += launched
-	return launched
+	return launched, refused
 }
 
 // reducerSets is the free slots as a shuffle stage sees them: reducers

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/racklab/racklab/coordinator/cluster"
 	"github.com/racklab/racklab/coordinator/engine"
 	"github.com/racklab/racklab/coordinator/workload"
 )
@@ -104,27 +105,36 @@ func (g *Gate) Offer(ctx *engine.Context, j engine.JobID) Grant {
 	return grant
 }
 
-// OffSwitch reports whether the RM types the container it granted, once
-// the AM has put a task of locality level in it, off-switch: it tries a
-// job's node request, then its rack request (once the rack's delay is
-// over), then "*". So a node-local map's container is node-local, a
-// rack-local map's is rack-local only past the rack's delay (before it,
-// the RM granted the container at "*" and the AM found a map in the
-// rack), and a remote map's, a reducer's and a map's without a live
-// replica (their requests are all "*") are off-switch.
-func (g Grant) OffSwitch(level engine.Locality) bool {
-	return !(level == engine.NodeLocal || level == engine.RackLocal && g.RackDelayOver)
+// Served is the type the RM gives the map container it grants job j on
+// node h, by the request it serves: j's node request if a pending map of
+// j has a replica on h (NodeLocal); else its rack request, once the
+// rack's delay is over, if one has a replica in h's rack (RackLocal);
+// else "*" (Remote: off-switch). It is the RM's, whatever map the AM
+// then puts in the container: a rack-local map in a container granted
+// before the rack's delay is over is in an off-switch one. Call it
+// before the launch, while the map is still pending. A reducer's
+// container is always off-switch (its requests are all "*").
+func (g Grant) Served(ctx *engine.Context, j engine.JobID, h cluster.HostID) engine.Locality {
+	if _, ok := ctx.NextNodeLocal(j, h); ok {
+		return engine.NodeLocal
+	}
+	if g.RackDelayOver {
+		if _, ok := ctx.NextRackLocal(j, ctx.Topology().RackOf(h)); ok {
+			return engine.RackLocal
+		}
+	}
+	return engine.Remote
 }
 
-// Launched records that job j launched a task of locality level in a
-// container granted by grant. The count resets after a node- or
-// rack-local container, as the RM types it (OffSwitch); an off-switch
-// one leaves it as it is. A nil Gate records nothing.
-func (g *Gate) Launched(j engine.JobID, grant Grant, level engine.Locality) {
+// Launched records that job j launched a map in a container the RM
+// typed served (Served). The count resets after a node- or rack-local
+// container; an off-switch one leaves it as it is. A nil Gate records
+// nothing.
+func (g *Gate) Launched(j engine.JobID, served engine.Locality) {
 	if g == nil || int(j) >= len(g.missed) {
 		return
 	}
-	if !grant.OffSwitch(level) {
+	if served != engine.Remote {
 		g.missed[j] = 0
 	}
 }

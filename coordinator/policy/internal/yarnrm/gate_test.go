@@ -33,7 +33,7 @@ func TestNilGate(t *testing.T) {
 	if got := g.Offer(nil, 0); got.Level != engine.Remote {
 		t.Errorf("nil gate grants %v, want remote", got.Level)
 	}
-	g.Launched(0, Grant{}, engine.NodeLocal)
+	g.Launched(0, engine.NodeLocal)
 	if got := g.Missed(0); got != 0 {
 		t.Errorf("nil gate missed %d, want 0", got)
 	}

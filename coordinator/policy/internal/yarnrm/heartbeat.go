@@ -12,7 +12,7 @@ const OneOffSwitchArg = "one_off_switch_per_heartbeat"
 // FillHeartbeat gives host h, at its heartbeat, its free slots one at a
 // time, each by assign, until one is not taken. assign reports whether
 // it launched a task and whether the RM typed its container off-switch
-// (Grant.OffSwitch). With oneOffSwitch the heartbeat also ends after the
+// (a reducer's, or a map's it served at "*": Grant.Served). With oneOffSwitch the heartbeat also ends after the
 // first off-switch container, as Hadoop 2.7's root queue ends it
 // (ParentQueue.assignContainers: "do not assign more than one container
 // ... if we've already assigned an off-switch container"): the MR AM
