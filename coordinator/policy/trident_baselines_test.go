@@ -29,3 +29,19 @@ func TestOneOffSwitchNeedsHeartbeatOffers(t *testing.T) {
 		}
 	}
 }
+
+// The heartbeat interval the rule waits out must be positive; a bad one
+// is refused by name.
+func TestHeartbeatArg(t *testing.T) {
+	for _, name := range []string{"capacity", "hscheduler", "quartet", "trident", "corral"} {
+		if _, err := policy.Build(policy.Spec{Name: name, Args: map[string]any{"heartbeat": "500ms"}}); err != nil {
+			t.Errorf("%s heartbeat 500ms: %v", name, err)
+		}
+		for _, bad := range []string{"0s", "-1s"} {
+			_, err := policy.Build(policy.Spec{Name: name, Args: map[string]any{"heartbeat": bad}})
+			if err == nil || !strings.Contains(err.Error(), "heartbeat") {
+				t.Errorf("%s heartbeat %s: error %v, want one naming heartbeat", name, bad, err)
+			}
+		}
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"sort"
+	"time"
 
 	"github.com/racklab/racklab/coordinator/cluster"
 	"github.com/racklab/racklab/coordinator/engine"
@@ -32,22 +33,31 @@ type Config struct {
 	// off by default, as the specs do not ask for it.
 	YarnAM bool `yaml:"yarn_am"`
 	// OneOffSwitch ends a node heartbeat after its first off-switch
-	// container, as Hadoop 2.7's root queue does
-	// (yarnrm.FillHeartbeat): a reducer, whose requests are all "*", or
-	// a map the RM granted at "*". Off by default, as neither corral.md
-	// §4.1 nor trident.md §4.2 states it; the Corral and Trident
-	// campaigns turn it on for every YARN scheduler they compare.
+	// container, as Hadoop 2.7's root queue does (yarnrm.Heartbeats): a
+	// reducer, whose requests are all "*", or a map the RM served at
+	// "*"; the node then takes nothing until its next heartbeat, Heartbeat
+	// later. Off by default, as neither corral.md §4.1 nor trident.md
+	// §4.2 states it; the Corral and Trident campaigns turn it on for
+	// every YARN scheduler they compare.
 	OneOffSwitch bool `yaml:"one_off_switch_per_heartbeat"`
+	// Heartbeat is the nodes' heartbeat interval the rule waits out
+	// (Hadoop 2.7's 1s).
+	Heartbeat time.Duration `yaml:"heartbeat"`
 }
 
 // DefaultConfig is the Corral spec's configuration.
-func DefaultConfig() Config { return Config{OffSwitchLocations: "estimate"} }
+func DefaultConfig() Config {
+	return Config{OffSwitchLocations: "estimate", Heartbeat: yarnrm.DefaultHeartbeat}
+}
 
 // Validate rejects a negative delay, which YARN does not define, and an
 // unknown way of counting locations.
 func (c Config) Validate() error {
 	if c.NodeLocalityDelay < 0 {
 		return fmt.Errorf("node_locality_delay is %d: want 0 (hosts per rack) or more", c.NodeLocalityDelay)
+	}
+	if err := yarnrm.CheckHeartbeat(c.Heartbeat); err != nil {
+		return err
 	}
 	return yarnrm.CheckLocations(c.OffSwitchLocations)
 }
@@ -61,13 +71,15 @@ type Policy struct {
 	cfg    Config
 	am     mram.AM
 	gate   *yarnrm.Gate // the RM's delay scheduling: missed opportunities per job
+	beats  yarnrm.Heartbeats
 	queues []int
 	jobs   []*engine.Job
 }
 
 // New returns a Capacity Scheduler.
 func New(cfg Config) *Policy {
-	return &Policy{cfg: cfg, gate: yarnrm.New(cfg.NodeLocalityDelay, cfg.OffSwitchLocations)}
+	return &Policy{cfg: cfg, gate: yarnrm.New(cfg.NodeLocalityDelay, cfg.OffSwitchLocations),
+		beats: yarnrm.Heartbeats{OneOffSwitch: cfg.OneOffSwitch, Interval: cfg.Heartbeat}}
 }
 
 // Config is the configuration the policy runs with.
@@ -83,7 +95,7 @@ func (p *Policy) OfferHost(ctx *engine.Context, h cluster.HostID) {
 		// preempts only while no container is free
 		defer p.am.Preempt(ctx, queueHeadroom)
 	}
-	yarnrm.FillHeartbeat(ctx, h, p.cfg.OneOffSwitch, func(h cluster.HostID) (bool, bool) { return p.assign(ctx, h) })
+	p.beats.Fill(ctx, h, func(h cluster.HostID) (bool, bool) { return p.assign(ctx, h) })
 }
 
 // guarantee is a queue's guaranteed share: its configured capacity, or an

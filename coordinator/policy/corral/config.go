@@ -3,6 +3,7 @@ package corral
 import (
 	"fmt"
 	"math"
+	"time"
 )
 
 // Config is the policy's args (corral.md §3.2 and the switches the spec
@@ -63,6 +64,9 @@ type Config struct {
 	// heartbeat). A planned job's containers ask for its racks, never
 	// "*", so only the ad hoc jobs' reducers and remote maps count.
 	OneOffSwitch bool `yaml:"one_off_switch_per_heartbeat"`
+	// Heartbeat is the nodes' heartbeat interval the rule waits out, as
+	// capacity's (Hadoop 2.7's 1s).
+	Heartbeat time.Duration `yaml:"heartbeat"`
 }
 
 // DefaultConfig is the paper's Corral as the spec states it.
@@ -70,6 +74,7 @@ func DefaultConfig() Config {
 	return Config{
 		Objective: "auto", Penalty: true, ShuffleWaveMultiplier: true,
 		Placement: "planned", SecondRack: "least_loaded", SecondRackTies: "random", FailThreshold: 0.5, AdHocQueue: "adhoc", SlowStart: 1,
+		Heartbeat: time.Second,
 	}
 }
 
@@ -118,6 +123,8 @@ func (c Config) Validate() error {
 		return fmt.Errorf("corral: fail_threshold %g is outside [0,1]", c.FailThreshold)
 	case !(c.SlowStart >= 0 && c.SlowStart <= 1):
 		return fmt.Errorf("corral: slow_start %g is outside [0,1]", c.SlowStart)
+	case c.Heartbeat <= 0:
+		return fmt.Errorf("corral: heartbeat %v: want a positive interval (Hadoop 2.7's is 1s)", c.Heartbeat)
 	}
 	return nil
 }

@@ -50,7 +50,7 @@ type Policy struct {
 // New returns Corral with the given args.
 func New(cfg Config) *Policy {
 	p := &Policy{cfg: cfg, readerOf: map[string]engine.JobID{}}
-	p.adhoc = capacity.New(capacity.Config{NodeLocalityDelay: cfg.NodeDelay, OneOffSwitch: cfg.OneOffSwitch})
+	p.adhoc = capacity.New(capacity.Config{NodeLocalityDelay: cfg.NodeDelay, OneOffSwitch: cfg.OneOffSwitch, Heartbeat: cfg.Heartbeat})
 	p.adhoc.Only = func(j *engine.Job) bool { return !p.confined(j.ID) }
 	return p
 }

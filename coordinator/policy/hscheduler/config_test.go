@@ -15,7 +15,7 @@ func TestArgs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, want := p.(*hscheduler.Policy).Config(), (hscheduler.Config{Order: "fifo", Offers: "heartbeat", LocalityWait: 3 * time.Second}); got != want {
+	if got, want := p.(*hscheduler.Policy).Config(), (hscheduler.Config{Order: "fifo", Offers: "heartbeat", LocalityWait: 3 * time.Second, Heartbeat: time.Second}); got != want {
 		t.Errorf("config %+v, want %+v", got, want)
 	}
 	for arg, val := range map[string]any{"offers": "mail", "order": "lifo", "locality_wait": "-1s", "node_locality_delay": -1, "off_switch_locations": "all"} {
@@ -32,7 +32,7 @@ func TestGateArgs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, want := p.(*hscheduler.Policy).Config(), (hscheduler.Config{Order: "fifo", Offers: "heartbeat", NodeLocalityDelay: 40, OffSwitchLocations: "requested"}); got != want {
+	if got, want := p.(*hscheduler.Policy).Config(), (hscheduler.Config{Order: "fifo", Offers: "heartbeat", NodeLocalityDelay: 40, OffSwitchLocations: "requested", Heartbeat: time.Second}); got != want {
 		t.Errorf("config %+v, want %+v", got, want)
 	}
 }

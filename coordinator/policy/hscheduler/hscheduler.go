@@ -35,13 +35,18 @@ type Config struct {
 	OffSwitchLocations string `yaml:"off_switch_locations"`
 	// OneOffSwitch ends a node heartbeat after its first off-switch
 	// container, as capacity's arg of the same name (Hadoop 2.7's root
-	// queue, yarnrm.FillHeartbeat); only with heartbeat offers, as
-	// Spark's tasks run in executors, not in containers of their own.
+	// queue, yarnrm.Heartbeats); only with heartbeat offers, as Spark's
+	// tasks run in executors, not in containers of their own.
 	OneOffSwitch bool `yaml:"one_off_switch_per_heartbeat"`
+	// Heartbeat is the nodes' heartbeat interval the rule waits out
+	// (Hadoop 2.7's 1s).
+	Heartbeat time.Duration `yaml:"heartbeat"`
 }
 
 // DefaultConfig is H-Scheduler in the MR AM: FIFO jobs, no extra delay.
-func DefaultConfig() Config { return Config{Order: "fifo", Offers: tierpick.OffersHeartbeat} }
+func DefaultConfig() Config {
+	return Config{Order: "fifo", Offers: tierpick.OffersHeartbeat, Heartbeat: yarnrm.DefaultHeartbeat}
+}
 
 // Validate checks the args, naming each bad one.
 func (c Config) Validate() error {
@@ -59,6 +64,9 @@ func (c Config) Validate() error {
 		errs = append(errs, fmt.Errorf("hscheduler: node_locality_delay %d is negative (0: no RM gate)", c.NodeLocalityDelay))
 	}
 	if err := yarnrm.CheckLocations(c.OffSwitchLocations); err != nil {
+		errs = append(errs, fmt.Errorf("hscheduler: %w", err))
+	}
+	if err := yarnrm.CheckHeartbeat(c.Heartbeat); err != nil {
 		errs = append(errs, fmt.Errorf("hscheduler: %w", err))
 	}
 	if c.OneOffSwitch && c.Offers == tierpick.OffersSpark {
@@ -84,7 +92,8 @@ const (
 // Policy is H-Scheduler.
 type Policy struct {
 	tierpick.Base
-	cfg Config
+	cfg   Config
+	beats yarnrm.Heartbeats
 	// slots declined by the locality wait and by the RM's gate, for
 	// Inspect
 	declined   int
@@ -116,7 +125,8 @@ func (s *SparkOffers) ScheduleRound(ctx *engine.Context, free []cluster.HostID) 
 
 // newPolicy returns an H-Scheduler; the factory has validated cfg.
 func newPolicy(cfg Config) *Policy {
-	return &Policy{Base: tierpick.NewBase(cfg.Order, cfg.LocalityWait, cfg.NodeLocalityDelay, cfg.OffSwitchLocations), cfg: cfg}
+	return &Policy{Base: tierpick.NewBase(cfg.Order, cfg.LocalityWait, cfg.NodeLocalityDelay, cfg.OffSwitchLocations), cfg: cfg,
+		beats: yarnrm.Heartbeats{OneOffSwitch: cfg.OneOffSwitch, Interval: cfg.Heartbeat}}
 }
 
 // Name implements engine.Policy.
@@ -128,7 +138,7 @@ func (p *Policy) Config() Config { return p.cfg }
 // OfferHost implements engine.HostScheduler: the host's free slots are
 // filled one at a time, each by the first job in order that takes it.
 func (p *Policy) OfferHost(ctx *engine.Context, h cluster.HostID) {
-	yarnrm.FillHeartbeat(ctx, h, p.cfg.OneOffSwitch, func(h cluster.HostID) (bool, bool) { return p.assign(ctx, h) })
+	p.beats.Fill(ctx, h, func(h cluster.HostID) (bool, bool) { return p.assign(ctx, h) })
 }
 
 // assign gives one slot of h to the first job that takes it, and reports

@@ -16,7 +16,7 @@ func TestArgs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, want := p.(*quartet.Policy).Config(), (quartet.Config{Order: "fair", Offers: "heartbeat", Delay: 3 * time.Second}); got != want {
+	if got, want := p.(*quartet.Policy).Config(), (quartet.Config{Order: "fair", Offers: "heartbeat", Delay: 3 * time.Second, Heartbeat: time.Second}); got != want {
 		t.Errorf("config %+v, want %+v", got, want)
 	}
 	for arg, val := range map[string]any{"offers": "mail", "order": "lifo", "delay": "-1s", "node_locality_delay": -1, "off_switch_locations": "all"} {
@@ -33,7 +33,7 @@ func TestGateArgs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, want := p.(*quartet.Policy).Config(), (quartet.Config{Order: "fifo", Offers: "heartbeat", Delay: 3 * time.Second, NodeLocalityDelay: 40, OffSwitchLocations: "requested"}); got != want {
+	if got, want := p.(*quartet.Policy).Config(), (quartet.Config{Order: "fifo", Offers: "heartbeat", Delay: 3 * time.Second, NodeLocalityDelay: 40, OffSwitchLocations: "requested", Heartbeat: time.Second}); got != want {
 		t.Errorf("config %+v, want %+v", got, want)
 	}
 }

@@ -35,14 +35,17 @@ type Config struct {
 	OffSwitchLocations string `yaml:"off_switch_locations"`
 	// OneOffSwitch ends a node heartbeat after its first off-switch
 	// container, as capacity's arg of the same name (Hadoop 2.7's root
-	// queue, yarnrm.FillHeartbeat); only with heartbeat offers, as
-	// Spark's tasks run in executors, not in containers of their own.
+	// queue, yarnrm.Heartbeats); only with heartbeat offers, as Spark's
+	// tasks run in executors, not in containers of their own.
 	OneOffSwitch bool `yaml:"one_off_switch_per_heartbeat"`
+	// Heartbeat is the nodes' heartbeat interval the rule waits out
+	// (Hadoop 2.7's 1s).
+	Heartbeat time.Duration `yaml:"heartbeat"`
 }
 
 // DefaultConfig is the spec's Quartet: FIFO jobs, a 3 s delay.
 func DefaultConfig() Config {
-	return Config{Order: "fifo", Offers: tierpick.OffersHeartbeat, Delay: 3 * time.Second}
+	return Config{Order: "fifo", Offers: tierpick.OffersHeartbeat, Delay: 3 * time.Second, Heartbeat: yarnrm.DefaultHeartbeat}
 }
 
 // Validate checks the args, naming each bad one.
@@ -63,6 +66,9 @@ func (c Config) Validate() error {
 	if err := yarnrm.CheckLocations(c.OffSwitchLocations); err != nil {
 		errs = append(errs, fmt.Errorf("quartet: %w", err))
 	}
+	if err := yarnrm.CheckHeartbeat(c.Heartbeat); err != nil {
+		errs = append(errs, fmt.Errorf("quartet: %w", err))
+	}
 	if c.OneOffSwitch && c.Offers == tierpick.OffersSpark {
 		errs = append(errs, fmt.Errorf("quartet: %s with offers %s: Spark's tasks take no containers of their own", yarnrm.OneOffSwitchArg, c.Offers))
 	}
@@ -72,7 +78,8 @@ func (c Config) Validate() error {
 // Policy is the extended Quartet.
 type Policy struct {
 	tierpick.Base
-	cfg Config
+	cfg   Config
+	beats yarnrm.Heartbeats
 	// slots a job left to the next job or idle because its timer ran
 	// (rule 4), and slots the RM's gate declined, for Inspect
 	waited     int
@@ -104,7 +111,8 @@ func (s *SparkOffers) ScheduleRound(ctx *engine.Context, free []cluster.HostID) 
 
 // newPolicy returns a Quartet policy; the factory has validated cfg.
 func newPolicy(cfg Config) *Policy {
-	return &Policy{Base: tierpick.NewBase(cfg.Order, cfg.Delay, cfg.NodeLocalityDelay, cfg.OffSwitchLocations), cfg: cfg}
+	return &Policy{Base: tierpick.NewBase(cfg.Order, cfg.Delay, cfg.NodeLocalityDelay, cfg.OffSwitchLocations), cfg: cfg,
+		beats: yarnrm.Heartbeats{OneOffSwitch: cfg.OneOffSwitch, Interval: cfg.Heartbeat}}
 }
 
 // Name implements engine.Policy.
@@ -116,7 +124,7 @@ func (p *Policy) Config() Config { return p.cfg }
 // OfferHost implements engine.HostScheduler: the host's free slots are
 // filled one at a time, each by the first job in order that takes it.
 func (p *Policy) OfferHost(ctx *engine.Context, h cluster.HostID) {
-	yarnrm.FillHeartbeat(ctx, h, p.cfg.OneOffSwitch, func(h cluster.HostID) (bool, bool) { return p.assign(ctx, h) })
+	p.beats.Fill(ctx, h, func(h cluster.HostID) (bool, bool) { return p.assign(ctx, h) })
 }
 
 // assign gives one slot of h to the first job that takes it, and reports

@@ -40,12 +40,15 @@ type Config struct {
 	// robin, one task each a pass, so the tasks spread over the hosts).
 	Offers string `yaml:"offers"`
 	// OneOffSwitch ends a node's heartbeat after its first off-switch
-	// container (Hadoop 2.7's root queue, yarnrm.FillHeartbeat), as the
-	// YARN baselines' arg of the same name: in a round, a host takes at
-	// most one reducer (asked for at "*") or off-rack or no-preference
-	// map, and nothing after it. Only with heartbeat offers; off by
-	// default, as trident.md does not state it.
+	// container (Hadoop 2.7's root queue, yarnrm.Heartbeats), as the
+	// YARN baselines' arg of the same name: a host takes at most one
+	// reducer (asked for at "*") or off-rack or no-preference map, and
+	// then nothing until its next heartbeat, Heartbeat later. Only with
+	// heartbeat offers; off by default, as trident.md does not state it.
 	OneOffSwitch bool `yaml:"one_off_switch_per_heartbeat"`
+	// Heartbeat is the nodes' heartbeat interval the rule waits out
+	// (Hadoop 2.7's 1s).
+	Heartbeat time.Duration `yaml:"heartbeat"`
 	// Delay is trident+delay(D) of §2.10: while a job has waited less
 	// than Delay since its maps became pending or since its last
 	// node-local launch, its maps may only take node-local slots. 0 (the
@@ -66,7 +69,7 @@ type Config struct {
 // never waits).
 func DefaultConfig() Config {
 	p := DefaultProfile()
-	return Config{Pruning: "paper", Order: "fifo", Mode: "single", Offers: "heartbeat", Memory: p.Memory, SSD: p.SSD, HDD: p.HDD, C0: p.C0, C1: p.C1, C2: p.C2, D: p.D}
+	return Config{Pruning: "paper", Order: "fifo", Mode: "single", Offers: "heartbeat", Heartbeat: yarnrm.DefaultHeartbeat, Memory: p.Memory, SSD: p.SSD, HDD: p.HDD, C0: p.C0, C1: p.C1, C2: p.C2, D: p.D}
 }
 
 func (c Config) profile() Profile {
@@ -87,6 +90,9 @@ func (c Config) Validate() error {
 	}
 	if c.Offers != "heartbeat" && c.Offers != "spark" {
 		errs = append(errs, fmt.Errorf("trident: offers %q: want heartbeat or spark", c.Offers))
+	}
+	if err := yarnrm.CheckHeartbeat(c.Heartbeat); err != nil {
+		errs = append(errs, fmt.Errorf("trident: %w", err))
 	}
 	if c.OneOffSwitch && c.Offers == "spark" {
 		errs = append(errs, fmt.Errorf("trident: %s with offers spark: Spark's tasks take no containers of their own", yarnrm.OneOffSwitchArg))
@@ -112,6 +118,7 @@ type Policy struct {
 	cfg   Config
 	sched Scheduler
 	alloc Allocator
+	beats yarnrm.Heartbeats
 
 	order   []*engine.Job
 	pending []engine.TaskRef
@@ -145,7 +152,7 @@ type round struct {
 func New(cfg Config) *Policy {
 	pr, _ := ParsePruning(cfg.Pruning)
 	return &Policy{cfg: cfg, sched: Scheduler{Profile: cfg.profile(), Pruning: pr}, setOf: make(map[cluster.HostID]int),
-		waitFrom: make(map[engine.JobID]engine.Time)}
+		waitFrom: make(map[engine.JobID]engine.Time), beats: yarnrm.Heartbeats{OneOffSwitch: cfg.OneOffSwitch, Interval: cfg.Heartbeat}}
 }
 
 // Name implements engine.Policy.
@@ -166,7 +173,7 @@ func (p *Policy) ScheduleRound(ctx *engine.Context, free []cluster.HostID) {
 	clear(p.setOf)
 	topo := ctx.Topology()
 	for _, h := range free {
-		if n := ctx.FreeSlots(h); n > 0 && ctx.Alive(h) {
+		if n := ctx.FreeSlots(h); n > 0 && ctx.Alive(h) && p.beats.Open(ctx, h) {
 			p.setOf[h] = len(p.sets)
 			p.sets = append(p.sets, ResourceSet{Node: int(h), Rack: int(topo.RackOf(h)), Executor: int(h), Free: n})
 		}
@@ -358,6 +365,7 @@ func (p *Policy) matchOnce(ctx *engine.Context, job engine.JobID, stage int, lim
 		p.sets[p.setOf[h]].Free--
 		if offSwitch(a) {
 			p.sets[p.setOf[h]].Free = 0 // its requests were all "*"
+			p.beats.Ended(ctx, h)
 		}
 		if !isMap {
 			p.nextReducer = h + 1

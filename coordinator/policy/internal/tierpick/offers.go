@@ -13,7 +13,7 @@ import (
 //
 //   - OffersHeartbeat: the MR AM's, a host's free containers at its
 //     heartbeat, filled one after another (engine.HostScheduler,
-//     yarnrm.FillHeartbeat);
+//     yarnrm.Heartbeats);
 //   - OffersSpark: Spark's TaskScheduler, every free executor slot at once
 //     (engine.RoundScheduler), the offers shuffled, then passes that give
 //     each offer at most one task, until a pass launches nothing.

@@ -4,7 +4,7 @@
 // rack-local container, and from that count the most distant locality
 // the RM grants the job a container at on the offered node; how the RM
 // types the container it grants (Grant.OffSwitch); and the root queue's
-// rule of one off-switch container a node heartbeat (FillHeartbeat).
+// rule of one off-switch container a node heartbeat (Heartbeats).
 //
 // The capacity policy is that scheduler with the MR AM's own map choice
 // fused in; the tier-aware baselines (hscheduler, quartet) are, in the
