@@ -14,6 +14,7 @@ import (
 	"github.com/racklab/racklab/coordinator/cluster"
 	"github.com/racklab/racklab/coordinator/policy"
 	"github.com/racklab/racklab/coordinator/wire"
+	"github.com/racklab/racklab/coordinator/workload"
 	"github.com/racklab/racklab/worker/agent"
 	"github.com/racklab/racklab/worker/store"
 )
@@ -27,6 +28,21 @@ func writeCampaign(t *testing.T, text string) string {
 		t.Fatal(err)
 	}
 	return p
+}
+
+// generated loads a campaign from text and generates its workload,
+// failing the test on any error.
+func generated(t *testing.T, text string) (*workload.Workload, *workload.Datasets, *workload.Predicted) {
+	t.Helper()
+	c, err := Load(writeCampaign(t, text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, ds, p, err := generate(c.Workload.Generator)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return w, ds, p
 }
 
 func TestParseErrorsNameFieldAndLine(t *testing.T) {

@@ -17,14 +17,7 @@ func TestMixOutputReplicas(t *testing.T) {
 		opts string
 		want int
 	}{{", output_replicas: 3", 3}, {"", 0}} {
-		c, err := Load(writeCampaign(t, mixCampaign(tc.opts)))
-		if err != nil {
-			t.Fatal(err)
-		}
-		w, _, _, err := generate(c.Workload.Generator)
-		if err != nil {
-			t.Fatal(err)
-		}
+		w, _, _ := generated(t, mixCampaign(tc.opts))
 		finals := 0
 		for _, j := range w.Jobs {
 			for _, st := range j.Stages {
@@ -50,14 +43,7 @@ func TestMixOutputReplicas(t *testing.T) {
 	}
 	// the recurring generator takes it too (corral.md §2.6: job outputs
 	// by the default DFS policy): every job's reduce stage; others refuse
-	c, err := Load(writeCampaign(t, recurringCampaign(", output_replicas: 3")))
-	if err != nil {
-		t.Fatal(err)
-	}
-	w, _, _, err := generate(c.Workload.Generator)
-	if err != nil {
-		t.Fatal(err)
-	}
+	w, _, _ := generated(t, recurringCampaign(", output_replicas: 3"))
 	for _, j := range w.Jobs {
 		if got := j.Stages[len(j.Stages)-1].OutputReplicas; got != 3 {
 			t.Fatalf("recurring: %s's last stage has %d output replicas, want 3", j.ID, got)
@@ -73,14 +59,7 @@ func TestMixOutputReplicas(t *testing.T) {
 // reducers; both are refused where they make no sense.
 func TestMixAppsAndMaxReducers(t *testing.T) {
 	text := "name: p\ncluster: {racks: 2, hosts_per_rack: 3}\nworkload:\n  generator: {name: mix, apps: [1 sequence-count 8GB, 1 terasort 1GiB], block_size: 256MiB, max_reducers: 4, reduce_bytes: 600MiB}\nruns: [{mode: sim, policies: [fifo]}]\n"
-	c, err := Load(writeCampaign(t, text))
-	if err != nil {
-		t.Fatal(err)
-	}
-	w, ds, _, err := generate(c.Workload.Generator)
-	if err != nil {
-		t.Fatal(err)
-	}
+	w, ds, _ := generated(t, text)
 	if len(w.Jobs) != 2 || len(w.Jobs[0].Stages) != 2 || len(ds.Datasets) != 2 {
 		t.Fatalf("want one map-reduce job over one dataset, got %+v", w.Jobs)
 	}

@@ -25,14 +25,7 @@ func TestPredictionErrorOptions(t *testing.T) {
 	}
 	measure := func(opts string) outcome {
 		t.Helper()
-		c, err := Load(writeCampaign(t, recurringCampaign(opts)))
-		if err != nil {
-			t.Fatal(err)
-		}
-		w, ds, p, err := generate(c.Workload.Generator)
-		if err != nil {
-			t.Fatal(err)
-		}
+		w, ds, p := generated(t, recurringCampaign(opts))
 		size := map[string]int64{}
 		for _, d := range ds.Datasets {
 			size[d.Name] = d.Size

@@ -11,14 +11,7 @@ import (
 // recurring generator (spec/corral.md §5.3's simulation is 200 W1 jobs
 // over 15 minutes; its ad hoc mix adds unplanned jobs).
 func TestRecurringShapeOptions(t *testing.T) {
-	c, err := Load(writeCampaign(t, recurringCampaign(", jobs: 20, window: 900, task_scale: 0.5, adhoc: 3")))
-	if err != nil {
-		t.Fatal(err)
-	}
-	w, ds, p, err := generate(c.Workload.Generator)
-	if err != nil {
-		t.Fatal(err)
-	}
+	w, ds, p := generated(t, recurringCampaign(", jobs: 20, window: 900, task_scale: 0.5, adhoc: 3"))
 	if len(p.Jobs) != 20 || len(w.Jobs) != 23 {
 		t.Fatalf("%d jobs predicted and %d in all, want 20 recurring and 3 ad hoc", len(p.Jobs), len(w.Jobs))
 	}
@@ -29,14 +22,7 @@ func TestRecurringShapeOptions(t *testing.T) {
 	if last > 900 || last < 450 {
 		t.Errorf("last arrival at %g s, want within a 900 s window", last)
 	}
-	full, err := Load(writeCampaign(t, recurringCampaign(", jobs: 20, window: 900, adhoc: 3")))
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, dsf, _, err := generate(full.Workload.Generator)
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, dsf, _ := generated(t, recurringCampaign(", jobs: 20, window: 900, adhoc: 3"))
 	// W1's block size stays, so its input bytes follow its map tasks
 	bytes := func(d []workload.Dataset) (n int64) {
 		for _, x := range d {
