@@ -66,11 +66,8 @@ func (c Config) Validate() error {
 	if err := yarnrm.CheckLocations(c.OffSwitchLocations); err != nil {
 		errs = append(errs, fmt.Errorf("hscheduler: %w", err))
 	}
-	if err := yarnrm.CheckHeartbeat(c.Heartbeat); err != nil {
+	if err := yarnrm.CheckRule(c.OneOffSwitch, c.Heartbeat, c.Offers == tierpick.OffersSpark); err != nil {
 		errs = append(errs, fmt.Errorf("hscheduler: %w", err))
-	}
-	if c.OneOffSwitch && c.Offers == tierpick.OffersSpark {
-		errs = append(errs, fmt.Errorf("hscheduler: %s with offers %s: Spark's tasks take no containers of their own", yarnrm.OneOffSwitchArg, c.Offers))
 	}
 	return errors.Join(errs...)
 }

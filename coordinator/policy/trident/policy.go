@@ -91,11 +91,8 @@ func (c Config) Validate() error {
 	if c.Offers != "heartbeat" && c.Offers != "spark" {
 		errs = append(errs, fmt.Errorf("trident: offers %q: want heartbeat or spark", c.Offers))
 	}
-	if err := yarnrm.CheckHeartbeat(c.Heartbeat); err != nil {
+	if err := yarnrm.CheckRule(c.OneOffSwitch, c.Heartbeat, c.Offers == "spark"); err != nil {
 		errs = append(errs, fmt.Errorf("trident: %w", err))
-	}
-	if c.OneOffSwitch && c.Offers == "spark" {
-		errs = append(errs, fmt.Errorf("trident: %s with offers spark: Spark's tasks take no containers of their own", yarnrm.OneOffSwitchArg))
 	}
 	if c.Mode != "single" && c.Mode != "yarn" {
 		errs = append(errs, fmt.Errorf("trident: mode %q: want single or yarn", c.Mode))

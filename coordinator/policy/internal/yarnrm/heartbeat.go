@@ -1,6 +1,7 @@
 package yarnrm
 
 import (
+	"errors"
 	"fmt"
 	"time"
 
@@ -22,6 +23,20 @@ func CheckHeartbeat(d time.Duration) error {
 		return fmt.Errorf("heartbeat %v: want a positive interval (Hadoop 2.7's is 1s)", d)
 	}
 	return nil
+}
+
+// CheckRule checks the rule's args of a policy that may take Spark's
+// offers: a positive heartbeat, and no rule with Spark's offers (its
+// tasks run in executors, not in containers of their own).
+func CheckRule(oneOffSwitch bool, heartbeat time.Duration, sparkOffers bool) error {
+	var errs []error
+	if err := CheckHeartbeat(heartbeat); err != nil {
+		errs = append(errs, err)
+	}
+	if oneOffSwitch && sparkOffers {
+		errs = append(errs, fmt.Errorf("%s with offers spark: Spark's tasks take no containers of their own", OneOffSwitchArg))
+	}
+	return errors.Join(errs...)
 }
 
 // Heartbeats is Hadoop 2.7's root queue rule over node heartbeats: the
