@@ -399,3 +399,73 @@ func TestSleepComputeWaitsWithoutTheCPU(t *testing.T) {
 		t.Errorf("0.3 s of compute spent %.3f s of CPU burning and %.3f s sleeping", spent[0], spent[1])
 	}
 }
+
+// An output's replicas hold the bytes of the writer's copy.
+func TestReplicasHoldTheWritersBytes(t *testing.T) {
+	a, b, c := newHost(t, "a", "r0"), newHost(t, "b", "r0"), newHost(t, "c", "r1")
+	l := wire.Launch{Attempt: 3, Kind: wire.KindMap, Class: "input",
+		OutputKey: "out/m3", OutputTier: "mem", OutputBytes: 3<<20 + 5,
+		Replicas: []wire.Object{a.object("out/m3"), b.object("out/m3"), c.object("out/m3")}}
+	att, err := Start(context.Background(), a.env, l)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep := wait(t, att); !rep.OK {
+		t.Fatal(rep.Reason)
+	} else if rep.Bytes["output"][wire.LevelRack] != 3<<20+5 || rep.Bytes["output"][wire.LevelCross] != 3<<20+5 {
+		t.Fatalf("replica bytes %v, want 3 MiB + 5 in-rack and cross-rack", rep.Bytes["output"])
+	}
+	want, err := a.env.Store.Checksum(cluster.Mem, "out/m3")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, h := range []host{b, c} {
+		if got, err := h.env.Store.Checksum(cluster.Mem, "out/m3"); err != nil || got != want {
+			t.Fatalf("replica on %s: checksum %x, %v; the writer's is %x", h.env.Host, got, err, want)
+		}
+	}
+}
+
+// The replicas are pushed at once, as the local copy is written: one that
+// stalls does not hold back the next, and a kill ends the stalled push.
+func TestStalledReplicaDoesNotHoldBackTheNext(t *testing.T) {
+	a, c := newHost(t, "a", "r0"), newHost(t, "c", "r1")
+	// a server that accepts and never reads: a push of more than the
+	// sockets buffer blocks
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() {
+		for {
+			conn, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			t.Cleanup(func() { conn.Close() })
+		}
+	}()
+	stalled := wire.Object{Host: "s", Rack: "r0", Addr: ln.Addr().String(), Tier: "mem", Key: "out/m4"}
+	const size = 64 << 20
+	l := wire.Launch{Attempt: 4, Kind: wire.KindMap, Class: "input",
+		OutputKey: "out/m4", OutputTier: "mem", OutputBytes: size,
+		Replicas: []wire.Object{a.object("out/m4"), stalled, c.object("out/m4")}}
+	att, err := Start(context.Background(), a.env, l)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		if n, err := c.env.Store.Size(cluster.Mem, "out/m4"); err == nil && n == size {
+			break
+		}
+		if time.Now().After(deadline) {
+			att.Kill()
+			t.Fatal("the replica after a stalled one was not written")
+		}
+	}
+	att.Kill()
+	if rep := wait(t, att); rep.OK {
+		t.Fatal("an attempt whose replica never got its bytes succeeded")
+	}
+}
