@@ -312,11 +312,15 @@ type RunSet struct {
 	WriterRacks []cluster.RackID
 	// MemoryLRU turns on the engine's LRU memory tier (engine.Config):
 	// each host's memory tier is held to its capacity.
-	MemoryLRU   bool
-	NATS        string
-	Credentials string
-	Listen      string
-	MemberAddr  string
+	MemoryLRU bool
+	// OutputPipeline writes job outputs' replicas as HDFS's pipeline
+	// (engine.Config.OutputPipeline); simulated run sets only, as the
+	// live workers send every replica from the writer.
+	OutputPipeline bool
+	NATS           string
+	Credentials    string
+	Listen         string
+	MemberAddr     string
 }
 
 // Dir is the name of the run set's results under the result directory:
@@ -734,7 +738,7 @@ func parseRunSet(d *yamlfile.Decoder, n *yaml.Node, i int, workloads []string) R
 	where := fmt.Sprintf("runs[%d]", i)
 	m := d.Map(n, where)
 	m.Known("mode", "name", "policies", "repetitions", "network", "nats", "credentials", "listen", "member_addr", "workloads", "cluster",
-		"priorities", "shape_nics", "share_links", "compute", "tcp_congestion", "full_recompute", "resolution", "placement", "place_outputs", "tier_mix", "writer_racks", "memory_lru", "slowstart")
+		"priorities", "shape_nics", "share_links", "compute", "tcp_congestion", "full_recompute", "resolution", "placement", "place_outputs", "tier_mix", "writer_racks", "memory_lru", "output_pipeline", "slowstart")
 	m.Require("mode", "policies")
 	rs := RunSet{Mode: m.Str("mode"), Name: m.Str("name"), Repetitions: 1,
 		NATS: m.Str("nats"), Credentials: m.Str("credentials"), Listen: m.Str("listen"), MemberAddr: m.Str("member_addr")}
@@ -889,6 +893,9 @@ func parseStorage(d *yamlfile.Decoder, m *yamlfile.Map, rs *RunSet, where string
 		}
 	}
 	rs.MemoryLRU = m.Bool("memory_lru")
+	if rs.OutputPipeline = m.Bool("output_pipeline"); rs.OutputPipeline && rs.Mode != ModeSim {
+		m.Fail("output_pipeline", "output_pipeline is an option of the simulator (mode sim): the live workers send every replica of an output from its writer, all at once")
+	}
 	if d.Err() == nil {
 		// the checks placement.New makes when the runs start, made now
 		if _, err := placement.New(rs.Placement, rs.TierMix); err != nil {

@@ -567,7 +567,7 @@ func (ex *executor) sim(ctx context.Context, r Run, jobsDone func(int)) (metrics
 	}
 	sum, _, err := sim.RunOne(sim.Spec{Topology: ex.topos[r.SetIndex], Workload: in.w, Datasets: in.ds,
 		Policy: r.Policy, Seed: r.Seed, SlowStart: ex.c.SlowStartOf(r.Set), Queues: ex.c.Queues, Predicted: in.pred,
-		Placer: placer, OutputPlacer: outputs, MemoryLRU: r.Set.MemoryLRU, Dir: r.Dir, Options: opt})
+		Placer: placer, OutputPlacer: outputs, MemoryLRU: r.Set.MemoryLRU, OutputPipeline: r.Set.OutputPipeline, Dir: r.Dir, Options: opt})
 	return sum, err
 }
 

@@ -46,5 +46,5 @@ func (c *Campaign) SimSpec(r Run) (sim.Spec, error) {
 	}
 	return sim.Spec{Topology: topo, Workload: in.w, Datasets: in.ds, Policy: r.Policy, Seed: r.Seed,
 		SlowStart: c.SlowStartOf(r.Set), Queues: c.Queues, Predicted: in.pred, Placer: placer, OutputPlacer: outputs,
-		MemoryLRU: r.Set.MemoryLRU, Dir: r.Dir, Options: opt}, nil
+		MemoryLRU: r.Set.MemoryLRU, OutputPipeline: r.Set.OutputPipeline, Dir: r.Dir, Options: opt}, nil
 }

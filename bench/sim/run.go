@@ -33,8 +33,11 @@ type Spec struct {
 	Placer       engine.DatasetPlacer
 	OutputPlacer engine.ReplicaPlacer
 	MemoryLRU    bool
-	Dir          string
-	Options      Options
+	// OutputPipeline writes job outputs' replicas as HDFS's pipeline
+	// (engine.Config.OutputPipeline).
+	OutputPipeline bool
+	Dir            string
+	Options        Options
 }
 
 // Timing is what a run cost the machine. It varies from run to run, so it
@@ -73,14 +76,15 @@ func RunOne(spec Spec) (metrics.Summary, Timing, error) {
 	}
 	start := time.Now()
 	eng, err := engine.New(engine.Config{
-		Seed:         spec.Seed,
-		SlowStart:    spec.SlowStart,
-		Queues:       spec.Queues,
-		Predicted:    spec.Predicted,
-		Placer:       spec.Placer,
-		MemoryLRU:    spec.MemoryLRU,
-		OutputPlacer: spec.OutputPlacer,
-		Stopwatch:    func() int64 { return int64(time.Since(start)) },
+		Seed:           spec.Seed,
+		SlowStart:      spec.SlowStart,
+		Queues:         spec.Queues,
+		Predicted:      spec.Predicted,
+		Placer:         spec.Placer,
+		MemoryLRU:      spec.MemoryLRU,
+		OutputPipeline: spec.OutputPipeline,
+		OutputPlacer:   spec.OutputPlacer,
+		Stopwatch:      func() int64 { return int64(time.Since(start)) },
 	}, spec.Topology, spec.Workload, spec.Datasets, p)
 	if err != nil {
 		return metrics.Summary{}, Timing{}, err

@@ -918,13 +918,19 @@ func (s *Sim) write(r *run) error {
 	a := r.a
 	r.phase = phaseWrite
 	r.flows = r.flows[:0]
+	// every copy at once: from the writer, or, as HDFS's pipeline
+	// (engine.Config.OutputPipeline), from the replica before it
+	from := a.Host
 	for i, rep := range a.OutputReplicas {
 		w := s.tierWr[rep.Host][rep.Tier]
 		if i == 0 && rep.Host == a.Host {
 			s.flow(r, []int32{w}, a.OutputBytes)
 		} else {
-			f := s.flow(r, s.path(a.Host, rep.Host, -1, w), a.OutputBytes)
-			s.countCross(f, s.topo.RackOf(a.Host), rep.Host)
+			f := s.flow(r, s.path(from, rep.Host, -1, w), a.OutputBytes)
+			s.countCross(f, s.topo.RackOf(from), rep.Host)
+		}
+		if s.eng.OutputPipeline() {
+			from = rep.Host
 		}
 	}
 	if r.active > 0 {

@@ -67,6 +67,14 @@ type Config struct {
 	// admitted when their attempt launches. Off, memory replicas stay
 	// where the placer put them, unbounded.
 	MemoryLRU bool
+	// OutputPipeline writes a job output's replicas as HDFS's write
+	// pipeline does: each replica from the one before it (the writer's
+	// own copy first), so that under HDFS's rack-aware placement, whose
+	// second and third replicas share a rack, one copy crosses racks.
+	// Off, every replica is sent from the writer, as the live workers
+	// send them. It sets the output bytes' levels (local, in-rack,
+	// cross-rack) and, in the simulator, each copy's path.
+	OutputPipeline bool
 }
 
 // Queue is a scheduling queue.

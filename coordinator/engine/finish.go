@@ -196,10 +196,18 @@ func (e *Engine) account(j *Job, st *Stage, a *Attempt) {
 	if st.Spec.Kind != workload.Map {
 		e.countShuffleLinks(j, a)
 	}
+	from := a.Host
 	for _, r := range a.OutputReplicas[1:] {
-		a.Bytes[ClassOutput][levelOf(e.localityOf(a.Host, r.Host))] += a.OutputBytes
+		a.Bytes[ClassOutput][levelOf(e.localityOf(from, r.Host))] += a.OutputBytes
+		if e.cfg.OutputPipeline {
+			from = r.Host
+		}
 	}
 }
+
+// OutputPipeline reports whether job outputs' replicas are written as a
+// pipeline, each from the replica before it (Config.OutputPipeline).
+func (e *Engine) OutputPipeline() bool { return e.cfg.OutputPipeline }
 
 func levelOf(l Locality) Level {
 	switch l {

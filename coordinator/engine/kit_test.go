@@ -364,3 +364,41 @@ func (offRack) PlaceReplicas(t *cluster.Topology, rng *rand.Rand, writer cluster
 	last := t.Racks[len(t.Racks)-1].Hosts[0]
 	return []workload.Replica{{Host: writer, Tier: cluster.HDD}, {Host: last, Tier: cluster.HDD}}
 }
+
+// With OutputPipeline a replica's bytes are counted from the replica
+// before it, as HDFS's write pipeline sends them: of HDFS's placement (the
+// writer, then two hosts of another rack) one copy crosses racks, where
+// sent from the writer both do.
+func TestOutputPipelineLevels(t *testing.T) {
+	topo := topo2x2(t, 1)
+	ds := &workload.Datasets{Datasets: []workload.Dataset{blocksOn("in", 10, 0)}}
+	job := workload.Job{ID: "j", Stages: []workload.Stage{{Name: "m", Kind: workload.Map, Input: "in", Selectivity: 1, OutputReplicas: 3}}}
+	w := &workload.Workload{Jobs: []workload.Job{job}}
+	for _, c := range []struct {
+		pipeline     bool
+		rack, across int64
+	}{{false, 0, 20}, {true, 10, 10}} {
+		e := newEngine(t, Config{OutputPipeline: c.pipeline, OutputPlacer: otherRackPair{}}, topo, w, ds, &scripted{offer: greedy})
+		e.Offer(0)
+		rd := e.Ready()
+		if len(rd.Launches) != 1 {
+			t.Fatal("no launch")
+		}
+		if err := e.AttemptSucceeded(rd.Launches[0].ID, nil); err != nil {
+			t.Fatal(err)
+		}
+		out := e.Ready().Attempts[0].Bytes[ClassOutput]
+		if out[LevelRack] != c.rack || out[LevelCross] != c.across {
+			t.Errorf("pipeline %v: output bytes in-rack %d, cross-rack %d; want %d and %d", c.pipeline, out[LevelRack], out[LevelCross], c.rack, c.across)
+		}
+	}
+}
+
+// otherRackPair places HDFS's way: the writer, then the two hosts of the
+// last rack.
+type otherRackPair struct{}
+
+func (otherRackPair) PlaceReplicas(t *cluster.Topology, rng *rand.Rand, writer cluster.HostID, n int, usable func(cluster.HostID) bool) []workload.Replica {
+	r := t.Racks[len(t.Racks)-1].Hosts
+	return []workload.Replica{{Host: writer, Tier: cluster.HDD}, {Host: r[0], Tier: cluster.HDD}, {Host: r[1], Tier: cluster.HDD}}
+}
