@@ -314,8 +314,7 @@ type RunSet struct {
 	// each host's memory tier is held to its capacity.
 	MemoryLRU bool
 	// OutputPipeline writes job outputs' replicas as HDFS's pipeline
-	// (engine.Config.OutputPipeline); simulated run sets only, as the
-	// live workers send every replica from the writer.
+	// (engine.Config.OutputPipeline), in every mode.
 	OutputPipeline bool
 	NATS           string
 	Credentials    string
@@ -893,9 +892,7 @@ func parseStorage(d *yamlfile.Decoder, m *yamlfile.Map, rs *RunSet, where string
 		}
 	}
 	rs.MemoryLRU = m.Bool("memory_lru")
-	if rs.OutputPipeline = m.Bool("output_pipeline"); rs.OutputPipeline && rs.Mode != ModeSim {
-		m.Fail("output_pipeline", "output_pipeline is an option of the simulator (mode sim): the live workers send every replica of an output from its writer, all at once")
-	}
+	rs.OutputPipeline = m.Bool("output_pipeline")
 	if d.Err() == nil {
 		// the checks placement.New makes when the runs start, made now
 		if _, err := placement.New(rs.Placement, rs.TierMix); err != nil {

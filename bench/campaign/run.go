@@ -589,7 +589,7 @@ func (ex *executor) live(ctx context.Context, r Run, jobsDone func(int)) (metric
 		return metrics.Summary{}, err
 	}
 	cfg := live.Config{Sink: sink, Background: ex.c.Background, Topology: ex.topos[r.SetIndex], Workload: in.w, Datasets: in.ds,
-		Policy: r.Policy.String(), PolicyImpl: p, Seed: r.Seed, Queues: ex.c.Queues, Predicted: in.pred, Placer: placer, OutputPlacer: outputs, MemoryLRU: r.Set.MemoryLRU,
+		Policy: r.Policy.String(), PolicyImpl: p, Seed: r.Seed, Queues: ex.c.Queues, Predicted: in.pred, Placer: placer, OutputPlacer: outputs, MemoryLRU: r.Set.MemoryLRU, OutputPipeline: r.Set.OutputPipeline,
 		SlowStart: ex.c.SlowStartOf(r.Set), OutDir: r.Dir, MaxRunTime: ex.c.Limits.MaxRunTime, Window: time.Duration(in.window * float64(time.Second)), StallTimeout: ex.c.Limits.StallTimeout, Logf: func(string, ...any) {}, // events.jsonl has them
 		OnEvent: func(ev live.Event) {
 			if strings.HasPrefix(ev.Kind, "job-") {

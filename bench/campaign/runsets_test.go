@@ -285,29 +285,25 @@ func TestRunSetSlowStartOverridesTheCampaigns(t *testing.T) {
 	}
 }
 
-// A simulated run set may write outputs as HDFS's pipeline, and its runs
-// do; a live one is refused at its line, as its workers cannot.
-func TestOutputPipelineIsASimOption(t *testing.T) {
+// A run set of any mode may write outputs as HDFS's pipeline, and its runs
+// (and a live one's twin) do.
+func TestOutputPipelineInEveryMode(t *testing.T) {
 	const head = "name: p\ncluster: {racks: 2, hosts_per_rack: 3}\nworkload:\n  generator: {name: recurring, set: w1, scale: 0.01}\nruns:\n"
-	c, err := Load(writeCampaign(t, head+"  - {mode: sim, policies: [fifo], output_pipeline: true}\n  - {mode: sim, name: b, policies: [fifo]}\n"))
+	c, err := Load(writeCampaign(t, head+"  - {mode: sim, policies: [fifo], output_pipeline: true}\n  - {mode: local, policies: [fifo], output_pipeline: true}\n  - {mode: sim, name: b, policies: [fifo]}\n"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !c.Runs[0].OutputPipeline || c.Runs[1].OutputPipeline {
-		t.Fatalf("run sets %+v", c.Runs)
-	}
 	m := c.Matrix(t.TempDir())
-	for i, want := range []bool{true, false} {
+	for i, want := range []bool{true, true, false} {
+		if c.Runs[i].OutputPipeline != want {
+			t.Fatalf("run set %d: output pipeline %v, want %v", i, c.Runs[i].OutputPipeline, want)
+		}
 		spec, err := c.SimSpec(m[i])
 		if err != nil {
 			t.Fatal(err)
 		}
 		if spec.OutputPipeline != want {
-			t.Errorf("run %s: output pipeline %v, want %v", m[i].ID(), spec.OutputPipeline, want)
+			t.Errorf("run %s: simulated with output pipeline %v, want %v", m[i].ID(), spec.OutputPipeline, want)
 		}
-	}
-	run := "  - {mode: local, policies: [fifo], output_pipeline: true}\n"
-	if _, err := Load(writeCampaign(t, head+run)); err == nil || !strings.Contains(err.Error(), "c.yaml:6: runs[0]: output_pipeline is an option of the simulator") {
-		t.Errorf("%q: err %v", run, err)
 	}
 }

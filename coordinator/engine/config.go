@@ -71,9 +71,10 @@ type Config struct {
 	// pipeline does: each replica from the one before it (the writer's
 	// own copy first), so that under HDFS's rack-aware placement, whose
 	// second and third replicas share a rack, one copy crosses racks.
-	// Off, every replica is sent from the writer, as the live workers
-	// send them. It sets the output bytes' levels (local, in-rack,
-	// cross-rack) and, in the simulator, each copy's path.
+	// Off, every replica is sent from the writer. It sets the output
+	// bytes' levels (local, in-rack, cross-rack), each copy's path in the
+	// simulator, and how the live workers send the copies
+	// (wire.Launch.Pipeline).
 	OutputPipeline bool
 }
 

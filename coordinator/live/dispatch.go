@@ -156,6 +156,7 @@ func (r *run) launch(a *engine.Attempt) {
 	for _, rep := range a.OutputReplicas {
 		l.Replicas = append(l.Replicas, r.object(rep.Host, rep.Tier, l.OutputKey))
 	}
+	l.Pipeline = r.eng.OutputPipeline()
 	r.running[a.ID] = d
 	r.sendLaunch(r.topo.Hosts[a.Host].Name, &l)
 }

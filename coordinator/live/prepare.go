@@ -23,7 +23,7 @@ func (r *run) prepare(ctx context.Context) error {
 	}
 	clock := time.Now()
 	r.eng, err = engine.New(engine.Config{Seed: r.cfg.Seed, SlowStart: r.cfg.SlowStart, Queues: r.cfg.Queues, Predicted: r.cfg.Predicted,
-		Placer: r.cfg.Placer, OutputPlacer: r.cfg.OutputPlacer, MemoryLRU: r.cfg.MemoryLRU,
+		Placer: r.cfg.Placer, OutputPlacer: r.cfg.OutputPlacer, MemoryLRU: r.cfg.MemoryLRU, OutputPipeline: r.cfg.OutputPipeline,
 		Stopwatch:  func() int64 { return int64(time.Since(clock)) },
 		OnDecision: func(ns int64) { r.prom.decisionSecs.Observe(float64(ns) / 1e9) }}, r.topo, r.cfg.Workload, r.cfg.Datasets, p)
 	if err != nil {

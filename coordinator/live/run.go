@@ -37,6 +37,9 @@ type Config struct {
 	Placer       engine.DatasetPlacer
 	OutputPlacer engine.ReplicaPlacer
 	MemoryLRU    bool
+	// OutputPipeline has the workers send job outputs' replicas as HDFS's
+	// write pipeline (engine.Config.OutputPipeline, wire.Launch.Pipeline).
+	OutputPipeline bool
 	// Cluster names the run's subjects.
 	Cluster string
 	// NATSURL connects to an external server as the coordinator user;

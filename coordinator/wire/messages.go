@@ -205,12 +205,15 @@ type Launch struct {
 	// Complete says no more will come.
 	Sources  []Range `json:"sources,omitempty"`
 	Complete bool    `json:"complete"`
-	// Output is written locally under OutputKey on OutputTier, then copied
-	// to the replicas after the first.
+	// Output is written locally under OutputKey on OutputTier and sent to
+	// the replicas after the first as it is written: each from the writer,
+	// or, with Pipeline, as HDFS's write pipeline, the writer sending to
+	// the second replica, which forwards to the third, and so on.
 	OutputKey   string   `json:"output_key"`
 	OutputTier  string   `json:"output_tier"`
 	OutputBytes int64    `json:"output_bytes"`
 	Replicas    []Object `json:"replicas,omitempty"`
+	Pipeline    bool     `json:"pipeline,omitempty"`
 }
 
 // Kinds of attempts.

@@ -184,6 +184,8 @@ func (w *Worker) open() error {
 		// published from the attempt's goroutine, so that it goes out
 		// before the attempt's end, which the serve loop publishes
 		InputDone: func(ev wire.InputDone) { w.publish(wire.TypeInputDone, &ev) }}
+	// the pipelines of other workers' outputs go on through this one
+	w.server.ForwardWith(w.env.Client)
 	// replies to our requests come to our own inboxes, which only our
 	// user may hear
 	opts := []nats.Option{nats.Name("racklab-worker-" + w.cfg.Host), nats.MaxReconnects(-1), nats.ReconnectWait(natsRetryWait),

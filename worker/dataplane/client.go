@@ -381,7 +381,12 @@ func (c *Client) fetchOn(cc *cconn, g *Group, req *request, dst io.Writer) (got 
 // DSCP (a nil g is a fresh Output group). Cancelling ctx, a short src or an
 // error from the server (no space, say, which it may report before all the
 // bytes are sent) aborts the transfer, and nothing is stored.
-func (c *Client) Push(ctx context.Context, g *Group, addr string, tier cluster.TierKind, key string, src io.Reader, n int64) (err error) {
+//
+// With hops, the push is HDFS's write pipeline: the server at addr
+// forwards the bytes to the first hop as it writes them, that one to the
+// next, and Push returns nil only once every replica has committed the
+// object (an error names the replica that failed).
+func (c *Client) Push(ctx context.Context, g *Group, addr string, tier cluster.TierKind, key string, src io.Reader, n int64, hops ...Hop) (err error) {
 	if g == nil {
 		g = NewGroup(Output)
 	}
@@ -392,6 +397,9 @@ func (c *Client) Push(ctx context.Context, g *Group, addr string, tier cluster.T
 	}()
 	if n < 0 {
 		return fmt.Errorf("negative length")
+	}
+	if err := checkHops(hops); err != nil {
+		return err
 	}
 	cc, _, err := c.get(ctx, addr, g.DSCP())
 	if err != nil {
@@ -418,6 +426,9 @@ func (c *Client) Push(ctx context.Context, g *Group, addr string, tier cluster.T
 	}()
 	defer cc.leave(g)
 	req := request{Op: opPut, Class: g.class, Tier: tier, Key: key, Len: n}
+	if len(hops) > 0 {
+		req.Op, req.Hops = opPipe, hops
+	}
 	if err := cc.join(g, &req); err != nil {
 		return err
 	}
@@ -488,5 +499,23 @@ func (c *Client) Push(ctx context.Context, g *Group, addr string, tier cluster.T
 		return &RemoteError{Status: r.resp.Status, Msg: r.resp.Msg}
 	}
 	ok = true
+	return nil
+}
+
+// checkHops refuses a hop list the protocol cannot carry.
+func checkHops(hops []Hop) error {
+	if len(hops) > MaxHops {
+		return fmt.Errorf("%d hops (at most %d)", len(hops), MaxHops)
+	}
+	for i, h := range hops {
+		switch {
+		case h.Addr == "" || len(h.Addr) > MaxAddrLen:
+			return fmt.Errorf("hop %d: address of %d bytes (1 to %d)", i, len(h.Addr), MaxAddrLen)
+		case h.Key == "" || len(h.Key) > MaxKeyLen:
+			return fmt.Errorf("hop %d: key of %d bytes (1 to %d)", i, len(h.Key), MaxKeyLen)
+		case int(h.Tier) >= cluster.NumTierKinds:
+			return fmt.Errorf("hop %d: unknown tier %d", i, h.Tier)
+		}
+	}
 	return nil
 }

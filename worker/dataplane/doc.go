@@ -17,10 +17,15 @@
 //
 // op is GET (send len bytes of key from off; len -1 = to the end), PUT
 // (store len bytes, which follow as DATA frames of at most 4 MiB, under key;
-// committed only when all have arrived), REMARK (set this connection's
+// committed only when all have arrived), PIPE (a PUT whose header is
+// followed by a hop list, count(u8) then per hop addrlen(u8) addr tier(u8)
+// keylen(u16) key: the server forwards the bytes to the first hop as a PIPE
+// of the rest as it stores them, HDFS's write pipeline, and commits and
+// answers once the hops have; a server takes it only with a client to
+// forward with, Server.ForwardWith), REMARK (set this connection's
 // server-side DSCP to dscp; allowed at any time, also between DATA frames
-// and while a GET's data is flowing) or DATA. The server answers GET and PUT
-// with
+// and while a GET's data is flowing; a PIPE's server re-marks its forward
+// too) or DATA. The server answers GET, PUT and PIPE with
 //
 //	"RLDR" status(u8) len(i64) msglen(u16) msg
 //

@@ -27,6 +27,11 @@ const (
 	MaxDataFrame = 4 << 20
 	// maxMsgLen is the longest error message in a response.
 	maxMsgLen = 4096
+	// MaxHops is the most replicas a PIPE forwards to after its server's
+	// own: an output has at most workload.MaxReplicas.
+	MaxHops = 15
+	// MaxAddrLen is the longest address a hop may name.
+	MaxAddrLen = 255
 )
 
 // op is a request's operation.
@@ -37,6 +42,11 @@ const (
 	opPut    op = 2
 	opRemark op = 3
 	opData   op = 4
+	// opPipe is a PUT whose server also forwards the bytes, as it writes
+	// them, to the next replica of its hop list, which forwards them to
+	// the one after: HDFS's write pipeline. It answers once every replica
+	// has the object.
+	opPipe op = 5
 )
 
 func (o op) String() string {
@@ -49,6 +59,8 @@ func (o op) String() string {
 		return "REMARK"
 	case opData:
 		return "DATA"
+	case opPipe:
+		return "PIPE"
 	}
 	return fmt.Sprintf("op(%d)", uint8(o))
 }
@@ -61,7 +73,17 @@ type request struct {
 	Tier  cluster.TierKind
 	Key   string
 	Off   int64
-	Len   int64 // GET: -1 = to the end; PUT: object size; DATA: payload size
+	Len   int64 // GET: -1 = to the end; PUT, PIPE: object size; DATA: payload size
+	// Hops are a PIPE's next replicas, in pipeline order.
+	Hops []Hop
+}
+
+// Hop is a replica a PIPE's bytes go on to: a worker's data address, and
+// the tier and key the object is stored under there.
+type Hop struct {
+	Addr string
+	Tier cluster.TierKind
+	Key  string
 }
 
 // appendRequest appends the encoding of r to b.
@@ -71,7 +93,20 @@ func appendRequest(b []byte, r *request) []byte {
 	b = binary.BigEndian.AppendUint16(b, uint16(len(r.Key)))
 	b = append(b, r.Key...)
 	b = binary.BigEndian.AppendUint64(b, uint64(r.Off))
-	return binary.BigEndian.AppendUint64(b, uint64(r.Len))
+	b = binary.BigEndian.AppendUint64(b, uint64(r.Len))
+	if r.Op != opPipe {
+		return b
+	}
+	// a PIPE's hop list: count, then per hop its address, tier and key
+	b = append(b, byte(len(r.Hops)))
+	for _, h := range r.Hops {
+		b = append(b, byte(len(h.Addr)))
+		b = append(b, h.Addr...)
+		b = append(b, byte(h.Tier))
+		b = binary.BigEndian.AppendUint16(b, uint16(len(h.Key)))
+		b = append(b, h.Key...)
+	}
+	return b
 }
 
 // protoError is a malformed request: the server answers it with
@@ -101,7 +136,7 @@ func parseRequest(r io.Reader) (request, error) {
 	q := request{Op: op(h[5]), Class: Class(h[6]), DSCP: h[7], Tier: cluster.TierKind(h[8])}
 	keyLen := int(binary.BigEndian.Uint16(h[9:]))
 	switch {
-	case q.Op < opGet || q.Op > opData:
+	case q.Op < opGet || q.Op > opPipe:
 		return request{}, badRequest("unknown op %d", h[5])
 	case q.Class >= NumClasses:
 		return request{}, badRequest("unknown class %d", h[6])
@@ -129,9 +164,9 @@ func parseRequest(r io.Reader) (request, error) {
 		if q.Off < 0 || q.Len < -1 {
 			return request{}, badRequest("GET range [%d, +%d)", q.Off, q.Len)
 		}
-	case opPut:
+	case opPut, opPipe:
 		if q.Off != 0 || q.Len < 0 {
-			return request{}, badRequest("PUT offset %d length %d", q.Off, q.Len)
+			return request{}, badRequest("%s offset %d length %d", q.Op, q.Off, q.Len)
 		}
 	case opRemark:
 		if q.Off != 0 || q.Len != 0 {
@@ -142,7 +177,66 @@ func parseRequest(r io.Reader) (request, error) {
 			return request{}, badRequest("DATA offset %d length %d", q.Off, q.Len)
 		}
 	}
+	if q.Op == opPipe {
+		hops, err := parseHops(r)
+		if err != nil {
+			return request{}, err
+		}
+		q.Hops = hops
+	}
 	return q, nil
+}
+
+// parseHops reads a PIPE's hop list.
+func parseHops(r io.Reader) ([]Hop, error) {
+	var b [2]byte
+	read := func(p []byte) error {
+		_, err := io.ReadFull(r, p)
+		if err == io.EOF {
+			err = io.ErrUnexpectedEOF
+		}
+		return err
+	}
+	if err := read(b[:1]); err != nil {
+		return nil, err
+	}
+	n := int(b[0])
+	if n < 1 || n > MaxHops {
+		return nil, badRequest("PIPE with %d hops (1 to %d)", n, MaxHops)
+	}
+	hops := make([]Hop, n)
+	for i := range hops {
+		if err := read(b[:1]); err != nil {
+			return nil, err
+		}
+		addr := make([]byte, b[0])
+		if len(addr) == 0 {
+			return nil, badRequest("PIPE hop %d without an address", i)
+		}
+		if err := read(addr); err != nil {
+			return nil, err
+		}
+		if err := read(b[:1]); err != nil {
+			return nil, err
+		}
+		tier := cluster.TierKind(b[0])
+		if int(tier) >= cluster.NumTierKinds {
+			return nil, badRequest("PIPE hop %d: unknown tier %d", i, b[0])
+		}
+		if err := read(b[:2]); err != nil {
+			return nil, err
+		}
+		keyLen := int(binary.BigEndian.Uint16(b[:2]))
+		if keyLen == 0 || keyLen > MaxKeyLen {
+			return nil, badRequest("PIPE hop %d: key of %d bytes (1 to %d)", i, keyLen, MaxKeyLen)
+		}
+		key := make([]byte, keyLen)
+		if err := read(key); err != nil {
+			return nil, err
+		}
+		hops[i] = Hop{Addr: string(addr), Tier: tier, Key: string(key)}
+	}
+	return hops, nil
 }
 
 // Status is a response's status.

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -17,10 +18,12 @@ func TestRequestRoundTrip(t *testing.T) {
 		{Op: opRemark, Class: Control, DSCP: 63},
 		{Op: opData, Len: MaxDataFrame},
 		{Op: opGet, Key: strings.Repeat("k", MaxKeyLen), Len: 0},
+		{Op: opPipe, Class: Output, DSCP: 10, Tier: cluster.Mem, Key: "out/p1", Len: 9, Hops: []Hop{
+			{Addr: "10.0.0.2:7000", Tier: cluster.SSD, Key: "out/p1"}, {Addr: strings.Repeat("a", MaxAddrLen), Tier: cluster.HDD, Key: strings.Repeat("k", MaxKeyLen)}}},
 	} {
 		b := appendRequest(nil, &q)
 		got, err := parseRequest(bytes.NewReader(b))
-		if err != nil || got != q {
+		if err != nil || !reflect.DeepEqual(got, q) {
 			t.Errorf("round trip of %+v: %+v, %v", q, got, err)
 		}
 	}
@@ -37,6 +40,7 @@ func FuzzParseRequest(f *testing.F) {
 		{Op: opPut, Class: Output, DSCP: 34, Tier: cluster.HDD, Key: "out/a1234", Len: 100},
 		{Op: opRemark, DSCP: 46},
 		{Op: opData, Len: 4},
+		{Op: opPipe, Class: Output, Tier: cluster.HDD, Key: "out/p", Len: 5, Hops: []Hop{{Addr: "h:1", Tier: cluster.HDD, Key: "out/p"}}},
 	} {
 		f.Add(appendRequest(nil, &q))
 	}
@@ -59,6 +63,9 @@ func FuzzParseRequest(f *testing.F) {
 		}
 		if q.Class >= NumClasses || q.DSCP > MaxDSCP || int(q.Tier) >= cluster.NumTierKinds || len(q.Key) > MaxKeyLen {
 			t.Fatalf("accepted an invalid request %+v", q)
+		}
+		if checkHops(q.Hops) != nil || (q.Op == opPipe) != (len(q.Hops) > 0) {
+			t.Fatalf("accepted an invalid hop list %+v", q)
 		}
 	})
 }

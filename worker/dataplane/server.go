@@ -2,6 +2,7 @@ package dataplane
 
 import (
 	"bufio"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -42,6 +43,8 @@ type Server struct {
 	received [NumClasses]atomic.Int64
 	requests atomic.Int64
 	errs     atomic.Int64
+
+	fwd *Client // forwards PIPE requests; nil: they are refused
 }
 
 // ServerStats are a server's counters since it was made.
@@ -86,6 +89,15 @@ func NewServer(st *store.Store, logf func(format string, args ...any)) *Server {
 		logf = func(string, ...any) {}
 	}
 	return &Server{st: st, logf: logf, lns: make(map[net.Listener]struct{}), conns: make(map[*sconn]struct{})}
+}
+
+// ForwardWith makes the server take PIPE requests (HDFS's write pipeline:
+// a push whose bytes go on to further replicas), forwarding them with c.
+// Without it the server refuses them.
+func (s *Server) ForwardWith(c *Client) {
+	s.mu.Lock()
+	s.fwd = c
+	s.mu.Unlock()
 }
 
 // Serve accepts connections on ln until Close, then returns nil.
@@ -279,7 +291,7 @@ func (s *Server) handle(sc *sconn) {
 		if err := SetDSCP(sc.c, req.DSCP); err != nil {
 			s.logf("dataplane: %s: mark: %v", sc.remote, err)
 		}
-		if req.Op == opPut {
+		if req.Op == opPut || req.Op == opPipe {
 			if !s.put(sc, br, &req) {
 				return
 			}
@@ -326,8 +338,10 @@ func (s *Server) sendGet(sc *sconn, req *request, rc io.ReadCloser, n int64, don
 	sc.c.SetReadDeadline(time.Now().Add(serverIdleTimeout))
 }
 
-// put receives a PUT's DATA frames into the store and commits the object.
-// It reports whether the connection can go on.
+// put receives a PUT's DATA frames into the store and commits the object;
+// a PIPE's go on to its next replica as they arrive, and the object is
+// committed once the replicas after it have theirs. It reports whether the
+// connection can go on.
 func (s *Server) put(sc *sconn, br *bufio.Reader, req *request) bool {
 	fail := func(err error) bool {
 		s.errs.Add(1)
@@ -345,6 +359,20 @@ func (s *Server) put(sc *sconn, br *bufio.Reader, req *request) bool {
 		fail(err)
 		s.reject(sc, br, err)
 		return false
+	}
+	var fw *forward
+	if len(req.Hops) > 0 {
+		s.mu.Lock()
+		c := s.fwd
+		s.mu.Unlock()
+		if c == nil {
+			err := badRequest("PIPE to a server that does not forward")
+			fail(err)
+			s.reject(sc, br, err)
+			return false
+		}
+		fw = startForward(c, req)
+		defer fw.abort() // no-op once it has ended
 	}
 	bp := bufPool.Get().(*[]byte)
 	defer bufPool.Put(bp)
@@ -365,6 +393,12 @@ func (s *Server) put(sc *sconn, br *bufio.Reader, req *request) bool {
 		case f.Op == opRemark:
 			if err := SetDSCP(sc.c, f.DSCP); err != nil {
 				s.logf("dataplane: %s: re-mark: %v", sc.remote, err)
+			}
+			if fw != nil {
+				// the pipeline's next hop carries the new mark too
+				if err := fw.g.SetDSCP(f.DSCP); err != nil {
+					s.logf("dataplane: %s: re-mark the forward: %v", sc.remote, err)
+				}
 			}
 			continue
 		case f.Op != opData:
@@ -396,8 +430,22 @@ func (s *Server) put(sc *sconn, br *bufio.Reader, req *request) bool {
 				s.reject(sc, br, err)
 				return false
 			}
+			if fw != nil {
+				if err := fw.write(buf[:k]); err != nil {
+					fail(err)
+					s.reject(sc, br, err)
+					return false
+				}
+			}
 			left -= k
 			got += k
+		}
+	}
+	if fw != nil {
+		if err := fw.finish(); err != nil {
+			fail(err)
+			s.reject(sc, br, err)
+			return false
 		}
 	}
 	if err := w.Commit(); err != nil {
@@ -440,3 +488,67 @@ func peerGone(c *net.TCPConn) bool {
 	})
 	return gone
 }
+
+// forward is a PIPE's push to its next replica, fed as the bytes arrive.
+type forward struct {
+	g      *Group
+	pw     *io.PipeWriter
+	cancel context.CancelFunc
+	done   chan error
+	ended  bool
+	err    error
+}
+
+// startForward pushes req's bytes to its first hop, with the hops after
+// it, marked as req is.
+func startForward(c *Client, req *request) *forward {
+	pr, pw := io.Pipe()
+	ctx, cancel := context.WithCancel(context.Background())
+	f := &forward{g: NewGroup(req.Class), pw: pw, cancel: cancel, done: make(chan error, 1)}
+	f.g.SetDSCP(req.DSCP) // a parsed request's DSCP is in range
+	next := req.Hops[0]
+	go func() {
+		err := c.Push(ctx, f.g, next.Addr, next.Tier, next.Key, pr, req.Len, req.Hops[1:]...)
+		// a push that stopped early fails the writes still to come
+		pr.CloseWithError(err)
+		f.done <- err
+	}()
+	return f
+}
+
+// write passes bytes on; its error is the push's.
+func (f *forward) write(p []byte) error {
+	if _, err := f.pw.Write(p); err != nil {
+		f.pw.CloseWithError(err)
+		return f.wait()
+	}
+	return nil
+}
+
+// finish ends the bytes and waits for the replicas after this one to
+// commit.
+func (f *forward) finish() error {
+	f.pw.Close()
+	return f.wait()
+}
+
+func (f *forward) wait() error {
+	if !f.ended {
+		f.err = <-f.done
+		f.ended = true
+	}
+	return f.err
+}
+
+// abort stops a push that has not ended: nothing is stored past this
+// replica.
+func (f *forward) abort() {
+	if !f.ended {
+		f.pw.CloseWithError(errForwardAborted)
+		f.cancel()
+		f.wait()
+	}
+	f.cancel()
+}
+
+var errForwardAborted = errors.New("the pipeline's upstream stopped")

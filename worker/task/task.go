@@ -207,13 +207,7 @@ func (a *Attempt) outputTier() cluster.TierKind {
 }
 
 func (a *Attempt) level(r wire.Object) int {
-	switch {
-	case r.Host == a.env.Host:
-		return wire.LevelLocal
-	case r.Rack == a.env.Rack:
-		return wire.LevelRack
-	}
-	return wire.LevelCross
+	return hopLevel(wire.Object{Host: a.env.Host, Rack: a.env.Rack}, r)
 }
 
 // counter counts the bytes of one input read into the attempt's accounting
@@ -318,14 +312,15 @@ func (a *Attempt) computeAndWrite(rep *wire.AttemptEnded) error {
 	return a.ctx.Err()
 }
 
-// writeOutput writes the output on this host and pushes it to the replicas
-// after the first, all at once, each push streaming the generated content
-// as the local copy is written, so that the write phase takes as long as
-// its slowest copy, as the simulator models it (one flow per replica from
-// the writer) and as an HDFS client streams its packets while the local
-// datanode writes them. (It used to write the local copy, then read it back
-// and push it to each replica in turn: 3.0-4.3 s against 2.4 s modelled for
-// a TeraSort reducer's 15 MB and two replicas, docs/fidelity.md.)
+// writeOutput writes the output on this host and sends it to the replicas
+// after the first at the same time, each push streaming the generated
+// content as the local copy is written, so that the write phase takes as
+// long as its slowest copy, as the simulator models it: one push to each
+// replica, or, with the launch's Pipeline, one push to the second replica
+// that its worker forwards to the third, and so on (HDFS's write
+// pipeline). (It used to write the local copy, then read it back and push
+// it to each replica in turn: 3.0-4.3 s against 2.4 s modelled for a
+// TeraSort reducer's 15 MB and two replicas, docs/fidelity.md.)
 func (a *Attempt) writeOutput(tier cluster.TierKind, size int64) error {
 	ctx, cancel := context.WithCancel(a.ctx)
 	defer cancel()
@@ -344,16 +339,31 @@ func (a *Attempt) writeOutput(tier cluster.TierKind, size int64) error {
 		}
 	}
 	og := dataplane.NewGroup(dataplane.Output)
-	for _, r := range a.l.Replicas[min(1, len(a.l.Replicas)):] {
-		rt, err := cluster.ParseTierKind(r.Tier)
-		if err != nil {
-			return fmt.Errorf("replica on %s: %w", r.Host, err)
+	reps := a.l.Replicas[min(1, len(a.l.Replicas)):]
+	pushes := [][]wire.Object{reps} // one pipeline through them all
+	if !a.l.Pipeline {
+		pushes = pushes[:0]
+		for i := range reps {
+			pushes = append(pushes, reps[i:i+1])
+		}
+	}
+	for _, chain := range pushes {
+		if len(chain) == 0 {
+			continue
+		}
+		hops := make([]dataplane.Hop, len(chain))
+		for i, r := range chain {
+			rt, err := cluster.ParseTierKind(r.Tier)
+			if err != nil {
+				return fmt.Errorf("replica on %s: %w", r.Host, err)
+			}
+			hops[i] = dataplane.Hop{Addr: r.Addr, Tier: rt, Key: r.Key}
 		}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			if err := a.push(ctx, og, r, rt, size, seed); err != nil {
-				fail(fmt.Errorf("replicate output to %s: %w", r.Host, err))
+			if err := a.push(ctx, og, chain, hops, size, seed); err != nil {
+				fail(fmt.Errorf("replicate output to %s: %w", chain[0].Host, err))
 			}
 		}()
 	}
@@ -364,17 +374,35 @@ func (a *Attempt) writeOutput(tier cluster.TierKind, size int64) error {
 	return first
 }
 
-// push sends one replica of the output, generating the content the local
-// copy has (that of the attempt's output key and seed) as it goes.
-func (a *Attempt) push(ctx context.Context, og *dataplane.Group, r wire.Object, rt cluster.TierKind, size int64, seed uint64) error {
+// push sends the output to the replicas of chain (hops, the same as the
+// data plane names them), the first forwarding to the next, generating the
+// content the local copy has (that of the attempt's output key and seed)
+// as it goes. Each copy is counted at the level of its hop: the writer to
+// the first, each replica to the next.
+func (a *Attempt) push(ctx context.Context, og *dataplane.Group, chain []wire.Object, hops []dataplane.Hop, size int64, seed uint64) error {
 	pr, pw := io.Pipe()
 	go func() { pw.CloseWithError(store.GenContent(pw, a.l.OutputKey, size, seed)) }()
 	defer pr.Close() // ends the generator if the push stops early
-	if err := a.env.Client.Push(ctx, og, r.Addr, rt, r.Key, pr, size); err != nil {
+	if err := a.env.Client.Push(ctx, og, hops[0].Addr, hops[0].Tier, hops[0].Key, pr, size, hops[1:]...); err != nil {
 		return err
 	}
-	a.bytes[dataplane.Output][a.level(r)].Add(size)
+	from := wire.Object{Host: a.env.Host, Rack: a.env.Rack}
+	for _, r := range chain {
+		a.bytes[dataplane.Output][hopLevel(from, r)].Add(size)
+		from = r
+	}
 	return nil
+}
+
+// hopLevel is the level of a copy from one host to another.
+func hopLevel(from, to wire.Object) int {
+	switch {
+	case from.Host == to.Host:
+		return wire.LevelLocal
+	case from.Rack == to.Rack:
+		return wire.LevelRack
+	}
+	return wire.LevelCross
 }
 
 // runShuffle fetches every partition with parallel fetchers, taking new

@@ -35,6 +35,7 @@ func newHost(t *testing.T, name, rack string) host {
 	srv := dataplane.NewServer(st, t.Logf)
 	go srv.Serve(ln)
 	client := dataplane.NewClient(time.Second)
+	srv.ForwardWith(client)
 	t.Cleanup(func() { srv.Close(); client.Close(); st.Wipe() })
 	return host{env: &Env{Host: name, Rack: rack, Store: st, Client: client}, addr: ln.Addr().String()}
 }
@@ -467,5 +468,34 @@ func TestStalledReplicaDoesNotHoldBackTheNext(t *testing.T) {
 	att.Kill()
 	if rep := wait(t, att); rep.OK {
 		t.Fatal("an attempt whose replica never got its bytes succeeded")
+	}
+}
+
+// With the launch's Pipeline the output goes as HDFS's write pipeline: the
+// writer (rack r0) sends one copy to the second replica (r1), which
+// forwards it to the third (r1): one copy across racks, one within r1,
+// each replica with the writer's bytes.
+func TestPipelineSendsOneCopyAcross(t *testing.T) {
+	a, b, c := newHost(t, "a", "r0"), newHost(t, "b", "r1"), newHost(t, "c", "r1")
+	const size = 2<<20 + 1
+	l := wire.Launch{Attempt: 5, Kind: wire.KindMap, Class: "input", OutputKey: "out/m5", OutputTier: "mem", OutputBytes: size,
+		Replicas: []wire.Object{a.object("out/m5"), b.object("out/m5"), c.object("out/m5")}, Pipeline: true}
+	att, err := Start(context.Background(), a.env, l)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep := wait(t, att); !rep.OK {
+		t.Fatal(rep.Reason)
+	} else if out := rep.Bytes["output"]; out[wire.LevelCross] != size || out[wire.LevelRack] != size {
+		t.Fatalf("output bytes %v, want %d across racks and %d in-rack", out, size, size)
+	}
+	if got := a.env.Client.Stats().Pushed[dataplane.Output]; got != size {
+		t.Errorf("the writer sent %d bytes, want one copy, %d", got, size)
+	}
+	want, _ := a.env.Store.Checksum(cluster.Mem, "out/m5")
+	for _, h := range []host{b, c} {
+		if got, err := h.env.Store.Checksum(cluster.Mem, "out/m5"); err != nil || got != want {
+			t.Fatalf("replica on %s: checksum %x, %v; the writer's is %x", h.env.Host, got, err, want)
+		}
 	}
 }
