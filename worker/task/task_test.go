@@ -437,14 +437,28 @@ func TestStalledReplicaDoesNotHoldBackTheNext(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer ln.Close()
+	accepted := make(chan net.Conn, 16)
+	acceptor := make(chan struct{})
+	defer func() {
+		ln.Close()
+		<-acceptor
+		close(accepted)
+		for conn := range accepted {
+			conn.Close()
+		}
+	}()
 	go func() {
+		defer close(acceptor)
 		for {
 			conn, err := ln.Accept()
 			if err != nil {
 				return
 			}
-			t.Cleanup(func() { conn.Close() })
+			select {
+			case accepted <- conn:
+			default:
+				conn.Close()
+			}
 		}
 	}()
 	stalled := wire.Object{Host: "s", Rack: "r0", Addr: ln.Addr().String(), Tier: "mem", Key: "out/m4"}
