@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"net"
 	"strings"
 	"testing"
 	"time"
@@ -120,4 +121,48 @@ func TestPipeRefusesBadHops(t *testing.T) {
 			t.Errorf("hops %.60v: %v", hops, err)
 		}
 	}
+}
+
+// A writer that gives up while a replica down the pipeline stalls (it
+// accepts and never reads) leaves nothing on the replica before it: that
+// one's forward, blocked behind the stall, sees the writer gone.
+func TestPipeStalledHopReleasesTheOneBefore(t *testing.T) {
+	c, ts := pipeline(t)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	accepted := make(chan net.Conn, 16)
+	acceptor := make(chan struct{})
+	defer func() {
+		ln.Close()
+		<-acceptor
+		close(accepted)
+		for conn := range accepted {
+			conn.Close()
+		}
+	}()
+	go func() {
+		defer close(acceptor)
+		for {
+			conn, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			select {
+			case accepted <- conn:
+			default:
+				conn.Close()
+			}
+		}
+	}()
+	hops := []Hop{{Addr: ts[1].addr, Tier: cluster.HDD, Key: "out/s"}, {Addr: ln.Addr().String(), Tier: cluster.HDD, Key: "out/s"}}
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	err = c.Push(ctx, nil, ts[0].addr, cluster.SSD, "out/s", io.LimitReader(zeros{}, 64<<20), 64<<20, hops...)
+	if err == nil {
+		t.Fatal("a push through a stalled replica succeeded")
+	}
+	waitNothingStored(t, ts[0], cluster.SSD, "out/s")
+	waitNothingStored(t, ts[1], cluster.HDD, "out/s")
 }

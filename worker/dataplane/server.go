@@ -371,7 +371,7 @@ func (s *Server) put(sc *sconn, br *bufio.Reader, req *request) bool {
 			s.reject(sc, br, err)
 			return false
 		}
-		fw = startForward(c, req)
+		fw = startForward(c, req, sc.c)
 		defer fw.abort() // no-op once it has ended
 	}
 	bp := bufPool.Get().(*[]byte)
@@ -499,9 +499,14 @@ type forward struct {
 	err    error
 }
 
+// forwardWatch is how often a forward looks whether its upstream is gone.
+const forwardWatch = 100 * time.Millisecond
+
 // startForward pushes req's bytes to its first hop, with the hops after
-// it, marked as req is.
-func startForward(c *Client, req *request) *forward {
+// it, marked as req is. While a slow next hop holds the bytes back, the
+// server reads nothing from upstream, so it would not see the writer give
+// up: a watch stops the forward once the upstream connection is closed.
+func startForward(c *Client, req *request, upstream *net.TCPConn) *forward {
 	pr, pw := io.Pipe()
 	ctx, cancel := context.WithCancel(context.Background())
 	f := &forward{g: NewGroup(req.Class), pw: pw, cancel: cancel, done: make(chan error, 1)}
@@ -512,6 +517,21 @@ func startForward(c *Client, req *request) *forward {
 		// a push that stopped early fails the writes still to come
 		pr.CloseWithError(err)
 		f.done <- err
+	}()
+	go func() {
+		t := time.NewTicker(forwardWatch)
+		defer t.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-t.C:
+				if peerGone(upstream) {
+					cancel()
+					return
+				}
+			}
+		}
 	}()
 	return f
 }
