@@ -338,34 +338,33 @@ func (a *Attempt) writeOutput(tier cluster.TierKind, size int64) error {
 			cancel()
 		}
 	}
-	og := dataplane.NewGroup(dataplane.Output)
 	reps := a.l.Replicas[min(1, len(a.l.Replicas)):]
-	pushes := [][]wire.Object{reps} // one pipeline through them all
-	if !a.l.Pipeline {
-		pushes = pushes[:0]
-		for i := range reps {
-			pushes = append(pushes, reps[i:i+1])
+	hops := make([]dataplane.Hop, len(reps))
+	for i, r := range reps {
+		rt, err := cluster.ParseTierKind(r.Tier)
+		if err != nil {
+			return fmt.Errorf("replica on %s: %w", r.Host, err)
 		}
+		hops[i] = dataplane.Hop{Addr: r.Addr, Tier: rt, Key: r.Key}
 	}
-	for _, chain := range pushes {
-		if len(chain) == 0 {
-			continue
-		}
-		hops := make([]dataplane.Hop, len(chain))
-		for i, r := range chain {
-			rt, err := cluster.ParseTierKind(r.Tier)
-			if err != nil {
-				return fmt.Errorf("replica on %s: %w", r.Host, err)
-			}
-			hops[i] = dataplane.Hop{Addr: r.Addr, Tier: rt, Key: r.Key}
-		}
+	og := dataplane.NewGroup(dataplane.Output)
+	push := func(from, to int) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			if err := a.push(ctx, og, chain, hops, size, seed); err != nil {
-				fail(fmt.Errorf("replicate output to %s: %w", chain[0].Host, err))
+			if err := a.push(ctx, og, reps[from:to], hops[from:to], size, seed); err != nil {
+				fail(fmt.Errorf("replicate output to %s: %w", reps[from].Host, err))
 			}
 		}()
+	}
+	switch {
+	case len(reps) == 0:
+	case a.l.Pipeline:
+		push(0, len(reps)) // one pipeline through them all
+	default:
+		for i := range reps {
+			push(i, i+1)
+		}
 	}
 	if _, err := a.env.Store.Generate(tier, a.l.OutputKey, size, seed); err != nil {
 		fail(fmt.Errorf("write output: %w", err))
