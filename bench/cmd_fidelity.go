@@ -131,7 +131,7 @@ func compareFidelity(ctx context.Context, cmd *cobra.Command, camp *campaign.Cam
 		if err != nil {
 			return fmt.Errorf("run %s: %w", r.Rel(), err)
 		}
-		fmt.Fprintf(stdout, "%s: replayed %d of %d attempts on their recorded host and source\n", r.Rel(), p.SamePlaced, p.Attempts)
+		fmt.Fprintf(stdout, "%s: %s\n", r.Rel(), p.Placed)
 		rs, err := fidelity.Compare(r, p.SimDir, p.ReplayDir)
 		if err != nil {
 			return err
@@ -175,11 +175,11 @@ func runReplay(cmd *cobra.Command, f *simFlags) error {
 	}
 	stdout := cmd.OutOrStdout()
 	fmt.Fprint(stdout, metrics.Table([]metrics.Summary{sum}))
-	same, total, err := fidelity.Placements(run.Run.Dir, spec.Dir)
+	placed, err := fidelity.Placements(run.Run.Dir, spec.Dir)
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "replayed %d of %d attempts on their recorded host and source\n", same, total)
+	fmt.Fprintln(stdout, placed)
 	rec, err := fidelity.LoadJobs(run.Run.Dir)
 	if err != nil {
 		return err

@@ -64,7 +64,7 @@ func TestFidelityFromResultDir(t *testing.T) {
 	// (delay scheduling), which only the recorded times replay
 	text := runBench(t, "fidelity", "--from", out, "--not-before", path)
 	for _, want := range []string{
-		"local/fifo-seed1: replayed 48 of 48 attempts on their recorded host and source",
+		"local/fifo-seed1: replayed 48 of 48 attempts on their recorded host and source; start, replayed - recorded: median +0.00 s, p90 +0.00 s",
 		"replayed JCT within 15% of live: 8 of 8 jobs (100%)",
 		"replayed cross-rack bytes within 1% of live: 8 of 8 jobs (100%)",
 	} {

@@ -127,12 +127,15 @@ func TestReplayOfASimulatedRunReproducesIt(t *testing.T) {
 			if sum.Rejected != 0 {
 				t.Errorf("the replay had %d rejected actions", sum.Rejected)
 			}
-			same, total, err := Placements(r.Dir, spec.Dir)
+			placed, err := Placements(r.Dir, spec.Dir)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if same != total || total == 0 {
-				t.Errorf("%d of %d attempts replayed on their recorded host and source", same, total)
+			if placed.Same != placed.Total || placed.Total == 0 {
+				t.Errorf("%d of %d attempts replayed on their recorded host and source", placed.Same, placed.Total)
+			}
+			if math.Abs(placed.LagP50) > 1e-9 || math.Abs(placed.LagP90) > 1e-9 {
+				t.Errorf("an exact replay started its attempts %g s (median), %g s (p90) after the recorded ones", placed.LagP50, placed.LagP90)
 			}
 			rows, err := Compare(run, r.Dir, spec.Dir)
 			if err != nil {

@@ -9,10 +9,10 @@ import (
 
 // Pair is a live run with its simulation and its replay.
 type Pair struct {
-	Live                 Run
-	SimDir, ReplayDir    string
-	Sim, Replay          metrics.Summary
-	SamePlaced, Attempts int
+	Live              Run
+	SimDir, ReplayDir string
+	Sim, Replay       metrics.Summary
+	Placed            PlacementCheck
 }
 
 // Dirs are where a live run's simulation and replay go under out:
@@ -47,6 +47,6 @@ func Simulate(r Run, out string, notBefore bool, cancel <-chan struct{}) (Pair, 
 		return p, err
 	}
 	p.ReplayDir = rspec.Dir
-	p.SamePlaced, p.Attempts, err = Placements(r.Run.Dir, p.ReplayDir)
+	p.Placed, err = Placements(r.Run.Dir, p.ReplayDir)
 	return p, err
 }
