@@ -192,7 +192,7 @@ func runLocal(cmd *cobra.Command, f *localFlags) error {
 			return err
 		}
 		res, err := local.Run(ctx, opt, live.Config{Workload: w, Datasets: ds, Policy: p.String(), PolicyImpl: impl, Seed: f.seed, OutDir: dir,
-			Placer: placer, MemoryLRU: f.memoryLRU, MaxRunTime: f.maxRunTime, Logf: logf, Sink: sink})
+			Placer: placer, MemoryLRU: f.memoryLRU, OutputPipeline: f.pipeline, MaxRunTime: f.maxRunTime, Logf: logf, Sink: sink})
 		if err != nil {
 			return fmt.Errorf("%s: %w", p, err)
 		}

@@ -57,7 +57,6 @@ type simFlags struct {
 	seeds       string
 	out         string
 	slowStart   float64
-	pipeline    bool
 	maxSimTime  float64
 	window      float64
 	quiet       bool
@@ -117,7 +116,6 @@ and either a topology file (--topology) or a uniform cluster (--racks,
 	fl.StringVar(&f.seeds, "seeds", "1", "comma-separated seeds")
 	fl.StringVar(&f.out, "out", "results/sim", "result directory")
 	fl.Float64Var(&f.slowStart, "slowstart", 0, "reduce slow-start fraction (0: the policy's default, else the engine's 0.05)")
-	fl.BoolVar(&f.pipeline, "output-pipeline", false, "write job outputs' replicas as HDFS's pipeline, each from the one before it (default: each from the writer)")
 	fl.Float64Var(&f.maxSimTime, "max-sim-time", 0, "stop a run with an error after this many simulated seconds (0: a bound derived from the workload, sim.TimeBound)")
 	fl.Float64Var(&f.window, "window", 0, "experiment window, simulated seconds: runs stop there, cleanly, and record the jobs left as unfinished (0: none)")
 	fl.BoolVar(&f.quiet, "quiet", false, "no progress on stderr")

@@ -9,13 +9,15 @@ import (
 	"github.com/spf13/pflag"
 )
 
-// storageFlags choose where the unplaced datasets go and whether the
-// memory tier is an LRU cache: a campaign's placement, tier_mix and
-// memory_lru keys, for bench sim and bench local run.
+// storageFlags choose where the unplaced datasets go, whether the memory
+// tier is an LRU cache and how job outputs' replicas are written: a
+// campaign's placement, tier_mix, memory_lru and output_pipeline keys, for
+// bench sim and bench local run.
 type storageFlags struct {
 	placement string
 	tierMix   string
 	memoryLRU bool
+	pipeline  bool
 }
 
 func (f *storageFlags) add(fl *pflag.FlagSet) {
@@ -23,6 +25,7 @@ func (f *storageFlags) add(fl *pflag.FlagSet) {
 		" (octopus: one replica per tier, memory, ssd and hdd)")
 	fl.StringVar(&f.tierMix, "tier-mix", "", "replica tier weights of the hdfs placement, e.g. memory=1,ssd=1,hdd=1 (default: all hdd)")
 	fl.BoolVar(&f.memoryLRU, "memory-lru", false, "hold each host's memory tier to its capacity by LRU (default: tiers unbounded)")
+	fl.BoolVar(&f.pipeline, "output-pipeline", false, "write job outputs' replicas as HDFS's pipeline, each from the one before it (default: each from the writer)")
 }
 
 // placer builds the placer the flags name; errors name the flags.

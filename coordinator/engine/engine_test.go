@@ -641,3 +641,28 @@ func TestEarlyShuffleLimitAvoidsReducerDeadlock(t *testing.T) {
 		break
 	}
 }
+
+// A policy's output placement whose first replica is not on the writer is
+// refused (the writer's worker writes that copy itself), and the engine
+// places the output.
+func TestOutputPlacementStartsOnTheWriter(t *testing.T) {
+	topo := topo2x2(t, 1)
+	ds := &workload.Datasets{Datasets: []workload.Dataset{blocksOn("in", 10, 0)}}
+	w := &workload.Workload{Jobs: []workload.Job{{ID: "j", Stages: []workload.Stage{{Name: "m", Kind: workload.Map, Input: "in", Selectivity: 1, OutputReplicas: 2}}}}}
+	p := &placing{}
+	p.output = func(ctx *Context, a *Attempt, n int) []workload.Replica {
+		return []workload.Replica{{Host: 3, Tier: cluster.HDD}, {Host: 1, Tier: cluster.HDD}}
+	}
+	e := newEngine(t, Config{}, topo, w, ds, p)
+	ctx := &Context{e}
+	id, err := ctx.Launch(TaskRef{0, 0, 0}, 0, LaunchOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if reps := e.Attempt(id).OutputReplicas; len(reps) != 2 || reps[0].Host != 0 {
+		t.Fatalf("output replicas %+v, want the engine's, first on the writer (host 0)", reps)
+	}
+	if got := e.Stats.RejectedByReason["bad output placement"]; got != 1 {
+		t.Errorf("rejections %v, want one bad output placement", e.Stats.RejectedByReason)
+	}
+}

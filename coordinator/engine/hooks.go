@@ -84,8 +84,9 @@ type DatasetPlacer interface {
 }
 
 // OutputPlacer chooses where a final-stage attempt writes its output
-// replicas. The result must have at least one replica; the first should
-// normally be the writer's own host.
+// replicas. The result must have at least one replica, the first on the
+// writer's own host (the copy its worker writes; the others are sent from
+// it), or the engine refuses it and places the output itself.
 type OutputPlacer interface {
 	PlaceOutput(ctx *Context, a *Attempt, replicas int) []workload.Replica
 }

@@ -174,7 +174,7 @@ func (e *Engine) placeOutput(st *Stage, a *Attempt) []workload.Replica {
 	}
 	n := max(st.Spec.OutputReplicas, 1)
 	if op, ok := e.policy.(OutputPlacer); ok {
-		if reps := op.PlaceOutput(&e.ctx, a, n); e.validReplicas(reps) {
+		if reps := op.PlaceOutput(&e.ctx, a, n); e.validReplicas(reps) && reps[0].Host == a.Host {
 			return reps
 		}
 		e.reject("bad output placement")

@@ -432,9 +432,10 @@ func TestMalformedRequests(t *testing.T) {
 		{"data past put", append(rawRequest(reqMagic, 1, opPut, 0, 0, 0, "p", 1, 0, 3), rawRequest(reqMagic, 1, opData, 0, 0, 0, "", 0, 0, 4)...), StatusBadRequest},
 		{"get inside put", append(rawRequest(reqMagic, 1, opPut, 0, 0, 0, "p", 1, 0, 3), rawRequest(reqMagic, 1, opGet, 0, 0, 0, "a", 1, 0, 3)...), StatusBadRequest},
 		{"remark with key", rawRequest(reqMagic, 1, opRemark, 0, 0, 0, "a", 1, 0, 0), StatusBadRequest},
-		{"pipe without hops", append(rawRequest(reqMagic, 1, opPipe, 0, 0, 0, "p", 1, 0, 3), 0), StatusBadRequest},
-		{"pipe hop of unknown tier", append(rawRequest(reqMagic, 1, opPipe, 0, 0, 0, "p", 1, 0, 3), 1, 3, 'h', ':', '1', 9, 0, 1, 'p'), StatusBadRequest},
-		{"pipe to a server that does not forward", append(rawRequest(reqMagic, 1, opPipe, 0, 0, 0, "p", 1, 0, 3), 1, 3, 'h', ':', '1', 0, 0, 1, 'p'), StatusBadRequest},
+		{"pipe without hops", append(rawRequest(reqMagic, 1, opPipe, 0, 0, 0, "p", 1, 0, 3), 0, 0), StatusBadRequest},
+		{"pipe of too many hops", append(rawRequest(reqMagic, 1, opPipe, 0, 0, 0, "p", 1, 0, 3), 0xff, 0xff), StatusBadRequest},
+		{"pipe hop of unknown tier", append(rawRequest(reqMagic, 1, opPipe, 0, 0, 0, "p", 1, 0, 3), 0, 1, 3, 'h', ':', '1', 9, 0, 1, 'p'), StatusBadRequest},
+		{"pipe to a server that does not forward", append(rawRequest(reqMagic, 1, opPipe, 0, 0, 0, "p", 1, 0, 3), 0, 1, 3, 'h', ':', '1', 0, 0, 1, 'p'), StatusBadRequest},
 		{"truncated header", []byte("RLDP\x01\x01"), 255},
 		{"truncated key", rawRequest(reqMagic, 1, opGet, 0, 0, 0, "a", 10, 0, -1)[:14], 255},
 	} {

@@ -18,7 +18,7 @@
 // op is GET (send len bytes of key from off; len -1 = to the end), PUT
 // (store len bytes, which follow as DATA frames of at most 4 MiB, under key;
 // committed only when all have arrived), PIPE (a PUT whose header is
-// followed by a hop list, count(u8) then per hop addrlen(u8) addr tier(u8)
+// followed by a hop list, count(u16) then per hop addrlen(u8) addr tier(u8)
 // keylen(u16) key: the server forwards the bytes to the first hop as a PIPE
 // of the rest as it stores them, HDFS's write pipeline, and commits and
 // answers once the hops have; a server takes it only with a client to

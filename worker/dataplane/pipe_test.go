@@ -1,6 +1,7 @@
 package dataplane
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"io"
@@ -106,8 +107,20 @@ func (b blockUntil) Read([]byte) (int, error) {
 	return 0, b.ctx.Err()
 }
 
-// Bad hop lists are refused before anything is sent.
+// Bad hop lists are refused before anything is sent; a list as long as an
+// output's replicas allow is not.
 func TestPipeRefusesBadHops(t *testing.T) {
+	long := make([]Hop, MaxHops)
+	for i := range long {
+		long[i] = Hop{Addr: "h:1", Tier: cluster.HDD, Key: "k"}
+	}
+	if err := checkHops(long); err != nil {
+		t.Errorf("%d hops, an output of workload.MaxReplicas replicas: %v", len(long), err)
+	}
+	q := request{Op: opPipe, Class: Output, Tier: cluster.HDD, Key: "k", Len: 1, Hops: long}
+	if got, err := parseRequest(bytes.NewReader(appendRequest(nil, &q))); err != nil || len(got.Hops) != MaxHops {
+		t.Errorf("a PIPE of %d hops parsed as %d hops, %v", MaxHops, len(got.Hops), err)
+	}
 	c := NewClient(time.Second)
 	defer c.Close()
 	for _, hops := range [][]Hop{

@@ -8,6 +8,7 @@ import (
 	"io/fs"
 
 	"github.com/racklab/racklab/coordinator/cluster"
+	"github.com/racklab/racklab/coordinator/workload"
 	"github.com/racklab/racklab/worker/store"
 )
 
@@ -28,8 +29,8 @@ const (
 	// maxMsgLen is the longest error message in a response.
 	maxMsgLen = 4096
 	// MaxHops is the most replicas a PIPE forwards to after its server's
-	// own: an output has at most workload.MaxReplicas.
-	MaxHops = 15
+	// own: all but one of the most an output may have.
+	MaxHops = workload.MaxReplicas - 1
 	// MaxAddrLen is the longest address a hop may name.
 	MaxAddrLen = 255
 )
@@ -98,7 +99,7 @@ func appendRequest(b []byte, r *request) []byte {
 		return b
 	}
 	// a PIPE's hop list: count, then per hop its address, tier and key
-	b = append(b, byte(len(r.Hops)))
+	b = binary.BigEndian.AppendUint16(b, uint16(len(r.Hops)))
 	for _, h := range r.Hops {
 		b = append(b, byte(len(h.Addr)))
 		b = append(b, h.Addr...)
@@ -197,10 +198,10 @@ func parseHops(r io.Reader) ([]Hop, error) {
 		}
 		return err
 	}
-	if err := read(b[:1]); err != nil {
+	if err := read(b[:2]); err != nil {
 		return nil, err
 	}
-	n := int(b[0])
+	n := int(binary.BigEndian.Uint16(b[:2]))
 	if n < 1 || n > MaxHops {
 		return nil, badRequest("PIPE with %d hops (1 to %d)", n, MaxHops)
 	}

@@ -59,7 +59,7 @@ type ServerStats struct {
 // ConnInfo describes one open server connection.
 type ConnInfo struct {
 	Remote, Local string
-	Op            string // "GET", "PUT" or "" when idle
+	Op            string // "GET", "PUT", "PIPE" or "" when idle
 	Class         Class  // of the current or last request
 	Key           string // of the current or last request
 	DSCP          uint8  // as read from the socket
