@@ -920,23 +920,64 @@ func (s *Sim) write(r *run) error {
 	r.flows = r.flows[:0]
 	// every copy at once: from the writer, or, as HDFS's pipeline
 	// (engine.Config.OutputPipeline), from the replica before it
-	from := a.Host
-	for i, rep := range a.OutputReplicas {
-		w := s.tierWr[rep.Host][rep.Tier]
-		if i == 0 && rep.Host == a.Host {
-			s.flow(r, []int32{w}, a.OutputBytes)
-		} else {
-			f := s.flow(r, s.path(from, rep.Host, -1, w), a.OutputBytes)
+	reps := a.OutputReplicas
+	if len(reps) > 0 && reps[0].Host == a.Host {
+		s.flow(r, []int32{s.tierWr[a.Host][reps[0].Tier]}, a.OutputBytes)
+		reps = reps[1:]
+	}
+	if !(s.eng.OutputPipeline() && len(reps) > 1 && s.pipelineFlow(r, reps)) {
+		from := a.Host
+		for _, rep := range reps {
+			f := s.flow(r, s.path(from, rep.Host, -1, s.tierWr[rep.Host][rep.Tier]), a.OutputBytes)
 			s.countCross(f, s.topo.RackOf(from), rep.Host)
-		}
-		if s.eng.OutputPipeline() {
-			from = rep.Host
+			if s.eng.OutputPipeline() {
+				from = rep.Host
+			}
 		}
 	}
 	if r.active > 0 {
 		return nil
 	}
 	return s.advance(r)
+}
+
+// pipelineFlow sends an output through its pipeline (the replicas after
+// the writer's own copy, reps) as one flow over every hop's links and
+// every replica's disk, as a live pipeline moves: each replica forwards
+// what it has received, so the chain runs at its slowest hop. A flow
+// counts its bytes into one host's cross-rack receive counter, so a chain
+// that crosses racks more than once (HDFS's placement crosses once), or
+// meets a resource twice, is left to one flow a hop; it reports whether it
+// took the output.
+func (s *Sim) pipelineFlow(r *run, reps []workload.Replica) bool {
+	a := r.a
+	var res []int32
+	from, crossings := a.Host, 0
+	var crossFrom cluster.RackID
+	var crossInto cluster.HostID
+	for _, rep := range reps {
+		res = append(res, s.path(from, rep.Host, -1, s.tierWr[rep.Host][rep.Tier])...)
+		if s.topo.RackOf(from) != s.topo.RackOf(rep.Host) {
+			crossings++
+			crossFrom, crossInto = s.topo.RackOf(from), rep.Host
+		}
+		from = rep.Host
+	}
+	if crossings > 1 {
+		return false
+	}
+	seen := make(map[int32]bool, len(res))
+	for _, x := range res {
+		if seen[x] {
+			return false
+		}
+		seen[x] = true
+	}
+	f := s.flow(r, res, a.OutputBytes)
+	if crossings == 1 {
+		s.countCross(f, crossFrom, crossInto)
+	}
+	return true
 }
 
 func (s *Sim) sample() error {
