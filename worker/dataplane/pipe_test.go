@@ -5,12 +5,12 @@ import (
 	"context"
 	"errors"
 	"io"
-	"net"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/racklab/racklab/coordinator/cluster"
+	"github.com/racklab/racklab/internal/stallnet"
 	"github.com/racklab/racklab/worker/store"
 )
 
@@ -141,38 +141,11 @@ func TestPipeRefusesBadHops(t *testing.T) {
 // one's forward, blocked behind the stall, sees the writer gone.
 func TestPipeStalledHopReleasesTheOneBefore(t *testing.T) {
 	c, ts := pipeline(t)
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	accepted := make(chan net.Conn, 16)
-	acceptor := make(chan struct{})
-	defer func() {
-		ln.Close()
-		<-acceptor
-		close(accepted)
-		for conn := range accepted {
-			conn.Close()
-		}
-	}()
-	go func() {
-		defer close(acceptor)
-		for {
-			conn, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			select {
-			case accepted <- conn:
-			default:
-				conn.Close()
-			}
-		}
-	}()
-	hops := []Hop{{Addr: ts[1].addr, Tier: cluster.HDD, Key: "out/s"}, {Addr: ln.Addr().String(), Tier: cluster.HDD, Key: "out/s"}}
+	stalled := stallnet.Listen(t)
+	hops := []Hop{{Addr: ts[1].addr, Tier: cluster.HDD, Key: "out/s"}, {Addr: stalled, Tier: cluster.HDD, Key: "out/s"}}
 	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
 	defer cancel()
-	err = c.Push(ctx, nil, ts[0].addr, cluster.SSD, "out/s", io.LimitReader(zeros{}, 64<<20), 64<<20, hops...)
+	err := c.Push(ctx, nil, ts[0].addr, cluster.SSD, "out/s", io.LimitReader(zeros{}, 64<<20), 64<<20, hops...)
 	if err == nil {
 		t.Fatal("a push through a stalled replica succeeded")
 	}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/racklab/racklab/coordinator/cluster"
 	"github.com/racklab/racklab/coordinator/wire"
+	"github.com/racklab/racklab/internal/stallnet"
 	"github.com/racklab/racklab/worker/dataplane"
 	"github.com/racklab/racklab/worker/store"
 )
@@ -433,35 +434,7 @@ func TestStalledReplicaDoesNotHoldBackTheNext(t *testing.T) {
 	a, c := newHost(t, "a", "r0"), newHost(t, "c", "r1")
 	// a server that accepts and never reads: a push of more than the
 	// sockets buffer blocks
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	accepted := make(chan net.Conn, 16)
-	acceptor := make(chan struct{})
-	defer func() {
-		ln.Close()
-		<-acceptor
-		close(accepted)
-		for conn := range accepted {
-			conn.Close()
-		}
-	}()
-	go func() {
-		defer close(acceptor)
-		for {
-			conn, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			select {
-			case accepted <- conn:
-			default:
-				conn.Close()
-			}
-		}
-	}()
-	stalled := wire.Object{Host: "s", Rack: "r0", Addr: ln.Addr().String(), Tier: "mem", Key: "out/m4"}
+	stalled := wire.Object{Host: "s", Rack: "r0", Addr: stallnet.Listen(t), Tier: "mem", Key: "out/m4"}
 	const size = 64 << 20
 	l := wire.Launch{Attempt: 4, Kind: wire.KindMap, Class: "input",
 		OutputKey: "out/m4", OutputTier: "mem", OutputBytes: size,
