@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/racklab/racklab/coordinator/cluster"
 	"github.com/racklab/racklab/coordinator/engine"
@@ -966,12 +967,10 @@ func (s *Sim) pipelineFlow(r *run, reps []workload.Replica) bool {
 	if crossings > 1 {
 		return false
 	}
-	seen := make(map[int32]bool, len(res))
-	for _, x := range res {
-		if seen[x] {
+	for i, x := range res { // a few resources a hop: no map
+		if slices.Contains(res[:i], x) {
 			return false
 		}
-		seen[x] = true
 	}
 	f := s.flow(r, res, a.OutputBytes)
 	if crossings == 1 {
