@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"time"
+
+	"github.com/racklab/racklab/coordinator/policy/internal/yarnrm"
 )
 
 // Config is the policy's args (corral.md §3.2 and the switches the spec
@@ -74,7 +76,7 @@ func DefaultConfig() Config {
 	return Config{
 		Objective: "auto", Penalty: true, ShuffleWaveMultiplier: true,
 		Placement: "planned", SecondRack: "least_loaded", SecondRackTies: "random", FailThreshold: 0.5, AdHocQueue: "adhoc", SlowStart: 1,
-		Heartbeat: time.Second,
+		Heartbeat: yarnrm.DefaultHeartbeat,
 	}
 }
 
@@ -123,8 +125,9 @@ func (c Config) Validate() error {
 		return fmt.Errorf("corral: fail_threshold %g is outside [0,1]", c.FailThreshold)
 	case !(c.SlowStart >= 0 && c.SlowStart <= 1):
 		return fmt.Errorf("corral: slow_start %g is outside [0,1]", c.SlowStart)
-	case c.Heartbeat <= 0:
-		return fmt.Errorf("corral: heartbeat %v: want a positive interval (Hadoop 2.7's is 1s)", c.Heartbeat)
+	}
+	if err := yarnrm.CheckHeartbeat(c.Heartbeat); err != nil {
+		return fmt.Errorf("corral: %w", err)
 	}
 	return nil
 }
