@@ -71,6 +71,47 @@ func (c *Context) OutputTier(h cluster.HostID) cluster.TierKind {
 	return c.e.tierFor(h, c.e.cfg.OutputTiers)
 }
 
+// OutputCopies is how a final output of n replicas written on writer
+// goes over the network as this run writes outputs: out, the copies the
+// writer's NIC sends, and cross, the copies that cross racks, each hop
+// counted as the engine counts output bytes (from the writer, or from the
+// replica before it with Config.OutputPipeline). They are means over
+// draws placements by the run's output placer, drawn from rng, the
+// caller's own: the run's randomness is left as it was. A planner that
+// costs a task's output write needs them, as the writer waits for every
+// copy.
+func (c *Context) OutputCopies(rng *rand.Rand, writer cluster.HostID, n, draws int) (out, cross float64) {
+	e := c.e
+	n = max(n, 1)
+	if e.cfg.OutputPlacer == nil {
+		draws = 1 // the default placement draws nothing
+	}
+	draws = max(draws, 1)
+	alive := func(h cluster.HostID) bool { return e.hosts[h].alive }
+	for range draws {
+		var reps []workload.Replica
+		if e.cfg.OutputPlacer != nil {
+			reps = e.cfg.OutputPlacer.PlaceReplicas(e.topo, rng, writer, n, alive)
+		}
+		if !e.validReplicas(reps) || reps[0].Host != writer {
+			reps = e.defaultOutput(writer, n)
+		}
+		from := writer
+		for _, r := range reps[1:] {
+			if from == writer && r.Host != writer {
+				out++
+			}
+			if e.topo.RackOf(from) != e.topo.RackOf(r.Host) {
+				cross++
+			}
+			if e.cfg.OutputPipeline {
+				from = r.Host
+			}
+		}
+	}
+	return out / float64(draws), cross / float64(draws)
+}
+
 // Task returns a task's state.
 func (c *Context) Task(t TaskRef) *Task {
 	j := c.e.jobs[t.Job]

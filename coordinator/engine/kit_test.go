@@ -402,3 +402,37 @@ func (otherRackPair) PlaceReplicas(t *cluster.Topology, rng *rand.Rand, writer c
 	r := t.Racks[len(t.Racks)-1].Hosts
 	return []workload.Replica{{Host: writer, Tier: cluster.HDD}, {Host: r[0], Tier: cluster.HDD}, {Host: r[1], Tier: cluster.HDD}}
 }
+
+// TestOutputCopies checks what a planner is told of an output's copies
+// (Context.OutputCopies), hop by hop as TestOutputPipelineLevels counts
+// the bytes: under HDFS's placement (the writer, then two hosts of
+// rack 1) the writer's NIC sends one copy and one crosses racks through
+// the pipeline, two and two without it; the default placement (the
+// writer's rack) sends one copy of two and none across; one replica,
+// nothing. The run's own random source is not drawn from.
+func TestOutputCopies(t *testing.T) {
+	topo := topo2x2(t, 1)
+	w := &workload.Workload{Jobs: []workload.Job{{ID: "j", Stages: []workload.Stage{{Name: "m", Kind: workload.Map, Input: "in", OutputReplicas: 3}}}}}
+	ds := &workload.Datasets{Datasets: []workload.Dataset{blocksOn("in", 10, 0)}}
+	for _, c := range []struct {
+		name       string
+		cfg        Config
+		n          int
+		out, cross float64
+	}{
+		{"hdfs, pipeline", Config{OutputPipeline: true, OutputPlacer: otherRackPair{}}, 3, 1, 1},
+		{"hdfs, from the writer", Config{OutputPlacer: otherRackPair{}}, 3, 2, 2},
+		{"default placement", Config{OutputPipeline: true}, 2, 1, 0},
+		{"one replica", Config{OutputPipeline: true}, 1, 0, 0},
+	} {
+		e := newEngine(t, c.cfg, topo, w, ds, &scripted{offer: greedy})
+		twin := newEngine(t, c.cfg, topo, w, ds, &scripted{offer: greedy})
+		out, cross := (&Context{e: e}).OutputCopies(rand.New(rand.NewPCG(1, 2)), 0, c.n, 8)
+		if out != c.out || cross != c.cross {
+			t.Errorf("%s: %g copies out of the writer, %g across racks; want %g and %g", c.name, out, cross, c.out, c.cross)
+		}
+		if e.rng.Uint64() != twin.rng.Uint64() {
+			t.Errorf("%s: OutputCopies drew from the run's random source", c.name)
+		}
+	}
+}

@@ -35,6 +35,12 @@ type Config struct {
 	// slots (the same script's earlier runs at concurrency s, §2.4.4).
 	MapRate    float64 `yaml:"map_rate"`
 	ReduceRate float64 `yaml:"reduce_rate"`
+	// OutputWrite is what a derived rate counts of a job's output write:
+	// replicas, every copy the writer waits for (its local disk, and the
+	// copies its NIC and its share of the rack uplink carry as the run
+	// places and sends outputs), as an earlier run's task times include
+	// them; or local, the local copy's disk time only.
+	OutputWrite string `yaml:"output_write"`
 	// Placement is planned (Algorithm U, §2.6: one replica in R_j) or
 	// hdfs (HDFS random placement: LocalShuffle, §4.3).
 	Placement string `yaml:"placement"`
@@ -75,7 +81,7 @@ type Config struct {
 func DefaultConfig() Config {
 	return Config{
 		Objective: "auto", Penalty: true, ShuffleWaveMultiplier: true,
-		Placement: "planned", SecondRack: "least_loaded", SecondRackTies: "random", FailThreshold: 0.5, AdHocQueue: "adhoc", SlowStart: 1,
+		OutputWrite: "replicas", Placement: "planned", SecondRack: "least_loaded", SecondRackTies: "random", FailThreshold: 0.5, AdHocQueue: "adhoc", SlowStart: 1,
 		Heartbeat: yarnrm.DefaultHeartbeat,
 	}
 }
@@ -91,6 +97,9 @@ func (c Config) Validate() error {
 		return fmt.Errorf("corral: %s %q is not one of %v", arg, v, ok)
 	}
 	if err := oneOf("objective", c.Objective, "auto", "batch", "online"); err != nil {
+		return err
+	}
+	if err := oneOf("output_write", c.OutputWrite, "replicas", "local"); err != nil {
 		return err
 	}
 	if err := oneOf("placement", c.Placement, "planned", "hdfs"); err != nil {

@@ -90,7 +90,7 @@ func (p *Policy) Plan(ctx *engine.Context, fk *engine.Foreknowledge) {
 	}
 	p.jobs = make([]jobPlan, len(fk.Workload.Jobs))
 	c := modelCluster(topo, p.cfg.Background)
-	jobs, ids := p.plannerJobs(ctx, fk)
+	jobs, ids := p.plannerJobs(ctx, fk, c)
 	if len(jobs) == 0 {
 		return
 	}
@@ -183,7 +183,7 @@ func modelCluster(topo *cluster.Topology, background float64) Cluster {
 }
 
 // plannerJobs lists the jobs to plan with their engine ids.
-func (p *Policy) plannerJobs(ctx *engine.Context, fk *engine.Foreknowledge) ([]Job, []engine.JobID) {
+func (p *Policy) plannerJobs(ctx *engine.Context, fk *engine.Foreknowledge, c Cluster) ([]Job, []engine.JobID) {
 	var predicted map[string]*workload.Prediction
 	if fk.Predicted != nil {
 		predicted = make(map[string]*workload.Prediction, len(fk.Predicted.Jobs))
@@ -192,6 +192,7 @@ func (p *Policy) plannerJobs(ctx *engine.Context, fk *engine.Foreknowledge) ([]J
 		}
 	}
 	disk := storageOf(ctx)
+	copies := map[int]storage{} // by output replicas
 	var jobs []Job
 	var ids []engine.JobID
 	for i := range fk.Workload.Jobs {
@@ -213,9 +214,17 @@ func (p *Policy) plannerJobs(ctx *engine.Context, fk *engine.Foreknowledge) ([]J
 				scale = j.InputBytes / actual.InputBytes
 			}
 		}
-		j.MapRate, j.ReduceRate = p.rates(wj, j, disk)
+		jd := disk
+		if p.cfg.OutputWrite == "replicas" {
+			n := outputReplicas(wj)
+			if _, ok := copies[n]; !ok {
+				copies[n] = disk.withCopies(ctx, c, n)
+			}
+			jd = copies[n]
+		}
+		j.MapRate, j.ReduceRate = p.rates(wj, j, jd)
 		if !isMapReduce(stages) {
-			j.Stages = p.dagStages(stages, scale, disk)
+			j.Stages = p.dagStages(stages, scale, jd)
 		}
 		jobs = append(jobs, j)
 		ids = append(ids, engine.JobID(i))
@@ -231,6 +240,44 @@ func (p *Policy) plannerJobs(ctx *engine.Context, fk *engine.Foreknowledge) ([]J
 type storage struct {
 	inputRead, interWrite, outputWrite float64
 	slots                              float64
+	// outputNet is the network's seconds per byte of a job output
+	// written by one task while the machine's slots all write: its
+	// copies through the writer's NIC and through the machine's share of
+	// the rack uplink (withCopies); 0 counts the local copy only.
+	outputNet float64
+}
+
+// copyDraws is how many placements withCopies averages over: HDFS's
+// rule draws its remote rack and hosts at random.
+const copyDraws = 64
+
+// withCopies is st for a job whose outputs have n replicas, placed and
+// sent as the run writes outputs (engine.Context.OutputCopies, from rack
+// 0's first host, which stands for every host): [INTERPRETATION] B_M
+// and B_R are measured on earlier runs (§2.4.3), whose task times
+// include the output's replicas, since the writer waits for every copy
+// (HDFS's close); under HDFS's rule one copy crosses racks through the
+// pipeline, two without it. A machine's s tasks share its NIC, B, and
+// its share of the uplink, B/V, with the background the planner assumes
+// (the core term's V, §2.4.2).
+func (st storage) withCopies(ctx *engine.Context, c Cluster, n int) storage {
+	// a fixed seed: the planner's inputs must not depend on the run's
+	// draws, nor take any of them
+	rng := rand.New(rand.NewPCG(1, uint64(n)))
+	out, cross := ctx.OutputCopies(rng, ctx.Topology().Racks[0].Hosts[0], n, copyDraws)
+	v := c.Oversubscription / (1 - c.BackgroundShare)
+	st.outputNet = math.Max(out/c.NICBps, cross/(c.NICBps/v))
+	return st
+}
+
+// outputReplicas is the replication of a job's output, its final
+// stages' (the most of them).
+func outputReplicas(wj *workload.Job) int {
+	n := 1
+	for _, st := range wj.Stages {
+		n = max(n, st.OutputReplicas)
+	}
+	return n
 }
 
 func storageOf(ctx *engine.Context) storage {
@@ -256,13 +303,15 @@ func storageOf(ctx *engine.Context) storage {
 // input tier and writes out bytes, to the output tier if it is a final
 // stage's, else to the intermediate tier: [INTERPRETATION] §2.4.4 wants
 // B_M and B_R "measured at the typical concurrency s", so the s tasks of
-// a machine share each tier's rate.
+// a machine share each tier's rate. A final output's copies go on
+// together (HDFS's pipeline), so its write takes the longer of the local
+// disk's time and the network's.
 func (st storage) seconds(in, out float64, final bool) float64 {
-	w := st.interWrite
+	write := out / st.interWrite
 	if final {
-		w = st.outputWrite
+		write = math.Max(out/st.outputWrite, out*st.outputNet)
 	}
-	return st.slots * (in/st.inputRead + out/w)
+	return st.slots * (in/st.inputRead + write)
 }
 
 // rates are B_M and B_R (§2.4.3), from the args or, as "earlier runs of

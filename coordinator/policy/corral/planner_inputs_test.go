@@ -5,6 +5,7 @@ import (
 
 	"github.com/racklab/racklab/coordinator/cluster"
 	"github.com/racklab/racklab/coordinator/engine"
+	"github.com/racklab/racklab/coordinator/placement/hdfs"
 	"github.com/racklab/racklab/coordinator/workload"
 )
 
@@ -177,5 +178,50 @@ func TestDAGDiskRates(t *testing.T) {
 	r := shuffle + 512*mib*5e-9 + 256*mib/160e6
 	if got, want := dagPlan(t, cfg, nil), m+g+r; !near(got, want) {
 		t.Errorf("DAG planned for %g s, want %g", got, want)
+	}
+}
+
+// TestOutputWriteCountsReplicas checks B_M of a map-only job whose output
+// has three replicas placed by HDFS's rule (the writer, then two hosts
+// of the other rack): an earlier run's task time, which B_M stands for
+// (§2.4.3), includes the copies the writer waits for. M reads 1 GiB in
+// one map on 2 racks × 2 one-slot hosts (B = 1.25e8 B/s, V = 5: a
+// machine's uplink share B/V = 2.5e7 B/s; HDD read 200e6, output write
+// 160e6), compute 5 ns/B, penalty off. Through the pipeline one copy
+// crosses racks, and the write takes the longest of its hops:
+//
+//	1/B_M = 5e-9 + 1/200e6 + max(1/160e6, 1/1.25e8, 1/2.5e7) = 50e-9 s/B → 53.69 s
+//
+// sent from the writer, both copies cross: 1/B_M = 90e-9 s/B, 96.64 s;
+// with output_write local, the local copy only: 16.25e-9 s/B, 17.45 s.
+func TestOutputWriteCountsReplicas(t *testing.T) {
+	topo, err := cluster.Uniform(cluster.UniformSpec{Racks: 2, HostsPerRack: 2, Slots: 1, NICBps: 1.25e8, Oversubscription: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ds := &workload.Datasets{Datasets: []workload.Dataset{{Name: "m", Size: 1 << 30, BlockSize: 1 << 30, Replication: 1}}}
+	w := &workload.Workload{Jobs: []workload.Job{{ID: "M", Stages: []workload.Stage{
+		{Name: "map", Kind: workload.Map, Input: "m", Selectivity: 1, ComputeNsPerByte: 5, OutputReplicas: 3},
+	}}}}
+	pred := &workload.Predicted{Jobs: []workload.Prediction{{ID: "M", InputBytes: 1 << 30, OutputBytes: 1 << 30, MapTasks: 1}}}
+	for _, c := range []struct {
+		name     string
+		write    string
+		pipeline bool
+		perByte  float64
+	}{
+		{"pipeline", "replicas", true, 5e-9 + 1/200e6 + 1/2.5e7},
+		{"from the writer", "replicas", false, 5e-9 + 1/200e6 + 2/2.5e7},
+		{"local copy only", "local", true, 5e-9 + 1/200e6 + 1/160e6},
+	} {
+		cfg := DefaultConfig()
+		cfg.Penalty, cfg.OutputWrite = false, c.write
+		p := New(cfg)
+		if _, err := engine.New(engine.Config{Predicted: pred, OutputPlacer: &hdfs.Placer{}, OutputPipeline: c.pipeline}, topo, w, ds, p); err != nil {
+			t.Fatal(err)
+		}
+		if got, want := p.planOf(0).duration, float64(1<<30)*c.perByte; !near(got, want) {
+			t.Errorf("%s: M planned for %g s, want %g", c.name, got, want)
+		}
 	}
 }
