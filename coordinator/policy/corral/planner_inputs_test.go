@@ -126,33 +126,42 @@ func TestDAGScaledToPrediction(t *testing.T) {
 // N^R = 0; §2.4.3–§2.4.4, B_M as an earlier run at concurrency s would
 // measure it): its map task reads its block, computes, and writes its
 // output as the job's output, on the output tier. M reads 1 GiB in one
-// map on 1 one-slot host (default tiers: HDD read 200e6 B/s, output on
-// HDD at 160e6 B/s), compute 5 ns/B, selectivity 1, penalty off,
-// predicted with D^O = 1 GiB:
+// map on a rack of 2 one-slot hosts (default tiers: HDD read 200e6 B/s,
+// output on HDD at 160e6 B/s), compute 5 ns/B, selectivity 1, penalty
+// off, predicted with D^O = 1 GiB:
 //
 //	1/B_M = 5e-9 + 1/200e6 + 1/160e6 = 16.25e-9 s/B → L_M(1) = 17.45 s
 //
 // (the simulator runs it in 17.46 s). Costing the map output as shuffle
 // bytes, 0 without reducers, would drop the write: 10.74 s.
 func TestMapOnlyOutputWrite(t *testing.T) {
-	topo, err := cluster.Uniform(cluster.UniformSpec{Racks: 1, HostsPerRack: 1, Slots: 1, NICBps: 1.25e8, Oversubscription: 5})
+	cfg := DefaultConfig()
+	cfg.Penalty = false
+	if got, want := mapOnlyPlan(t, 1, 1, cfg, engine.Config{}), float64(1<<30)*(5e-9+1/200e6+1/160e6); !near(got, want) {
+		t.Errorf("map-only M planned for %g s, want %g", got, want)
+	}
+}
+
+// mapOnlyPlan plans job M, one map of a 1 GiB block (compute 5 ns/B,
+// selectivity 1, replicas output copies), predicted with D^O = 1 GiB, on
+// racks of 2 one-slot hosts (B = 1.25e8, V = 5, default tiers), and
+// returns its planned run time.
+func mapOnlyPlan(t *testing.T, racks, replicas int, cfg Config, ecfg engine.Config) float64 {
+	t.Helper()
+	topo, err := cluster.Uniform(cluster.UniformSpec{Racks: racks, HostsPerRack: 2, Slots: 1, NICBps: 1.25e8, Oversubscription: 5})
 	if err != nil {
 		t.Fatal(err)
 	}
 	ds := &workload.Datasets{Datasets: []workload.Dataset{{Name: "m", Size: 1 << 30, BlockSize: 1 << 30, Replication: 1}}}
 	w := &workload.Workload{Jobs: []workload.Job{{ID: "M", Stages: []workload.Stage{
-		{Name: "map", Kind: workload.Map, Input: "m", Selectivity: 1, ComputeNsPerByte: 5},
+		{Name: "map", Kind: workload.Map, Input: "m", Selectivity: 1, ComputeNsPerByte: 5, OutputReplicas: replicas},
 	}}}}
-	pred := &workload.Predicted{Jobs: []workload.Prediction{{ID: "M", InputBytes: 1 << 30, OutputBytes: 1 << 30, MapTasks: 1}}}
-	cfg := DefaultConfig()
-	cfg.Penalty = false
+	ecfg.Predicted = &workload.Predicted{Jobs: []workload.Prediction{{ID: "M", InputBytes: 1 << 30, OutputBytes: 1 << 30, MapTasks: 1}}}
 	p := New(cfg)
-	if _, err := engine.New(engine.Config{Predicted: pred}, topo, w, ds, p); err != nil {
+	if _, err := engine.New(ecfg, topo, w, ds, p); err != nil {
 		t.Fatal(err)
 	}
-	if got, want := p.planOf(0).duration, float64(1<<30)*(5e-9+1/200e6+1/160e6); !near(got, want) {
-		t.Errorf("map-only M planned for %g s, want %g", got, want)
-	}
+	return p.planOf(0).duration
 }
 
 // TestDAGDiskRates checks τ_s of a DAG job's stages derived from the
@@ -195,15 +204,6 @@ func TestDAGDiskRates(t *testing.T) {
 // sent from the writer, both copies cross: 1/B_M = 90e-9 s/B, 96.64 s;
 // with output_write local, the local copy only: 16.25e-9 s/B, 17.45 s.
 func TestOutputWriteCountsReplicas(t *testing.T) {
-	topo, err := cluster.Uniform(cluster.UniformSpec{Racks: 2, HostsPerRack: 2, Slots: 1, NICBps: 1.25e8, Oversubscription: 5})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ds := &workload.Datasets{Datasets: []workload.Dataset{{Name: "m", Size: 1 << 30, BlockSize: 1 << 30, Replication: 1}}}
-	w := &workload.Workload{Jobs: []workload.Job{{ID: "M", Stages: []workload.Stage{
-		{Name: "map", Kind: workload.Map, Input: "m", Selectivity: 1, ComputeNsPerByte: 5, OutputReplicas: 3},
-	}}}}
-	pred := &workload.Predicted{Jobs: []workload.Prediction{{ID: "M", InputBytes: 1 << 30, OutputBytes: 1 << 30, MapTasks: 1}}}
 	for _, c := range []struct {
 		name     string
 		write    string
@@ -216,11 +216,8 @@ func TestOutputWriteCountsReplicas(t *testing.T) {
 	} {
 		cfg := DefaultConfig()
 		cfg.Penalty, cfg.OutputWrite = false, c.write
-		p := New(cfg)
-		if _, err := engine.New(engine.Config{Predicted: pred, OutputPlacer: &hdfs.Placer{}, OutputPipeline: c.pipeline}, topo, w, ds, p); err != nil {
-			t.Fatal(err)
-		}
-		if got, want := p.planOf(0).duration, float64(1<<30)*c.perByte; !near(got, want) {
+		got := mapOnlyPlan(t, 2, 3, cfg, engine.Config{OutputPlacer: &hdfs.Placer{}, OutputPipeline: c.pipeline})
+		if want := float64(1<<30) * c.perByte; !near(got, want) {
 			t.Errorf("%s: M planned for %g s, want %g", c.name, got, want)
 		}
 	}
