@@ -55,6 +55,12 @@ type Config struct {
 	// skips waiting for a node-local map (§2.7 S3); it is also the ad hoc
 	// jobs' capacity-scheduler delay. 0 means hosts per rack (§4.1).
 	NodeDelay int `yaml:"node_delay"`
+	// ReducerDelay holds a planned job's reducers as YARN's
+	// CapacityScheduler holds a rack-level request (LeafQueue.canAssign,
+	// RACK_LOCAL): a reducer takes a slot only once the job has been
+	// passed over more than NodeDelay times since its last one. Off: the
+	// spec's S3, any pending reducer at once.
+	ReducerDelay bool `yaml:"reducer_delay"`
 	// FailThreshold is the share of R_j's machines that must be down,
 	// more than it, before job j ignores its racks (§2.7: a majority);
 	// a whole rack of R_j down is enough whatever the share.

@@ -44,6 +44,7 @@ type Policy struct {
 	// replicas and first replicas only (§2.8).
 	rackBytes, firstBytes []int64
 	skips                 []int // per job: opportunities skipped (S3)
+	redSkips              []int // per job: opportunities its reducers skipped (ReducerDelay)
 	buf                   []*engine.Job
 }
 
@@ -496,6 +497,7 @@ func (p *Policy) confined(j engine.JobID) bool {
 func (p *Policy) OfferHost(ctx *engine.Context, h cluster.HostID) {
 	if n := len(ctx.Jobs()); len(p.skips) < n {
 		p.skips = append(p.skips, make([]int, n-len(p.skips))...)
+		p.redSkips = append(p.redSkips, make([]int, n-len(p.redSkips))...)
 	}
 	rack := ctx.Topology().RackOf(h)
 	for ctx.FreeSlots(h) > 0 && ctx.PendingTasks() > 0 {
@@ -538,6 +540,13 @@ func (p *Policy) assignPlanned(ctx *engine.Context, h cluster.HostID, rack clust
 			}
 		}
 		if t, ok := ctx.NextPendingShuffle(j.ID); ok && ctx.CanRun(t) {
+			if p.cfg.ReducerDelay {
+				if p.redSkips[j.ID] < delay {
+					p.redSkips[j.ID]++
+					continue
+				}
+				p.redSkips[j.ID] = 0
+			}
 			return p.launch(ctx, t, h)
 		}
 	}
