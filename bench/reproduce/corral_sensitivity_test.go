@@ -73,6 +73,7 @@ func TestCorralSensitivity(t *testing.T) {
 	}
 	want := map[string]float64{ // spec row: workload → paper effect
 		"17 w1-batch-e0": -0.30, "17 w1-batch-e50": -0.30, "18 w1-online": -0.40, "18 w1-online-f50": -0.25,
+		"18 w1-online-loaded": -0.40, "18 w1-online-loaded-f50": -0.25, // run set loaded: the paper's load
 	}
 	for _, r := range tb.Rows {
 		for _, row := range []string{"17", "18"} {
