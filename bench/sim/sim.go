@@ -927,14 +927,10 @@ func (s *Sim) write(r *run) error {
 		reps = reps[1:]
 	}
 	if !(s.eng.OutputPipeline() && len(reps) > 1 && s.pipelineFlow(r, reps)) {
-		from := a.Host
-		for _, rep := range reps {
+		engine.EachOutputHop(a.Host, reps, s.eng.OutputPipeline(), func(from cluster.HostID, rep workload.Replica) {
 			f := s.flow(r, s.path(from, rep.Host, -1, s.tierWr[rep.Host][rep.Tier]), a.OutputBytes)
 			s.countCross(f, s.topo.RackOf(from), rep.Host)
-			if s.eng.OutputPipeline() {
-				from = rep.Host
-			}
-		}
+		})
 	}
 	if r.active > 0 {
 		return nil
@@ -953,17 +949,16 @@ func (s *Sim) write(r *run) error {
 func (s *Sim) pipelineFlow(r *run, reps []workload.Replica) bool {
 	a := r.a
 	var res []int32
-	from, crossings := a.Host, 0
+	crossings := 0
 	var crossFrom cluster.RackID
 	var crossInto cluster.HostID
-	for _, rep := range reps {
+	engine.EachOutputHop(a.Host, reps, true, func(from cluster.HostID, rep workload.Replica) {
 		res = append(res, s.path(from, rep.Host, -1, s.tierWr[rep.Host][rep.Tier])...)
 		if s.topo.RackOf(from) != s.topo.RackOf(rep.Host) {
 			crossings++
 			crossFrom, crossInto = s.topo.RackOf(from), rep.Host
 		}
-		from = rep.Host
-	}
+	})
 	if crossings > 1 {
 		return false
 	}

@@ -96,18 +96,14 @@ func (c *Context) OutputCopies(rng *rand.Rand, writer cluster.HostID, n, draws i
 		if !e.validReplicas(reps) || reps[0].Host != writer {
 			reps = e.defaultOutput(writer, n)
 		}
-		from := writer
-		for _, r := range reps[1:] {
-			if from == writer && r.Host != writer {
+		EachOutputHop(writer, reps[1:], e.cfg.OutputPipeline, func(from cluster.HostID, to workload.Replica) {
+			if from == writer && to.Host != writer {
 				out++
 			}
-			if e.topo.RackOf(from) != e.topo.RackOf(r.Host) {
+			if e.topo.RackOf(from) != e.topo.RackOf(to.Host) {
 				cross++
 			}
-			if e.cfg.OutputPipeline {
-				from = r.Host
-			}
-		}
+		})
 	}
 	return out / float64(draws), cross / float64(draws)
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/racklab/racklab/coordinator/cluster"
 	"github.com/racklab/racklab/coordinator/workload"
 )
 
@@ -196,18 +197,30 @@ func (e *Engine) account(j *Job, st *Stage, a *Attempt) {
 	if st.Spec.Kind != workload.Map {
 		e.countShuffleLinks(j, a)
 	}
-	from := a.Host
-	for _, r := range a.OutputReplicas[1:] {
-		a.Bytes[ClassOutput][levelOf(e.localityOf(from, r.Host))] += a.OutputBytes
-		if e.cfg.OutputPipeline {
-			from = r.Host
-		}
-	}
+	EachOutputHop(a.Host, a.OutputReplicas[1:], e.cfg.OutputPipeline, func(from cluster.HostID, to workload.Replica) {
+		a.Bytes[ClassOutput][levelOf(e.localityOf(from, to.Host))] += a.OutputBytes
+	})
 }
 
 // OutputPipeline reports whether job outputs' replicas are written as a
 // pipeline, each from the replica before it (Config.OutputPipeline).
 func (e *Engine) OutputPipeline() bool { return e.cfg.OutputPipeline }
+
+// EachOutputHop calls hop for each copy of an output its writer sends,
+// reps (the replicas after the writer's own copy), with the host the
+// copy comes from: the writer, or, through a pipeline (HDFS's write
+// pipeline, Config.OutputPipeline), the replica before it. The engine's
+// byte counts, a planner's estimate of them (Context.OutputCopies) and
+// the simulator's flows all follow these hops.
+func EachOutputHop(writer cluster.HostID, reps []workload.Replica, pipeline bool, hop func(from cluster.HostID, to workload.Replica)) {
+	from := writer
+	for _, r := range reps {
+		hop(from, r)
+		if pipeline {
+			from = r.Host
+		}
+	}
+}
 
 func levelOf(l Locality) Level {
 	switch l {
