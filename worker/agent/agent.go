@@ -180,7 +180,7 @@ func (w *Worker) open() error {
 		w.cfg.Logf("worker %s: metrics on http://%s/metrics", w.cfg.Host, bound)
 	}
 	w.env = &task.Env{Host: w.cfg.Host, Rack: w.cfg.Rack, Store: w.st, Client: dataplane.NewClient(5 * time.Second).UseCongestion(w.cfg.Congestion),
-		Fetchers: w.cfg.Fetchers, CrossRx: w.noteCrossRx, SleepCompute: w.cfg.SleepCompute,
+		Fetchers: w.cfg.Fetchers, CrossRx: w.noteCrossRx, SleepCompute: w.cfg.SleepCompute, Logf: w.cfg.Logf,
 		// published from the attempt's goroutine, so that it goes out
 		// before the attempt's end, which the serve loop publishes
 		InputDone: func(ev wire.InputDone) { w.publish(wire.TypeInputDone, &ev) }}

@@ -334,8 +334,7 @@ func (c *Client) fetchOn(cc *cconn, g *Group, req *request, dst io.Writer) (got 
 	}
 	resp, err := parseResponse(cc.br)
 	if err != nil {
-		stale := err == io.EOF || errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE)
-		return 0, stale, fmt.Errorf("reading response: %w", err)
+		return 0, isStale(err), fmt.Errorf("reading response: %w", err)
 	}
 	if resp.Status != StatusOK {
 		return 0, false, &RemoteError{Status: resp.Status, Msg: resp.Msg}
@@ -373,6 +372,13 @@ func (c *Client) fetchOn(cc *cconn, g *Group, req *request, dst io.Writer) (got 
 		}
 	}
 	return got, false, nil
+}
+
+// isStale reports whether reading a response failed as it does on a pooled
+// connection the server had closed: nothing came, or the connection was
+// reset.
+func isStale(err error) bool {
+	return err == io.EOF || errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE)
 }
 
 // Push sends n bytes from src to the server at addr, to be stored under key

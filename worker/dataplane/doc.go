@@ -22,10 +22,13 @@
 // keylen(u16) key: the server forwards the bytes to the first hop as a PIPE
 // of the rest as it stores them, HDFS's write pipeline, and commits and
 // answers once the hops have; a server takes it only with a client to
-// forward with, Server.ForwardWith), REMARK (set this connection's
+// forward with, Server.ForwardWith), DELETE (remove key from tier, and
+// keep a PUT or PIPE of it still under way, or arriving later, from
+// committing: a failed writer's clean-up of its output's copies; off and
+// len are 0), REMARK (set this connection's
 // server-side DSCP to dscp; allowed at any time, also between DATA frames
 // and while a GET's data is flowing; a PIPE's server re-marks its forward
-// too) or DATA. The server answers GET, PUT and PIPE with
+// too) or DATA. The server answers GET, PUT, PIPE and DELETE with
 //
 //	"RLDR" status(u8) len(i64) msglen(u16) msg
 //

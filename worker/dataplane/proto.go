@@ -48,6 +48,11 @@ const (
 	// the one after: HDFS's write pipeline. It answers once every replica
 	// has the object.
 	opPipe op = 5
+	// opDelete removes an object, and keeps any PUT or PIPE of the same
+	// key that is still under way from committing it: a failed writer's
+	// clean-up of the copies it sent, which may land before or after the
+	// last replica of its pipeline commits.
+	opDelete op = 6
 )
 
 func (o op) String() string {
@@ -62,6 +67,8 @@ func (o op) String() string {
 		return "DATA"
 	case opPipe:
 		return "PIPE"
+	case opDelete:
+		return "DELETE"
 	}
 	return fmt.Sprintf("op(%d)", uint8(o))
 }
@@ -137,7 +144,7 @@ func parseRequest(r io.Reader) (request, error) {
 	q := request{Op: op(h[5]), Class: Class(h[6]), DSCP: h[7], Tier: cluster.TierKind(h[8])}
 	keyLen := int(binary.BigEndian.Uint16(h[9:]))
 	switch {
-	case q.Op < opGet || q.Op > opPipe:
+	case q.Op < opGet || q.Op > opDelete:
 		return request{}, badRequest("unknown op %d", h[5])
 	case q.Class >= NumClasses:
 		return request{}, badRequest("unknown class %d", h[6])
@@ -149,6 +156,8 @@ func parseRequest(r io.Reader) (request, error) {
 		return request{}, badRequest("key of %d bytes (at most %d)", keyLen, MaxKeyLen)
 	case keyLen > 0 && (q.Op == opRemark || q.Op == opData):
 		return request{}, badRequest("%s with a key", q.Op)
+	case keyLen == 0 && q.Op == opDelete:
+		return request{}, badRequest("DELETE without a key")
 	}
 	rest := make([]byte, keyLen+reqTail)
 	if _, err := io.ReadFull(r, rest); err != nil {
@@ -169,9 +178,9 @@ func parseRequest(r io.Reader) (request, error) {
 		if q.Off != 0 || q.Len < 0 {
 			return request{}, badRequest("%s offset %d length %d", q.Op, q.Off, q.Len)
 		}
-	case opRemark:
+	case opRemark, opDelete:
 		if q.Off != 0 || q.Len != 0 {
-			return request{}, badRequest("REMARK with offset or length")
+			return request{}, badRequest("%s with offset or length", q.Op)
 		}
 	case opData:
 		if q.Off != 0 || q.Len < 0 || q.Len > MaxDataFrame {

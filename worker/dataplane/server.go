@@ -45,13 +45,19 @@ type Server struct {
 	errs     atomic.Int64
 
 	fwd *Client // forwards PIPE requests; nil: they are refused
+
+	// deleted holds the objects DELETE removed, for a while, so that a
+	// PUT of one of them still under way does not commit it afterwards
+	// (delete.go); deletedMu also orders such a commit with a DELETE.
+	deletedMu sync.Mutex
+	deleted   tombstones
 }
 
 // ServerStats are a server's counters since it was made.
 type ServerStats struct {
 	Served   [NumClasses]int64 // GET bytes sent, by class
 	Received [NumClasses]int64 // PUT bytes received, by class
-	Requests int64             // GET and PUT requests
+	Requests int64             // GET, PUT, PIPE and DELETE requests
 	Errors   int64             // requests answered with an error, or cut short
 	Conns    int               // open connections
 }
@@ -59,7 +65,7 @@ type ServerStats struct {
 // ConnInfo describes one open server connection.
 type ConnInfo struct {
 	Remote, Local string
-	Op            string // "GET", "PUT", "PIPE" or "" when idle
+	Op            string // "GET", "PUT", "PIPE", "DELETE" or "" when idle
 	Class         Class  // of the current or last request
 	Key           string // of the current or last request
 	DSCP          uint8  // as read from the socket
@@ -280,8 +286,8 @@ func (s *Server) handle(sc *sconn) {
 			s.reject(sc, br, err)
 			return
 		}
-		// GET or PUT. A client does not pipeline, but wait for a running
-		// GET anyway.
+		// GET, PUT, PIPE or DELETE. A client does not pipeline, but wait
+		// for a running GET anyway.
 		if sending != nil {
 			<-sending
 			sending = nil
@@ -291,8 +297,14 @@ func (s *Server) handle(sc *sconn) {
 		if err := SetDSCP(sc.c, req.DSCP); err != nil {
 			s.logf("dataplane: %s: mark: %v", sc.remote, err)
 		}
-		if req.Op == opPut || req.Op == opPipe {
-			if !s.put(sc, br, &req) {
+		if req.Op == opPut || req.Op == opPipe || req.Op == opDelete {
+			ok := false
+			if req.Op == opDelete {
+				ok = s.remove(sc, br, &req)
+			} else {
+				ok = s.put(sc, br, &req)
+			}
+			if !ok {
 				return
 			}
 			sc.setState(0, req.Class, req.Key)
@@ -346,6 +358,11 @@ func (s *Server) put(sc *sconn, br *bufio.Reader, req *request) bool {
 	fail := func(err error) bool {
 		s.errs.Add(1)
 		s.logf("dataplane: %s: PUT %s %q: %v", sc.remote, req.Tier, req.Key, err)
+		return false
+	}
+	if err := s.deletedBefore(req); err != nil {
+		fail(err)
+		s.reject(sc, br, err)
 		return false
 	}
 	w, err := s.st.Create(req.Tier, req.Key)
@@ -448,7 +465,7 @@ func (s *Server) put(sc *sconn, br *bufio.Reader, req *request) bool {
 			return false
 		}
 	}
-	if err := w.Commit(); err != nil {
+	if err := s.commit(w, req); err != nil {
 		fail(err)
 		s.reject(sc, br, err)
 		return false

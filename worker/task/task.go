@@ -36,6 +36,9 @@ type Env struct {
 	// emulated on one machine share its few, and tens of burning slots
 	// would starve every host's data plane of them.
 	SleepCompute bool
+	// Logf, when set, gets a line for what goes wrong after an attempt's
+	// end has been reported: its clean-up of copies on other workers.
+	Logf func(format string, args ...any)
 }
 
 // Attempt is one running attempt.
@@ -59,6 +62,9 @@ type Attempt struct {
 	received  atomic.Int64
 	inputDone atomic.Bool
 	started   time.Time
+	// sentCopies is set once the output's copies to other workers have
+	// started: a failed attempt then deletes them (dropCopies).
+	sentCopies atomic.Bool
 }
 
 type source struct {
@@ -181,6 +187,9 @@ func (a *Attempt) run(class dataplane.Class) {
 		rep.OK = false
 		rep.Reason = err.Error()
 		_ = a.env.Store.Remove(a.outputTier(), a.l.OutputKey)
+		if a.sentCopies.Load() {
+			go a.dropCopies()
+		}
 	}
 	rep.Bytes = map[string][wire.NumLevels]int64{}
 	for c := range a.bytes {
@@ -348,6 +357,7 @@ func (a *Attempt) writeOutput(tier cluster.TierKind, size int64) error {
 		hops[i] = dataplane.Hop{Addr: r.Addr, Tier: rt, Key: r.Key}
 	}
 	og := dataplane.NewGroup(dataplane.Output)
+	a.sentCopies.Store(len(reps) > 0)
 	push := func(from, to int) {
 		wg.Add(1)
 		go func() {
@@ -371,6 +381,37 @@ func (a *Attempt) writeOutput(tier cluster.TierKind, size int64) error {
 	}
 	wg.Wait()
 	return first
+}
+
+// copyCleanupTimeout bounds a failed attempt's deletion of its output's
+// copies on other workers; what is left then goes when its worker wipes
+// its store.
+const copyCleanupTimeout = 30 * time.Second
+
+// dropCopies deletes the copies of a failed attempt's output on the other
+// workers, each replica's at once: a replica may have committed its copy
+// (the last of a pipeline commits as soon as it has the bytes, whatever
+// happens before it), or still be receiving it, which the DELETE stops
+// from committing. It runs after the attempt's end is reported, which it
+// does not hold up.
+func (a *Attempt) dropCopies() {
+	ctx, cancel := context.WithTimeout(context.Background(), copyCleanupTimeout)
+	defer cancel()
+	var wg sync.WaitGroup
+	for _, r := range a.l.Replicas[min(1, len(a.l.Replicas)):] {
+		tier, err := cluster.ParseTierKind(r.Tier)
+		if err != nil {
+			continue // never pushed: writeOutput refused it
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := a.env.Client.Delete(ctx, r.Addr, tier, r.Key); err != nil && a.env.Logf != nil {
+				a.env.Logf("attempt %d: output copy on %s left until its worker's store is wiped: %v", a.l.Attempt, r.Host, err)
+			}
+		}()
+	}
+	wg.Wait()
 }
 
 // push sends the output to the replicas of chain (hops, the same as the

@@ -2,6 +2,8 @@ package task
 
 import (
 	"context"
+	"errors"
+	"io/fs"
 	"net"
 	"os"
 	"path/filepath"
@@ -455,6 +457,15 @@ func TestStalledReplicaDoesNotHoldBackTheNext(t *testing.T) {
 	att.Kill()
 	if rep := wait(t, att); rep.OK {
 		t.Fatal("an attempt whose replica never got its bytes succeeded")
+	}
+	// the killed attempt's copy on c is deleted: nothing of it stays
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		if _, err := c.env.Store.Size(cluster.Mem, "out/m4"); errors.Is(err, fs.ErrNotExist) && c.env.Store.Used(cluster.Mem) == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the killed attempt's copy on c is still there (%d bytes in use)", c.env.Store.Used(cluster.Mem))
+		}
 	}
 }
 
