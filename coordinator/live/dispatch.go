@@ -125,7 +125,7 @@ func (r *run) launch(a *engine.Attempt) {
 	}
 	l := wire.Launch{Attempt: int64(a.ID), Job: job.Spec.ID, Stage: st.Spec.Name, Index: int(a.Task.Index),
 		Class: class.String(), ComputeNsPerByte: st.Spec.ComputeNsPerByte, InputBytes: a.InputBytes,
-		OutputKey: OutputKey(a.ID),
+		OutputKey: r.outputKey(a.ID),
 		// the priority the policy launched it with, through the same
 		// table as a later re-mark: its first bytes are already ranked
 		DSCP: traffic.PriorityDSCP(a.Priority)}
@@ -133,7 +133,7 @@ func (r *run) launch(a *engine.Attempt) {
 	if st.Spec.Kind == workload.Map {
 		l.Kind = wire.KindMap
 		if ref, ok := r.eng.InputObject(a); ok && a.Source.Host >= 0 {
-			key := objectKey(ref)
+			key := r.objectKey(ref)
 			tier := r.readTier(a.Source.Host, key, a.Source.Tier)
 			d.tier, d.hasTier = tier, true
 			l.Input = &wire.Range{Object: r.object(a.Source.Host, tier, key), Task: "input", Length: a.InputBytes}

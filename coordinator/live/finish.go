@@ -45,7 +45,7 @@ func (r *run) finish() {
 	}
 	for h := range r.topo.Hosts {
 		for _, m := range r.heldMoves[cluster.HostID(h)] {
-			r.event("replica-move-unsent", r.topo.Hosts[h].Name, "%s from %s to %s: held behind moves unanswered by the end of the run", objectKey(m.Object()), m.From, m.To)
+			r.event("replica-move-unsent", r.topo.Hosts[h].Name, "%s from %s to %s: held behind moves unanswered by the end of the run", r.objectKey(m.Object()), m.From, m.To)
 		}
 	}
 	for _, id := range r.heldLaunches {

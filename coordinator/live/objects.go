@@ -2,6 +2,8 @@ package live
 
 import (
 	"fmt"
+	"strconv"
+	"time"
 
 	"github.com/racklab/racklab/coordinator/engine"
 	"github.com/racklab/racklab/coordinator/wire"
@@ -9,11 +11,11 @@ import (
 
 // objectKey is the name in a worker's store of an object the engine
 // refers to.
-func objectKey(o engine.ObjectRef) string {
+func (r *run) objectKey(o engine.ObjectRef) string {
 	if o.Dataset != "" {
 		return DatasetBlockKey(o.Dataset, o.Block)
 	}
-	return OutputKey(o.Attempt)
+	return r.outputKey(o.Attempt)
 }
 
 // DatasetBlockKey is the store key of a dataset's block.
@@ -21,7 +23,20 @@ func DatasetBlockKey(dataset string, block int) string {
 	return fmt.Sprintf("%s/%s/%06d", wire.DatasetObjects, dataset, block)
 }
 
-// OutputKey is the store key of an attempt's output.
-func OutputKey(a engine.AttemptID) string {
-	return fmt.Sprintf("%s/a%d", wire.OutputObjects, a)
+// outputKey is the store key of an attempt's output in this run.
+func (r *run) outputKey(a engine.AttemptID) string { return OutputKey(r.tag, a) }
+
+// OutputKey is the store key of an attempt's output in the run tagged
+// run. Attempt IDs start again at 0 in every run, and workers that stay
+// up between runs (reset, not stopped) keep their data servers, which
+// remember the keys a failed attempt deleted (worker/dataplane's DELETE)
+// and refuse copies of them for a while; a DELETE of one run may also
+// reach a worker after the next run has begun. Under the run's own tag
+// no key of one run is a key of another.
+func OutputKey(run string, a engine.AttemptID) string {
+	return fmt.Sprintf("%s/%s/a%d", wire.OutputObjects, run, a)
 }
+
+// runTag names a run in its output keys: the time it was made, in base
+// 36 (13 characters).
+func runTag(t time.Time) string { return strconv.FormatInt(t.UnixNano(), 36) }

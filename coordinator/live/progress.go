@@ -84,7 +84,7 @@ func (r *run) sendMoves(h cluster.HostID) {
 	q := r.heldMoves[h]
 	kept := q[:0]
 	for _, m := range q {
-		loc := replicaAt{host: h, key: objectKey(m.Object())}
+		loc := replicaAt{host: h, key: r.objectKey(m.Object())}
 		if _, ok := r.onDisk[loc]; !ok {
 			// reads go where the bytes are until the move is done; a
 			// move after one not yet done keeps the first one's tier
@@ -110,7 +110,7 @@ func (r *run) sendMoves(h cluster.HostID) {
 // or an earlier held move is of it; or its destination tier has a
 // capacity and a move leaving that tier is under way or held before it.
 func (r *run) mustWait(m engine.TierMove, earlier []engine.TierMove) bool {
-	if _, busy := r.moving[replicaAt{host: m.Host, key: objectKey(m.Object())}]; busy {
+	if _, busy := r.moving[replicaAt{host: m.Host, key: r.objectKey(m.Object())}]; busy {
 		return true
 	}
 	if r.roomPending(m.Host, m.To, earlier) {

@@ -180,6 +180,7 @@ type run struct {
 	shuffles map[engine.AttemptID]*shuffle
 	member   *members.Agent
 	start    time.Time
+	tag      string // the run's part of its output keys (outputKey)
 	sink     Sink
 	events   *journal
 	attempts *journal
@@ -293,7 +294,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		running: map[engine.AttemptID]dispatched{},
 		onDisk:  map[replicaAt]cluster.TierKind{},
 		moving:  map[replicaAt]cluster.TierKind{}, leaving: map[hostTier]int{}, heldMoves: map[cluster.HostID][]engine.TierMove{},
-		rackName: map[string]cluster.RackID{}, shuffles: map[engine.AttemptID]*shuffle{}}
+		rackName: map[string]cluster.RackID{}, shuffles: map[engine.AttemptID]*shuffle{}, tag: runTag(time.Now())}
 	r.res.Dir = cfg.OutDir
 	r.rejected.since = time.Now()
 	r.res.KernelCrossBytes = -1

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"path"
 	"path/filepath"
 	"sync"
 	"testing"
@@ -141,7 +142,7 @@ func runShadowLive(t *testing.T, cluster string) (dups int, moved int64) {
 		Dup      bool                `json:"duplicate"`
 		Reported map[string][3]int64 `json:"reported_bytes"`
 	}
-	outcome := map[string]string{} // output key -> its attempt's outcome
+	outcome := map[string]string{} // output key's last part (a<ID>) -> its attempt's outcome
 	for sc := bufio.NewScanner(f); sc.Scan(); {
 		var a line
 		if err := json.Unmarshal(sc.Bytes(), &a); err != nil {
@@ -150,7 +151,7 @@ func runShadowLive(t *testing.T, cluster string) (dups int, moved int64) {
 		if a.Stage != 0 {
 			continue
 		}
-		outcome[OutputKey(engine.AttemptID(a.ID))] = a.Outcome
+		outcome[path.Base(OutputKey("", engine.AttemptID(a.ID)))] = a.Outcome
 		if !a.Dup {
 			continue
 		}
@@ -183,7 +184,7 @@ func runShadowLive(t *testing.T, cluster string) (dups int, moved int64) {
 			t.Errorf("reducers were told of %d outputs of %s (%v), want only the one its task used", len(keys), task, keys)
 		}
 		for key := range keys {
-			if outcome[key] != "succeeded" {
+			if outcome[path.Base(key)] != "succeeded" {
 				t.Errorf("a reducer was told to fetch %s of %s, whose attempt ended %q", key, task, outcome[key])
 			}
 		}

@@ -19,7 +19,7 @@ func (r *run) newSources(a *engine.Attempt, sh *shuffle) []wire.Range {
 	var out []wire.Range
 	for _, s := range r.srcBuf {
 		task := fmt.Sprintf("s%d.t%d", s.Task.Stage, s.Task.Index)
-		key := OutputKey(s.Attempt)
+		key := r.outputKey(s.Attempt)
 		if sh.sent[task] == key {
 			continue
 		}

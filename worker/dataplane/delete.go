@@ -13,12 +13,14 @@ import (
 )
 
 // A writer that fails after sending its output's copies removes them with
-// DELETE. A copy may still be arriving when the DELETE does: the last
-// replica of a pipeline commits as soon as it has the bytes, while the
-// writer may already have given up (killed, or a replica before it failed).
-// The server therefore remembers the keys it deleted for a while, and a
-// PUT or PIPE of such a key fails instead of committing: keys are an
-// attempt's own, so none is written again once its writer has deleted it.
+// DELETE (worker/task). A copy may still be arriving when the DELETE does:
+// the last replica of a pipeline commits as soon as it has the bytes,
+// while the writer may already have given up (killed, or a replica before
+// it failed). The server therefore remembers the keys it deleted for a
+// while, and a PUT or PIPE of such a key fails instead of storing it.
+// Keys are an attempt's own, and a run's own too (coordinator/live's
+// OutputKey, for workers that stay up from one run to the next): none is
+// written again once its writer has deleted it.
 
 // deletedTTL is how long a deleted key is remembered: far longer than a
 // copy takes to arrive after its writer failed.
@@ -50,9 +52,9 @@ func (t *tombstones) add(k deletedKey, now time.Time) {
 	t.at[k] = now
 }
 
-func (t *tombstones) has(k deletedKey) bool {
-	_, ok := t.at[k]
-	return ok
+func (t *tombstones) has(k deletedKey, now time.Time) bool {
+	when, ok := t.at[k]
+	return ok && now.Sub(when) <= deletedTTL
 }
 
 // errDeleted is a PUT of a key a DELETE removed.
@@ -62,21 +64,29 @@ var errDeleted = fmt.Errorf("deleted by its writer: %w", fs.ErrNotExist)
 func (s *Server) deletedBefore(req *request) error {
 	s.deletedMu.Lock()
 	defer s.deletedMu.Unlock()
-	if s.deleted.has(deletedKey{req.Tier, req.Key}) {
+	if s.deleted.has(deletedKey{req.Tier, req.Key}, time.Now()) {
 		return fmt.Errorf("%s %q: %w", req.Tier, req.Key, errDeleted)
 	}
 	return nil
 }
 
-// commit commits a PUT's object unless a DELETE of its key came first; a
-// DELETE that comes after finds it committed and removes it.
+// commit commits a PUT's object, then removes it again if a DELETE of its
+// key came before: one that comes after finds it committed and removes
+// it. The commit itself (a flush to disk on a tier that bypasses the page
+// cache) runs outside the lock, so that commits of other objects go on.
 func (s *Server) commit(w *store.Writer, req *request) error {
+	if err := w.Commit(); err != nil {
+		return err
+	}
 	s.deletedMu.Lock()
 	defer s.deletedMu.Unlock()
-	if s.deleted.has(deletedKey{req.Tier, req.Key}) {
-		return fmt.Errorf("%s %q: %w", req.Tier, req.Key, errDeleted)
+	if !s.deleted.has(deletedKey{req.Tier, req.Key}, time.Now()) {
+		return nil
 	}
-	return w.Commit()
+	if err := s.st.Remove(req.Tier, req.Key); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("%s %q: %w, and removing it: %v", req.Tier, req.Key, errDeleted, err)
+	}
+	return fmt.Errorf("%s %q: %w", req.Tier, req.Key, errDeleted)
 }
 
 // remove serves a DELETE: the object goes, if it is there, and its key is
@@ -85,10 +95,15 @@ func (s *Server) commit(w *store.Writer, req *request) error {
 // connection can go on.
 func (s *Server) remove(sc *sconn, br *bufio.Reader, req *request) bool {
 	s.deletedMu.Lock()
-	s.deleted.add(deletedKey{req.Tier, req.Key}, time.Now())
 	err := s.st.Remove(req.Tier, req.Key)
+	gone := err == nil || errors.Is(err, fs.ErrNotExist)
+	if gone {
+		// remembered only for a key the store takes: a DELETE refused
+		// (no such tier, a bad key) leaves nothing behind
+		s.deleted.add(deletedKey{req.Tier, req.Key}, time.Now())
+	}
 	s.deletedMu.Unlock()
-	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+	if !gone {
 		s.errs.Add(1)
 		s.logf("dataplane: %s: DELETE %s %q: %v", sc.remote, req.Tier, req.Key, err)
 		s.reject(sc, br, err)

@@ -33,6 +33,12 @@ func TestDeleteRemoves(t *testing.T) {
 	if err := c.Delete(ctx, ts.addr, cluster.HDD, "out/a"); !errors.Is(err, store.ErrNoTier) {
 		t.Errorf("delete on a tier the server lacks: %v, want no such tier", err)
 	}
+	ts.srv.deletedMu.Lock()
+	remembered := ts.srv.deleted.has(deletedKey{cluster.HDD, "out/a"}, time.Now())
+	ts.srv.deletedMu.Unlock()
+	if remembered {
+		t.Error("a refused DELETE left its key remembered")
+	}
 	if err := c.Delete(ctx, ts.addr, cluster.Mem, ""); err == nil {
 		t.Error("delete of an empty key succeeded")
 	}
@@ -110,11 +116,16 @@ func TestTombstonesExpire(t *testing.T) {
 	t0 := time.Unix(1000, 0)
 	a, b := deletedKey{cluster.Mem, "a"}, deletedKey{cluster.Mem, "b"}
 	tb.add(a, t0)
-	if !tb.has(a) || tb.has(b) {
+	if !tb.has(a, t0) || tb.has(b, t0) {
 		t.Fatal("a deleted key is not remembered, or another is")
 	}
+	// forgotten after deletedTTL, even with nothing deleted since
+	if late := t0.Add(deletedTTL + time.Second); tb.has(a, late) {
+		t.Error("a deleted key is remembered past deletedTTL")
+	}
+	// and dropped from the map by a later deletion
 	tb.add(b, t0.Add(deletedTTL+time.Second))
-	if tb.has(a) || !tb.has(b) {
-		t.Errorf("after deletedTTL: a remembered %v, b %v; want false, true", tb.has(a), tb.has(b))
+	if _, kept := tb.at[a]; kept || !tb.has(b, t0.Add(deletedTTL+time.Second)) {
+		t.Errorf("after deletedTTL: a kept %v, b remembered %v; want false, true", kept, tb.has(b, t0.Add(deletedTTL+time.Second)))
 	}
 }
