@@ -36,8 +36,8 @@ type Env struct {
 	// emulated on one machine share its few, and tens of burning slots
 	// would starve every host's data plane of them.
 	SleepCompute bool
-	// Logf, when set, gets a line for what goes wrong after an attempt's
-	// end has been reported: its clean-up of copies on other workers.
+	// Logf, when set, gets a line for what goes wrong beside an attempt's
+	// report of its end: its clean-up of copies on other workers.
 	Logf func(format string, args ...any)
 }
 
@@ -392,8 +392,8 @@ const copyCleanupTimeout = 30 * time.Second
 // workers, each replica's at once: a replica may have committed its copy
 // (the last of a pipeline commits as soon as it has the bytes, whatever
 // happens before it), or still be receiving it, which the DELETE stops
-// from committing. It runs after the attempt's end is reported, which it
-// does not hold up.
+// from committing. It runs beside the report of the attempt's end, which
+// it does not hold up.
 func (a *Attempt) dropCopies() {
 	ctx, cancel := context.WithTimeout(context.Background(), copyCleanupTimeout)
 	defer cancel()
