@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"io"
+	"math"
 	"path/filepath"
 	"strings"
 
@@ -65,7 +66,7 @@ func (e *NoJobInClassError) Error() string {
 // jobs.csv (which must have input_bytes: runs recorded before that column
 // cannot be binned), the locality shares over the successful map
 // attempts with a source replica in its attempts.csv, counted as
-// summary.csv counts them over all jobs.
+// summary.csv counts them over all jobs (NaN when none ran).
 func LoadInputClassFigures(runDir string, class InputRange) (map[string]float64, error) {
 	jobsPath := filepath.Join(runDir, "jobs.csv")
 	c, err := openCSV(jobsPath, []string{"job", "state", "arrival_s", "finished_s", "input_bytes"})
@@ -137,8 +138,8 @@ func addClassLocality(path string, in map[string]bool, figures map[string]float6
 		}
 	}
 	share := func(n float64) float64 {
-		if maps == 0 {
-			return 0
+		if maps == 0 { // no map of the class ran: no share to speak of
+			return math.NaN()
 		}
 		return n / maps
 	}

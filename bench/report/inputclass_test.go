@@ -2,6 +2,7 @@ package report
 
 import (
 	"errors"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -49,6 +50,17 @@ func TestLoadInputClassFigures(t *testing.T) {
 		if got[k] != v {
 			t.Errorf("%s %g, want %g", k, got[k], v)
 		}
+	}
+	// a class whose jobs ran no map to the end has no shares: NaN, not
+	// the 0 a verdict would read as none local (bin 512MB-2GB holds big,
+	// whose only map now failed)
+	write("attempts.csv", attHead+"big,0,0,5,map,3,1,0,9,failed,false,remote,ssd,10\n")
+	got, err = LoadInputClassFigures(dir, InputRange{Lo: 512 << 20, Hi: 2 << 30})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got["jobs"] != 1 || !math.IsNaN(got["node_local_frac"]) || !math.IsNaN(got["mem_local_frac"]) {
+		t.Errorf("a class with no map run: jobs %g, node-local %g, memory-local %g; want 1, NaN, NaN", got["jobs"], got["node_local_frac"], got["mem_local_frac"])
 	}
 	var none *NoJobInClassError
 	if _, err := LoadInputClassFigures(dir, InputRange{Lo: 2e9, Hi: 5e9}); !errors.As(err, &none) {

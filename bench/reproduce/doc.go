@@ -42,8 +42,11 @@
 // small (under ½×) or too large (over 2×). Where the paper gives only a
 // direction (paper: higher or lower), the direction alone decides, and
 // the verdict says so. A row whose metric could not be measured — a
-// missing run of the policy or the baseline, failed jobs in one, a
-// baseline mean of 0 under a relative effect — is not measured.
+// missing run of the policy or the baseline, failed jobs in one (in any
+// queue) or a host lost, a run in which nothing the metric is taken over finished (no
+// job for a completion time, no workload for a WCT or a per-workload
+// figure, no map of an input class for a share), a baseline mean of 0
+// under a relative effect — is not measured.
 //
 // The means and their 95% confidence intervals are bench/report's.
 //

@@ -226,7 +226,7 @@ func Evaluate(c *campaign.Campaign, t *Table, dir, mode string) (*Check, error) 
 				res.Why = in.missing
 				break
 			}
-			s.set = in.set
+			s.set, s.all = in.set, in.set
 			switch {
 			case row.Queue != "":
 				if s.set, res.Why, err = queueSet(in.set, s.label, row.Queue); err != nil {
@@ -309,7 +309,9 @@ func runSetName(rs campaign.RunSet) string {
 type side struct {
 	label, name string
 	rs          *campaign.RunSet
-	set         *report.ResultSet
+	// set is the runs' figures the row reads: all is the whole runs',
+	// set a class of their jobs' (a queue, an input class) or all
+	set, all *report.ResultSet
 }
 
 // measure fills a result from the result sets of the row's policy and
@@ -323,15 +325,36 @@ func measure(res *Result, c *campaign.Campaign, sides []side) {
 			res.Why = fmt.Sprintf("%s runs no %s", runSetName(*s.rs), p)
 			return
 		}
-		var absent []string
-		failed := 0.0
+		var absent, empty []string
+		failed, lost := 0.0, 0.0
 		for _, seed := range c.Seeds(*s.rs) {
-			i := slices.IndexFunc(s.set.Runs, func(r report.Run) bool { return r.Policy == p && r.Seed == seed })
-			if i < 0 {
-				absent = append(absent, fmt.Sprintf("%s-seed%d", ref(p, s.name), seed))
+			run := fmt.Sprintf("%s-seed%d", ref(p, s.name), seed)
+			of := func(set *report.ResultSet) (report.Run, bool) {
+				i := slices.IndexFunc(set.Runs, func(r report.Run) bool { return r.Policy == p && r.Seed == seed })
+				if i < 0 {
+					return report.Run{}, false
+				}
+				return set.Runs[i], true
+			}
+			whole, ok := of(s.all)
+			if !ok {
+				absent = append(absent, run)
 				continue
 			}
-			failed += s.set.Runs[i].Values["failed_jobs"]
+			// a failed job in any queue or class leaves the run's
+			// figures another measurement than its repetitions'
+			failed += whole.Values["failed_jobs"]
+			// a run that lost a host reran its work elsewhere: another
+			// kind of measurement (metrics.Summary.HostsLost; NaN in a
+			// summary.csv from before the column)
+			if n := whole.Values["hosts_lost"]; n > 0 {
+				lost += n
+			}
+			if r, ok := of(s.set); !ok {
+				absent = append(absent, run)
+			} else if why := undefinedIn(r, row.Metric); why != "" {
+				empty = append(empty, run+" "+why)
+			}
 		}
 		if len(absent) > 0 {
 			res.Why = "missing run " + strings.Join(absent, ", ")
@@ -339,6 +362,14 @@ func measure(res *Result, c *campaign.Campaign, sides []side) {
 		}
 		if failed > 0 {
 			res.Why = fmt.Sprintf("failed jobs in the runs of %s: %.0f", ref(p, s.name), failed)
+			return
+		}
+		if lost > 0 {
+			res.Why = fmt.Sprintf("hosts lost in the runs of %s: %.0f", ref(p, s.name), lost)
+			return
+		}
+		if len(empty) > 0 {
+			res.Why = fmt.Sprintf("%s is undefined in %s", row.Metric, strings.Join(empty, ", "))
 			return
 		}
 	}
@@ -383,9 +414,11 @@ func measure(res *Result, c *campaign.Campaign, sides []side) {
 		res.Measured = (res.Policy.Mean - res.Baseline.Mean) * 100
 		ok = !math.IsNaN(res.Measured) && !math.IsInf(res.Measured, 0)
 	default:
+		// against a baseline of 0 a relative effect is undefined, also
+		// for a policy of 0 (doc.go): there is no change to judge
 		res.Measured, ok = report.RelChange(res.Policy.Mean, res.Baseline.Mean)
-		if !ok {
-			res.Measured = math.NaN()
+		if !ok || res.Baseline.Mean == 0 {
+			res.Measured, ok = math.NaN(), false
 		}
 	}
 	if !ok {
@@ -435,3 +468,32 @@ func withUnit(text, unit string) string {
 	}
 	return text + " " + unit
 }
+
+// undefinedIn says why a run's value of a metric stands for nothing
+// measured: summary.csv (and a class's figures) write 0 where there was
+// nothing to compute it from, which a verdict must not read as a measured
+// 0. "" when the value is a measurement.
+func undefinedIn(run report.Run, metric string) string {
+	v := run.Values
+	switch {
+	case slices.Contains(jobTimeColumns, metric):
+		if v["jobs"]-v["failed_jobs"]-v["unfinished_jobs"] <= 0 {
+			return "(no job finished)"
+		}
+	case metric == "makespan_s": // (a throughput of 0 is a measurement)
+		if v["jobs"]-v["unfinished_jobs"] <= 0 {
+			return "(no job ended)"
+		}
+	case metric == "wct_mean_s" || strings.HasSuffix(metric, "_per_workload"):
+		// a summary.csv from before workloads were counted reads 0
+		// workloads (metrics.SummaryAdded): its runs ended every job
+		if v["workloads"] > 0 && v["workloads_finished"] <= 0 {
+			return "(no workload finished)"
+		}
+	}
+	return ""
+}
+
+// jobTimeColumns are the completion-time figures over a run's finished
+// jobs.
+var jobTimeColumns = []string{"jct_mean_s", "jct_p50_s", "jct_p90_s", "jct_p95_s", "jct_p99_s"}

@@ -137,6 +137,7 @@ func ForResultDir(dir string) ([]report.Headlines, error) {
 		if err != nil {
 			return nil, err
 		}
+		ch.OwnRows(c) // the counts are the mode's own rows, as the page's
 		if len(ch.Results) > 0 {
 			out = append(out, ch.ForReport())
 		}

@@ -352,19 +352,26 @@ func parseRow(d *yamlfile.Decoder, n *yaml.Node, i int, c *campaign.Campaign) Ro
 		if f.policy == "" { // a value row's baseline
 			continue
 		}
-		if !runsPolicy(c, r, f.policy, f.set) {
+		if !runsPolicy(c, r, f.policy, f.set, "") {
 			m.Fail(f.key, "no run of the campaign runs %s%s%s%s: add it to runs", f.policy, runSetText(f.set), workloadText(r.In), modeList(r.Modes))
 			return r
 		}
+	}
+	// a row compares runs of one mode: sides run only in different modes
+	// would leave it out of every mode's table, unsaid
+	if r.Baseline != "" && !slices.ContainsFunc(c.Runs, func(rs campaign.RunSet) bool {
+		return runsPolicy(c, r, r.Policy, r.PolicySet, rs.Mode) && runsPolicy(c, r, r.Baseline, r.BaselineSet, rs.Mode)
+	}) {
+		m.Fail("baseline", "no one mode runs both %s and %s%s%s: a row compares the runs of one mode", r.PolicyRef(), r.BaselineRef(), workloadText(r.In), modeList(r.Modes))
 	}
 	return r
 }
 
 // runsPolicy says whether a run set the row applies to, of the name set
-// ("": unnamed), runs the policy.
-func runsPolicy(c *campaign.Campaign, r Row, label, set string) bool {
+// ("": unnamed), runs the policy; of the mode, unless it is "".
+func runsPolicy(c *campaign.Campaign, r Row, label, set, mode string) bool {
 	for _, rs := range c.Runs {
-		if r.AppliesTo(rs.Mode) && rs.Name == set && (r.In == "" || slices.Contains(rs.Workloads, r.In)) &&
+		if r.AppliesTo(rs.Mode) && (mode == "" || rs.Mode == mode) && rs.Name == set && (r.In == "" || slices.Contains(rs.Workloads, r.In)) &&
 			slices.ContainsFunc(rs.Policies, func(s policy.Spec) bool { return s.String() == label }) {
 			return true
 		}
@@ -475,6 +482,9 @@ func parsePaper(s string, kind EffectKind) (effect float64, direction int, err e
 		if x < -1 {
 			return 0, 0, fmt.Errorf("paper effect %q: a relative change cannot fall below -100%%", s)
 		}
+	}
+	if unit == "pp" && math.Abs(x) > 100 {
+		return 0, 0, fmt.Errorf("paper effect %q: two shares differ by at most 100 points", s)
 	}
 	if x > 0 {
 		return x, 1, nil
