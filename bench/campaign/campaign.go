@@ -197,6 +197,14 @@ type SwimSpec struct {
 	MaxReducers int
 }
 
+// options are the importer's options for the spec.
+func (s *SwimSpec) options() swim.Options {
+	o := swim.DefaultOptions()
+	o.Scale, o.BlockSize, o.ReduceBytes, o.MaxJobs, o.MaxReducers = s.Scale, s.BlockSize, s.ReduceBytes, s.MaxJobs, s.MaxReducers
+	o.Sample, o.SampleSeed, o.Replication, o.ComputeNsPerByte = s.Sample, s.SampleSeed, s.Replication, s.ComputeNs
+	return o
+}
+
 // CoflowSpec imports a coflow-benchmark trace (datagen/coflow) onto the
 // run set's topology: trace ports go to racks by port mod the rack count,
 // mappers are synthesised with input = shuffle × InputRatio.
@@ -1048,6 +1056,8 @@ func parseGenerator(d *yamlfile.Decoder, n *yaml.Node, where string) *GeneratorS
 		}
 	}
 	switch {
+	case m.Has("scale_factor") && !(g.ScaleFactor > 0):
+		m.Fail("scale_factor", "scale_factor is TPC-H's SF and must be positive (got %g)", g.ScaleFactor)
 	case m.Has("jobs") && g.Jobs < 1:
 		m.Fail("jobs", "jobs must be at least 1 (got %d)", g.Jobs)
 	case m.Has("task_scale") && !(g.TaskScale > 0 && g.TaskScale <= 1e6):

@@ -17,18 +17,7 @@ func TestMetaOnResume(t *testing.T) {
 	c := &Campaign{Name: "m"}
 	out := t.TempDir()
 	path := filepath.Join(out, "meta.json")
-	read := func() Meta {
-		t.Helper()
-		b, err := os.ReadFile(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var m Meta
-		if err := json.Unmarshal(b, &m); err != nil {
-			t.Fatal(err)
-		}
-		return m
-	}
+	read := func() Meta { t.Helper(); return readMeta(t, out) }
 	if err := os.WriteFile(path, []byte(`{"campaign": "m", "started": "2026-01-02T03:04:05Z"}`), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -136,4 +125,18 @@ func TestRefusedResumptionIsNotRecorded(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(out, "meta.json")); err != nil {
 		t.Errorf("meta.json not made again: %v", err)
 	}
+}
+
+// readMeta reads dir/meta.json.
+func readMeta(t *testing.T, dir string) Meta {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(dir, "meta.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m Meta
+	if err := json.Unmarshal(b, &m); err != nil {
+		t.Fatal(err)
+	}
+	return m
 }

@@ -185,9 +185,7 @@ func loadWorkload(spec WorkloadSpec, topo *cluster.Topology) (*inputs, error) {
 		}
 	case spec.Swim != nil:
 		s := spec.Swim
-		o := swim.DefaultOptions()
-		o.Scale, o.BlockSize, o.ReduceBytes, o.MaxJobs, o.MaxReducers = s.Scale, s.BlockSize, s.ReduceBytes, s.MaxJobs, s.MaxReducers
-		o.Sample, o.SampleSeed, o.Replication, o.ComputeNsPerByte = s.Sample, s.SampleSeed, s.Replication, s.ComputeNs
+		o := s.options()
 		f, err := os.Open(s.Trace)
 		if err != nil {
 			return nil, err
@@ -348,7 +346,10 @@ func Execute(ctx context.Context, c *Campaign, opt Options) error {
 	// once the inputs are known good: a resumption refused for its
 	// workload ran nothing and is not recorded, nor is one with nothing
 	// left to run (whose meta.json is still checked, and made if gone)
-	if err := writeMeta(c, opt.Out, len(runs)-len(todo), len(todo) > 0); err != nil {
+	// the kept runs are also those of run sets this execution leaves out
+	// (bench reproduce runs one mode's at a time into one directory)
+	kept := max(len(runs)-len(todo), finishedRuns(opt.Out))
+	if err := writeMeta(c, opt.Out, kept, len(todo) > 0); err != nil {
 		return err
 	}
 	var progress *mpb.Progress
@@ -793,6 +794,28 @@ type Meta struct {
 	Modified  bool           `json:"racklab_modified,omitempty"`
 	Command   string         `json:"command"`
 	Host      wire.HostFacts `json:"host"`
+}
+
+// finishedRuns counts the finished runs' records (done.json) in a result
+// directory: out/<run set>/<run> and out/<run set>/<workload>/<run>. A
+// twin's directory below it (bench reproduce all) has a meta.json of its
+// own and is not counted.
+func finishedRuns(out string) int {
+	n := 0
+	var walk func(dir string, depth int)
+	walk = func(dir string, depth int) {
+		entries, _ := os.ReadDir(dir)
+		for _, e := range entries {
+			switch {
+			case e.Name() == doneFile && e.Type().IsRegular() && depth >= 2:
+				n++
+			case e.IsDir() && depth < 3 && !(depth == 0 && e.Name() == "twin"):
+				walk(filepath.Join(dir, e.Name()), depth+1)
+			}
+		}
+	}
+	walk(out, 0)
+	return n
 }
 
 // writeMeta writes out/meta.json: afresh for a new result directory; on

@@ -225,6 +225,9 @@ type Summary struct {
 	Policies              []PolicyMeans
 }
 
+// within says whether a is within tol of b (a/b in [1-tol, 1+tol], both
+// bounds included: the margin keeps 0.85 and 1.01 from falling outside by
+// float64 rounding, as bench reproduce's fidelity rule does).
 func within(a, b, tol float64) bool {
 	if math.IsNaN(a) || math.IsNaN(b) {
 		return false
@@ -232,8 +235,10 @@ func within(a, b, tol float64) bool {
 	if b == 0 {
 		return a == 0
 	}
-	return math.Abs(a/b-1) <= tol
+	return ratioWithin(a/b, tol)
 }
+
+func ratioWithin(r, tol float64) bool { return math.Abs(r-1) <= tol+1e-9 }
 
 // Summarize computes the summary of rows.
 func Summarize(rows []Row) Summary {
@@ -310,7 +315,7 @@ func (s Summary) Format() string {
 			"jct live", "jct sim", "jct rep", "sim/l", "rep/l", "cross live", "cross sim", "cross rep", "sim/l", "rep/l")
 		for _, m := range s.Policies {
 			mark := func(r float64) string {
-				if math.Abs(r-1) <= MeanTolerance {
+				if ratioWithin(r, MeanTolerance) {
 					return fmt.Sprintf("%6.2f ", r)
 				}
 				return fmt.Sprintf("%6.2f*", r)

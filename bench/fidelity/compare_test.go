@@ -28,3 +28,25 @@ func TestSummarize(t *testing.T) {
 		t.Errorf("format:\n%s", out)
 	}
 }
+
+// "Within 15%" and "within 1%" include their bounds on both sides: 0.85
+// and 1.15 of the live JCT, 0.99 and 1.01 of its bytes (float64 put 0.85
+// and 1.01 just outside).
+func TestToleranceBoundsInclusive(t *testing.T) {
+	rows := []Row{
+		{Run: "local/p-seed1", Policy: "p", Job: "lo", Live: JobFigures{JCT: 2, CrossBytes: 100},
+			Sim: JobFigures{JCT: 1.7, CrossBytes: 100}, Replay: JobFigures{JCT: 1.7, CrossBytes: 99}},
+		{Run: "local/p-seed1", Policy: "p", Job: "hi", Live: JobFigures{JCT: 2, CrossBytes: 100},
+			Sim: JobFigures{JCT: 2.3, CrossBytes: 100}, Replay: JobFigures{JCT: 2.3, CrossBytes: 101}},
+	}
+	s := Summarize(rows)
+	if s.ReplayWithin != 2 || s.SimWithin != 2 {
+		t.Errorf("JCT within 15%%: replay %d, sim %d of 2; want 2, 2", s.ReplayWithin, s.SimWithin)
+	}
+	if s.BytesEqual != 2 {
+		t.Errorf("bytes within 1%%: %d of 2, want 2", s.BytesEqual)
+	}
+	if out := Summarize(rows[:1]).Format(); strings.Contains(out, "0.85*") {
+		t.Errorf("a mean ratio of 0.85 is marked off by more than 15%%:\n%s", out)
+	}
+}
