@@ -348,8 +348,11 @@ func Execute(ctx context.Context, c *Campaign, opt Options) error {
 	// left to run (whose meta.json is still checked, and made if gone)
 	// the kept runs are also those of run sets this execution leaves out
 	// (bench reproduce runs one mode's at a time into one directory)
-	kept := max(len(runs)-len(todo), finishedRuns(opt.Out))
-	if err := writeMeta(c, opt.Out, kept, len(todo) > 0); err != nil {
+	finished, err := finishedRuns(opt.Out)
+	if err != nil {
+		return err
+	}
+	if err := writeMeta(c, opt.Out, max(len(runs)-len(todo), finished), len(todo) > 0); err != nil {
 		return err
 	}
 	var progress *mpb.Progress
@@ -721,11 +724,11 @@ func prepareDir(c *Campaign, out string) (retabled bool, err error) {
 		// the copy becomes the file a reproduction reads its table from
 		return true, safefile.WriteFile(path, c.Source, 0o644)
 	case err == nil && !bytes.Equal(old, c.Source):
-		finished, err := anyRunFinished(out)
+		finished, err := finishedRuns(out)
 		if err != nil {
 			return false, err
 		}
-		if finished {
+		if finished > 0 {
 			return false, fmt.Errorf("%s holds the results of a different campaign (its campaign.yaml differs from %s): choose another result directory or remove it", out, c.Path)
 		}
 		// no run of the other campaign finished (it failed before any
@@ -761,21 +764,20 @@ func RecordedCampaignFile(dir string) string {
 	return m.CampaignFile
 }
 
-// anyRunFinished reports whether a run in the result directory out has
-// written its done.json.
-func anyRunFinished(out string) (bool, error) {
-	found := false
+// finishedRuns counts the runs in the result directory out (a twin's
+// below it too) that have written their done.json.
+func finishedRuns(out string) (int, error) {
+	n := 0
 	err := filepath.WalkDir(out, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
-		if !d.IsDir() && d.Name() == doneFile {
-			found = true
-			return filepath.SkipAll
+		if d.Type().IsRegular() && d.Name() == doneFile { // not a planted link
+			n++
 		}
 		return nil
 	})
-	return found, err
+	return n, err
 }
 
 // Meta is meta.json: what a result directory was made with.
@@ -794,28 +796,6 @@ type Meta struct {
 	Modified  bool           `json:"racklab_modified,omitempty"`
 	Command   string         `json:"command"`
 	Host      wire.HostFacts `json:"host"`
-}
-
-// finishedRuns counts the finished runs' records (done.json) in a result
-// directory: out/<run set>/<run> and out/<run set>/<workload>/<run>. A
-// twin's directory below it (bench reproduce all) has a meta.json of its
-// own and is not counted.
-func finishedRuns(out string) int {
-	n := 0
-	var walk func(dir string, depth int)
-	walk = func(dir string, depth int) {
-		entries, _ := os.ReadDir(dir)
-		for _, e := range entries {
-			switch {
-			case e.Name() == doneFile && e.Type().IsRegular() && depth >= 2:
-				n++
-			case e.IsDir() && depth < 3 && !(depth == 0 && e.Name() == "twin"):
-				walk(filepath.Join(dir, e.Name()), depth+1)
-			}
-		}
-	}
-	walk(out, 0)
-	return n
 }
 
 // writeMeta writes out/meta.json: afresh for a new result directory; on
