@@ -197,6 +197,21 @@ type SwimSpec struct {
 	MaxReducers int
 }
 
+// inputPaths are the spec's fields that name files it reads.
+func (w *WorkloadSpec) inputPaths() []*string {
+	ps := []*string{&w.File, &w.Datasets, &w.Predicted}
+	if w.Swim != nil {
+		ps = append(ps, &w.Swim.Trace)
+	}
+	if w.Coflow != nil {
+		ps = append(ps, &w.Coflow.Trace, &w.Coflow.InputFrom)
+	}
+	if g := w.Generator; g != nil && g.Name == "fbtiers" {
+		ps = append(ps, &g.Trace)
+	}
+	return ps
+}
+
 // options are the importer's options for the spec.
 func (s *SwimSpec) options() swim.Options {
 	o := swim.DefaultOptions()
@@ -377,23 +392,13 @@ func Load(path string) (*Campaign, error) {
 	}
 	c.TopologyFile = abs(c.TopologyFile)
 	absWorkload := func(w *WorkloadSpec) {
-		w.File = abs(w.File)
-		w.Datasets = abs(w.Datasets)
-		w.Predicted = abs(w.Predicted)
-		if w.Swim != nil {
-			w.Swim.Trace = abs(w.Swim.Trace)
+		if g := w.Generator; g != nil && g.Name == "fbtiers" && g.Trace == "" {
+			// the repository's FB-2010 trace, from its campaigns
+			// directory
+			g.Trace = fbtiers.CampaignTrace
 		}
-		if w.Coflow != nil {
-			w.Coflow.Trace = abs(w.Coflow.Trace)
-			w.Coflow.InputFrom = abs(w.Coflow.InputFrom)
-		}
-		if g := w.Generator; g != nil && g.Name == "fbtiers" {
-			if g.Trace == "" {
-				// the repository's FB-2010 trace, from its campaigns
-				// directory
-				g.Trace = fbtiers.CampaignTrace
-			}
-			g.Trace = abs(g.Trace)
+		for _, p := range w.inputPaths() {
+			*p = abs(*p)
 		}
 	}
 	absWorkload(&c.Workload)

@@ -3,6 +3,8 @@ package campaign
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -12,6 +14,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
+	"sort"
 	"strings"
 	"sync"
 	"syscall"
@@ -796,6 +799,11 @@ type Meta struct {
 	Modified  bool           `json:"racklab_modified,omitempty"`
 	Command   string         `json:"command"`
 	Host      wire.HostFacts `json:"host"`
+	// Inputs are the sha256 of the files the campaign's workloads and
+	// topology read, by their path from the campaign file's directory:
+	// a resumption whose inputs changed would set runs of two workloads
+	// side by side, and is refused.
+	Inputs map[string]string `json:"inputs,omitempty"`
 }
 
 // writeMeta writes out/meta.json: afresh for a new result directory; on
@@ -806,7 +814,8 @@ type Meta struct {
 // replaced: it is the only record of how the kept runs were made.
 func writeMeta(c *Campaign, out string, alreadyDone int, runs bool) error {
 	path := filepath.Join(out, "meta.json")
-	m := Meta{Campaign: c.Name, Started: time.Now().UTC().Format(time.RFC3339)}
+	inputs := inputDigests(c)
+	m := Meta{Campaign: c.Name, Started: time.Now().UTC().Format(time.RFC3339), Inputs: inputs}
 	version, modified := racklabVersion()
 	if alreadyDone > 0 {
 		b, err := os.ReadFile(path)
@@ -823,7 +832,16 @@ func writeMeta(c *Campaign, out string, alreadyDone int, runs bool) error {
 			if !runs {
 				return nil // nothing to record: it stays as it is
 			}
+			if err := sameInputs(old.Inputs, inputs, path); err != nil {
+				return err
+			}
 			m = old
+			for k, v := range inputs { // recorded from here on if it was not
+				if m.Inputs == nil {
+					m.Inputs = map[string]string{}
+				}
+				m.Inputs[k] = v
+			}
 			if version == "" {
 				version = "(version unknown)"
 			}
@@ -848,6 +866,56 @@ func writeMeta(c *Campaign, out string, alreadyDone int, runs bool) error {
 		return err
 	}
 	return safefile.WriteFile(path, append(b, '\n'), 0o644)
+}
+
+// inputDigests are the sha256 of the files the campaign's workloads and
+// topology name, by path from the campaign file's directory; a file that
+// cannot be read (one only another mode's run sets use, gone) is left
+// out: the runs that need it fail on their own.
+func inputDigests(c *Campaign) map[string]string {
+	paths := []*string{&c.TopologyFile}
+	paths = append(paths, c.Workload.inputPaths()...)
+	for i := range c.Workloads {
+		paths = append(paths, c.Workloads[i].Spec.inputPaths()...)
+	}
+	out := map[string]string{}
+	for _, p := range paths {
+		if *p == "" {
+			continue
+		}
+		f, err := os.Open(*p)
+		if err != nil {
+			continue
+		}
+		h := sha256.New()
+		_, err = io.Copy(h, f)
+		f.Close()
+		if err != nil {
+			continue
+		}
+		key := *p
+		if rel, err := filepath.Rel(filepath.Dir(c.Path), *p); err == nil && c.Path != "" {
+			key = rel
+		}
+		out[filepath.ToSlash(key)] = hex.EncodeToString(h.Sum(nil))
+	}
+	return out
+}
+
+// sameInputs refuses a resumption whose input files differ from those the
+// kept runs were made with (meta is the record's file, for the error).
+func sameInputs(was, now map[string]string, meta string) error {
+	var changed []string
+	for k, v := range was {
+		if n, ok := now[k]; ok && n != v {
+			changed = append(changed, k)
+		}
+	}
+	if len(changed) == 0 {
+		return nil
+	}
+	sort.Strings(changed)
+	return fmt.Errorf("%s: the kept runs were made from other contents of %s (sha256 recorded there): restore the file, or choose another result directory, so that no table sets runs of two workloads side by side", meta, strings.Join(changed, ", "))
 }
 
 // racklabVersion is the running build's VCS revision (its module version
