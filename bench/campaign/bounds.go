@@ -4,7 +4,6 @@ import (
 	"fmt"
 
 	"github.com/racklab/racklab/coordinator/workload"
-	"github.com/racklab/racklab/internal/units"
 	"github.com/racklab/racklab/internal/yamlfile"
 	"gopkg.in/yaml.v3"
 )
@@ -83,27 +82,26 @@ func checkWorkloadNumbers(d *yamlfile.Decoder, wn *yaml.Node, where string) {
 		nonNegInt(sm, "max_jobs", -1)
 		nonNegInt(sm, "max_reducers", workload.MaxTasksPerStage)
 		positive(sm, "scale")
-		// the importer's checks, made here where the campaign's file and
-		// line are known rather than against the trace when a run starts
-		nonNegInt(sm, "sample", -1)
-		if sm.Has("replication") {
-			if v := sm.Int("replication"); v < 1 || v > workload.MaxReplicas {
-				sm.Fail("replication", "replication must be between 1 and %d (got %d)", workload.MaxReplicas, v)
-			}
+	}
+}
+
+// checkSwimOptions makes the SWIM importer's own checks of each swim
+// workload's options (replication, sample, sizes, compute) here, where the
+// campaign's file and line are known, rather than against the trace when
+// a run starts.
+func checkSwimOptions(d *yamlfile.Decoder, c *Campaign) {
+	check := func(w *WorkloadSpec, where string) {
+		if w.Swim == nil {
+			return
 		}
-		if sm.Has("compute_ns_per_byte") {
-			if v := sm.Float("compute_ns_per_byte"); !(v >= 0 && v <= workload.MaxComputeNsPerByte) {
-				sm.Fail("compute_ns_per_byte", "compute_ns_per_byte must be between 0 and %g (got %g)", float64(workload.MaxComputeNsPerByte), v)
-			}
+		o := w.Swim.options()
+		if err := o.Check(); err != nil {
+			d.Fail(w.Swim.line, where+" swim", "%v", err)
 		}
-		for _, key := range []string{"block_size", "reduce_bytes"} {
-			if !sm.Has(key) {
-				continue
-			}
-			if v, err := units.ParseBytes(sm.Str(key)); err == nil && !(v > 0 && v <= workload.MaxBytes) {
-				sm.Fail(key, "%s must be positive and at most 2^62 bytes (got %d)", key, v)
-			}
-		}
+	}
+	check(&c.Workload, "workload")
+	for i := range c.Workloads {
+		check(&c.Workloads[i].Spec, "workloads "+c.Workloads[i].Name)
 	}
 }
 

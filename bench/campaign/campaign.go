@@ -195,6 +195,7 @@ type SwimSpec struct {
 	BlockSize   int64
 	ReduceBytes int64
 	MaxReducers int
+	line        int // where the campaign gives it, for the errors of its options
 }
 
 // inputPaths are the spec's fields that name files it reads.
@@ -501,6 +502,9 @@ func Parse(name string, data []byte) (*Campaign, error) {
 	if d.Err() == nil {
 		checkNumbers(d, top)
 	}
+	if d.Err() == nil {
+		checkSwimOptions(d, c)
+	}
 	if err := d.Err(); err != nil {
 		return nil, err
 	}
@@ -616,6 +620,7 @@ func parseWorkload(d *yamlfile.Decoder, n *yaml.Node, where string) WorkloadSpec
 		if sm.Has("max_reducers") {
 			s.MaxReducers = int(sm.Int("max_reducers"))
 		}
+		s.line = sn.Line
 		w.Swim = s
 	} else if w.File == "" {
 		m.Fail("", "no workload: give file (and datasets), swim, coflow or generator")

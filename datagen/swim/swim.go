@@ -51,7 +51,8 @@ func DefaultOptions() Options {
 	return Options{Scale: 1, BlockSize: 128 << 20, Replication: 3, ReduceBytes: 1 << 30, MaxReducers: 999, ComputeNsPerByte: 5}
 }
 
-func (o *Options) check() error {
+// Check says what is wrong with the options, before a trace is read.
+func (o *Options) Check() error {
 	if err := units.Positive("scale", o.Scale); err != nil {
 		return err
 	}
@@ -144,7 +145,7 @@ func ReadSizes(r io.Reader, name string) ([]JobSizes, error) {
 // sizes as it is read.
 func importStats(r io.Reader, name string, opts Options, onJob func(JobSizes)) (*workload.Workload, *workload.Datasets, Stats, error) {
 	var st Stats
-	if err := opts.check(); err != nil {
+	if err := opts.Check(); err != nil {
 		return nil, nil, st, fmt.Errorf("%s: %w", name, err)
 	}
 	if opts.Sample > 0 {
