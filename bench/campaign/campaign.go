@@ -334,6 +334,9 @@ type RunSet struct {
 	// WriterRacks are the racks the hdfs placer writes every block's
 	// first replica from (hdfs.Placer.WriterRacks); empty: any host.
 	WriterRacks []cluster.RackID
+	// writerRacksLine is the campaign file's line of writer_racks, for
+	// the check against the run set's cluster (checkWriterRacks).
+	writerRacksLine int
 	// MemoryLRU turns on the engine's LRU memory tier (engine.Config):
 	// each host's memory tier is held to its capacity.
 	MemoryLRU bool
@@ -505,10 +508,43 @@ func Parse(name string, data []byte) (*Campaign, error) {
 	if d.Err() == nil {
 		checkSwimOptions(d, c)
 	}
+	if d.Err() == nil {
+		checkWriterRacks(d, c)
+	}
 	if err := d.Err(); err != nil {
 		return nil, err
 	}
 	return c, nil
+}
+
+// checkWriterRacks refuses a writer rack beyond a uniform cluster's racks
+// when the file is read, rather than when the first run places its data
+// (after the runs before it have run). A topology file's racks are known
+// only once it is loaded: Execute checks those (writerRacksBeyond).
+func checkWriterRacks(d *yamlfile.Decoder, c *Campaign) {
+	for i, rs := range c.Runs {
+		u := rs.Uniform
+		if u == nil {
+			u = c.Uniform
+		}
+		if u == nil {
+			continue
+		}
+		if err := rs.writerRacksBeyond(u.Racks); err != nil {
+			d.Fail(rs.writerRacksLine, fmt.Sprintf("runs[%d]", i), "%v", err)
+		}
+	}
+}
+
+// writerRacksBeyond says which writer rack, if any, a cluster of racks
+// racks does not have.
+func (rs RunSet) writerRacksBeyond(racks int) error {
+	for _, r := range rs.WriterRacks {
+		if int(r) >= racks {
+			return fmt.Errorf("writer_racks: rack %d is not in the run set's cluster, whose racks are 0 to %d", r, racks-1)
+		}
+	}
+	return nil
 }
 
 // dirName says whether a name can be a directory of the results: not
@@ -896,6 +932,7 @@ func parseStorage(d *yamlfile.Decoder, m *yamlfile.Map, rs *RunSet, where string
 			m.Fail("writer_racks", "writer_racks is a setting of the hdfs placement, not of %s", rs.Placement)
 			return
 		}
+		rs.writerRacksLine = m.LineOf("writer_racks")
 		racks := m.Strs("writer_racks")
 		if len(racks) == 0 && d.Err() == nil {
 			m.Fail("writer_racks", "writer_racks lists the racks the datasets were written from: give at least one")

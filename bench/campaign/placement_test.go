@@ -149,12 +149,39 @@ func TestWriterRacksKey(t *testing.T) {
 		t.Fatalf("placer %#v, want hdfs writing from rack 1", placer)
 	}
 	for run, want := range map[string]string{
-		"  - {mode: sim, policies: [fifo], placement: octopus, writer_racks: [0]}\n": "writer_racks is a setting of the hdfs placement, not of octopus",
-		"  - {mode: sim, policies: [fifo], writer_racks: [-1]}\n":                    `writer rack "-1" is not a rack index`,
-		"  - {mode: sim, policies: [fifo], writer_racks: []}\n":                      "give at least one",
+		"  - {mode: sim, policies: [fifo], placement: octopus, writer_racks: [0]}\n":                     "writer_racks is a setting of the hdfs placement, not of octopus",
+		"  - {mode: sim, policies: [fifo], writer_racks: [-1]}\n":                                        `writer rack "-1" is not a rack index`,
+		"  - {mode: sim, policies: [fifo], writer_racks: []}\n":                                          "give at least one",
+		"  - {mode: sim, policies: [fifo], writer_racks: [0, 2]}\n":                                      "c.yaml:6: runs[0]: writer_racks: rack 2 is not in the run set's cluster, whose racks are 0 to 1",
+		"  - {mode: sim, policies: [fifo], cluster: {racks: 1, hosts_per_rack: 3}, writer_racks: [1]}\n": "rack 1 is not in the run set's cluster, whose racks are 0 to 0",
 	} {
 		if _, err := Load(writeCampaign(t, storageHead+run)); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%q: err %v, want %q", run, err, want)
 		}
+	}
+	// a run set's own cluster holds the rack the campaign's does not
+	if _, err := Load(writeCampaign(t, storageHead+"  - {mode: sim, policies: [fifo], cluster: {racks: 4, hosts_per_rack: 1}, writer_racks: [3]}\n")); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// A topology file's racks are known only when the runs start: a writer
+// rack beyond them stops the campaign before any run, naming the line.
+func TestWriterRacksBeyondATopologyFile(t *testing.T) {
+	topo, err := filepath.Abs("../../examples/topology.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := Load(writeCampaign(t, "name: p\ntopology: "+topo+"\nworkload:\n  generator: {name: recurring, set: w1, scale: 0.01}\nruns:\n  - {mode: sim, policies: [fifo], writer_racks: [3]}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := t.TempDir()
+	err = Execute(context.Background(), c, Options{Out: out, Parallel: 1})
+	if err == nil || !strings.Contains(err.Error(), "c.yaml:6: runs[0] writer_racks: rack 3 is not in the run set's cluster, whose racks are 0 to 2") {
+		t.Fatalf("err %v, want writer rack 3 refused at line 6", err)
+	}
+	if _, err := os.Stat(filepath.Join(out, "sim")); err == nil {
+		t.Fatal("a run set's directory was made: a run started")
 	}
 }

@@ -291,6 +291,9 @@ func Execute(ctx context.Context, c *Campaign, opt Options) error {
 			}
 			return err
 		}
+		if err := rs.writerRacksBeyond(len(topos[i].Racks)); err != nil {
+			return fmt.Errorf("%s:%d: runs[%d] %w (topology %s)", c.Path, rs.writerRacksLine, i, err, c.TopologyFile)
+		}
 	}
 	runs := c.Matrix(opt.Out)
 	var todo []Run
