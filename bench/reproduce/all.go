@@ -322,6 +322,7 @@ func headlines(p *report.ReproducedPaper, counts *paperCounts, c *campaign.Campa
 	for i, row := range t.Rows {
 		var first *Result
 		cells := []string{}
+		var found []modeText
 		for _, mc := range checks {
 			r := mc.byRow[row.Line]
 			switch {
@@ -331,6 +332,9 @@ func headlines(p *report.ReproducedPaper, counts *paperCounts, c *campaign.Campa
 				cells = append(cells, "–", "not run")
 			default:
 				cells = append(cells, r.MeasuredText(), r.VerdictText())
+				if f := r.FoundText(mc.mode); f != "" {
+					found = append(found, modeText{mc.mode, f})
+				}
 			}
 			if first == nil {
 				first = r
@@ -343,8 +347,9 @@ func headlines(p *report.ReproducedPaper, counts *paperCounts, c *campaign.Campa
 		if named {
 			out = slices.Insert(out, 1, row.In)
 		}
-		h.Rows = append(h.Rows, append(out, cells...))
+		h.Rows = append(h.Rows, append(append(out, cells...), foundCell(found)))
 	}
+	*h = withFound(*h)
 	h.Notes = append(h.Notes, t.Note)
 	h.Notes = append(h.Notes, notes...)
 	var parts []string
@@ -356,6 +361,25 @@ func headlines(p *report.ReproducedPaper, counts *paperCounts, c *campaign.Campa
 		parts = append(parts, fmt.Sprintf("%d of %d headlines reproduced in %s", mc.n, mc.m, modeName(mc.mode)))
 	}
 	h.Summary = c.Name + ": " + strings.Join(parts, "; ")
+}
+
+// modeText is a text of one mode.
+type modeText struct{ mode, text string }
+
+// foundCell is a row's found texts on the page: one text when every mode
+// has the same, else each with its mode's name.
+func foundCell(found []modeText) string {
+	if len(found) == 0 {
+		return ""
+	}
+	if !slices.ContainsFunc(found, func(f modeText) bool { return f.text != found[0].text }) {
+		return found[0].text
+	}
+	parts := make([]string, len(found))
+	for i, f := range found {
+		parts[i] = modeName(f.mode) + ": " + f.text
+	}
+	return strings.Join(parts, " ")
 }
 
 // keyFigure writes the paper's own report (as `bench report` does) and

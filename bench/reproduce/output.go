@@ -32,6 +32,20 @@ func (r *Result) label() string {
 	return fmt.Sprintf("%s vs %s", r.Row.PolicyRef(), r.Row.BaselineRef())
 }
 
+// FoundText is what was found when the row did not reproduce in mode,
+// shown while it does not; a row that now reproduces says so, so that
+// the reason kept for it is looked at again rather than left to mislead.
+func (r *Result) FoundText(mode string) string {
+	f := r.Row.FoundIn(mode)
+	if f == "" {
+		return ""
+	}
+	if r.Outcome == Reproduced {
+		return fmt.Sprintf("reproduces now: the reason recorded for it not reproducing (found:, line %d of the campaign) is to be looked at again", r.Row.Line)
+	}
+	return f
+}
+
 // WriteText prints the check: a line per row with the paper's and the
 // measured effect and the verdict, then each row's provenance, and last
 // the summary line.
@@ -56,6 +70,9 @@ func (c *Check) WriteText(w io.Writer) error {
 		fmt.Fprintf(w, "\n%d. workload: %s\n   figure:   %s\n   spec:     %s\n", i+1, r.Row.Workload, r.Row.Figure, r.Row.Spec)
 		if r.Row.Quote != "" {
 			fmt.Fprintf(w, "   quote:    %s\n", strconv.Quote(r.Row.Quote))
+		}
+		if f := r.FoundText(c.Mode); f != "" {
+			fmt.Fprintf(w, "   found:    %s\n", f)
 		}
 	}
 	if c.Table.Note != "" {
@@ -85,11 +102,24 @@ func (c *Check) ForReport() report.Headlines {
 			fig += ": " + strconv.Quote(r.Row.Quote)
 		}
 		row := []string{strconv.Itoa(i + 1), r.Row.MetricText(), r.label(), r.Row.Workload, fig, r.Row.Spec,
-			r.Row.PaperText(), r.MeasuredText(), r.PolicyText, r.BaselineText, r.VerdictText()}
+			r.Row.PaperText(), r.MeasuredText(), r.PolicyText, r.BaselineText, r.VerdictText(), r.FoundText(c.Mode)}
 		if c.Named {
 			row = slices.Insert(row, 1, r.Row.In)
 		}
 		h.Rows = append(h.Rows, row)
+	}
+	return withFound(h)
+}
+
+// withFound gives a table whose last cells are found texts its found
+// column, or drops those cells when no row has one.
+func withFound(h report.Headlines) report.Headlines {
+	if slices.ContainsFunc(h.Rows, func(row []string) bool { return row[len(row)-1] != "" }) {
+		h.Columns = append(h.Columns, "found (when not reproduced)")
+		return h
+	}
+	for i, row := range h.Rows {
+		h.Rows[i] = row[:len(row)-1]
 	}
 	return h
 }

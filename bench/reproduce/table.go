@@ -80,6 +80,11 @@ type Row struct {
 	Spec     string
 	// Quote is the source's words, verbatim; may be empty.
 	Quote string
+	// Found is what was found when the row did not reproduce (found: in
+	// the file), by mode ("" for every mode): the reason is kept beside
+	// the row it explains, and shown only while the row does not
+	// reproduce (Result.FoundText).
+	Found map[string]string
 	// Paper is the paper's effect in the row's unit (a fraction for
 	// Relative: 0.65 is +65%; percentage points for Points), NaN when the
 	// paper gives only a direction.
@@ -243,7 +248,7 @@ func parseTable(d *yamlfile.Decoder, n *yaml.Node, c *campaign.Campaign) *Table 
 
 func parseRow(d *yamlfile.Decoder, n *yaml.Node, i int, c *campaign.Campaign) Row {
 	m := d.Map(n, fmt.Sprintf("headlines row %d", i+1))
-	m.Known("metric", "effect", "policy", "baseline", "workload", "figure", "spec", "quote", "paper", "modes", "in", "queue", "input")
+	m.Known("metric", "effect", "policy", "baseline", "workload", "figure", "spec", "quote", "paper", "modes", "in", "queue", "input", "found")
 	m.Require("metric", "effect", "policy", "workload", "figure", "spec", "paper")
 	r := Row{Line: m.Line, Metric: m.Str("metric"), Policy: m.Str("policy"), Baseline: m.Str("baseline"),
 		Workload: m.Str("workload"), Figure: m.Str("figure"), Spec: m.Str("spec"), Quote: m.Str("quote"), Modes: m.Strs("modes"), In: m.Str("in"),
@@ -348,6 +353,15 @@ func parseRow(d *yamlfile.Decoder, n *yaml.Node, i int, c *campaign.Campaign) Ro
 			return r
 		}
 	}
+	if r.Found = parseFound(d, m); d.Err() != nil {
+		return r
+	}
+	for mode := range r.Found {
+		if mode != "" && (!modes[mode] || !r.AppliesTo(mode)) {
+			m.Fail("found", "found says what was found in mode %s, and the row is not checked in that mode", mode)
+			return r
+		}
+	}
 	for _, f := range []struct{ key, policy, set string }{{"policy", r.Policy, r.PolicySet}, {"baseline", r.Baseline, r.BaselineSet}} {
 		if f.policy == "" { // a value row's baseline
 			continue
@@ -365,6 +379,46 @@ func parseRow(d *yamlfile.Decoder, n *yaml.Node, i int, c *campaign.Campaign) Ro
 		m.Fail("baseline", "no one mode runs both %s and %s%s%s: a row compares the runs of one mode", r.PolicyRef(), r.BaselineRef(), workloadText(r.In), modeList(r.Modes))
 	}
 	return r
+}
+
+// parseFound reads a row's found: one text for every mode, or a mapping
+// of a text per mode (found: {sim: ..., local: ...}).
+func parseFound(d *yamlfile.Decoder, m *yamlfile.Map) map[string]string {
+	n := m.Node("found")
+	if n == nil {
+		return nil
+	}
+	if n.Kind == yaml.ScalarNode {
+		text := strings.Join(strings.Fields(m.Str("found")), " ")
+		if text == "" {
+			m.Fail("found", "found says what was found when the row did not reproduce: give the text, or leave found out")
+			return nil
+		}
+		return map[string]string{"": text}
+	}
+	fm := d.Map(n, m.Where+" found")
+	fm.Known(campaign.ModeSim, campaign.ModeLocal, campaign.ModeRemote)
+	out := map[string]string{}
+	for _, mode := range fm.Keys() {
+		text := strings.Join(strings.Fields(fm.Str(mode)), " ")
+		if text == "" && d.Err() == nil {
+			fm.Fail(mode, "found's %s text is empty: give it, or leave the mode out", mode)
+		}
+		out[mode] = text
+	}
+	if len(out) == 0 && d.Err() == nil {
+		m.Fail("found", "found is an empty mapping: give a text, or a text per mode (sim, local, remote)")
+	}
+	return out
+}
+
+// FoundIn is what was found in a mode: its own text, else the row's for
+// every mode.
+func (r Row) FoundIn(mode string) string {
+	if f, ok := r.Found[mode]; ok {
+		return f
+	}
+	return r.Found[""]
 }
 
 // runsPolicy says whether a run set the row applies to, of the name set
