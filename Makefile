@@ -37,8 +37,11 @@ build:
 # The README's test command: vet, lint and every test. The flat-vs-switched
 # fidelity test compares two emulated runs' timings: it runs alone after the
 # others, so that their load does not weigh on one mode and not the other.
+# The worker's packages (goroutines per transfer, sockets, a shared store)
+# run again under the race detector (about 20 s).
 test: lint
 	$(GO) test -count=1 -skip '^TestFlatMatchesSwitched$$' ./...
+	$(GO) test -count=1 -race ./worker/...
 	$(GO) test -count=1 -run '^TestFlatMatchesSwitched$$' ./bench/campaign
 
 tools:

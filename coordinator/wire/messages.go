@@ -255,8 +255,11 @@ type Sources struct {
 	OutputBytes int64 `json:"output_bytes"`
 }
 
-// Validate checks the ranges.
+// Validate checks the ranges and sizes.
 func (m *Sources) Validate() error {
+	if m.InputBytes < 0 || m.OutputBytes < 0 {
+		return fmt.Errorf("attempt %d: negative size (input %d, output %d bytes)", m.Attempt, m.InputBytes, m.OutputBytes)
+	}
 	for _, s := range m.Sources {
 		if s.Offset < 0 || s.Length < 0 {
 			return fmt.Errorf("attempt %d: bad source range of %s", m.Attempt, s.Task)

@@ -166,3 +166,14 @@ func FuzzDecode(f *testing.F) {
 		_ = Decode(data, typ, body)
 	})
 }
+
+// A Sources with a negative size is refused when decoded, as a Launch's
+// is: the worker would generate an output of that size.
+func TestSourcesRefuseNegativeSizes(t *testing.T) {
+	for _, m := range []*Sources{{Attempt: 3, Complete: true, OutputBytes: -1}, {Attempt: 3, Complete: true, InputBytes: -1}} {
+		var got Sources
+		if err := Decode(MustEncode(TypeSources, m), TypeSources, &got); err == nil || !strings.Contains(err.Error(), "attempt 3: negative size") {
+			t.Errorf("%+v: err %v, want a negative size refused", m, err)
+		}
+	}
+}

@@ -556,7 +556,7 @@ func (w *Worker) materialize(ctx context.Context, m wire.Materialize) {
 			if ctx.Err() != nil {
 				return
 			}
-			sum, err := w.st.Generate(tier, b.Key, b.Size, m.Seed)
+			sum, err := w.st.GenerateContext(ctx, tier, b.Key, b.Size, m.Seed)
 			if err == nil {
 				// read back what landed on the tier
 				var stored uint64

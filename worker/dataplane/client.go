@@ -291,6 +291,9 @@ func (c *Client) Fetch(ctx context.Context, g *Group, addr string, tier cluster.
 	if g == nil {
 		g = NewGroup(Input)
 	}
+	if err := checkKey(key); err != nil {
+		return 0, fmt.Errorf("dataplane: fetch %s from %s: %w", tier, addr, err)
+	}
 	wrap := func(err error) error {
 		return fmt.Errorf("dataplane: fetch %s %q [%d, +%d) from %s: %w", tier, key, off, n, addr, err)
 	}
@@ -393,6 +396,9 @@ func isStale(err error) bool {
 // next, and Push returns nil only once every replica has committed the
 // object (an error names the replica that failed).
 func (c *Client) Push(ctx context.Context, g *Group, addr string, tier cluster.TierKind, key string, src io.Reader, n int64, hops ...Hop) (err error) {
+	if err := checkKey(key); err != nil {
+		return fmt.Errorf("dataplane: push %s to %s: %w", tier, addr, err)
+	}
 	if g == nil {
 		g = NewGroup(Output)
 	}
@@ -508,6 +514,22 @@ func (c *Client) Push(ctx context.Context, g *Group, addr string, tier cluster.T
 	return nil
 }
 
+// checkKey refuses a key the protocol cannot carry: its length is a
+// 16-bit field, and a longer key would be framed with its length modulo
+// 65,536, the rest of it read by the server as further requests; the
+// server refuses one over MaxKeyLen, but only if it reads its length right.
+// Its error quotes only the key's start: a key refused for its length
+// would fill a log line with 64 KiB.
+func checkKey(key string) error {
+	switch {
+	case key == "":
+		return fmt.Errorf("empty key")
+	case len(key) > MaxKeyLen:
+		return fmt.Errorf("key %q… of %d bytes (at most %d)", key[:32], len(key), MaxKeyLen)
+	}
+	return nil
+}
+
 // checkHops refuses a hop list the protocol cannot carry.
 func checkHops(hops []Hop) error {
 	if len(hops) > MaxHops {
@@ -517,8 +539,8 @@ func checkHops(hops []Hop) error {
 		switch {
 		case h.Addr == "" || len(h.Addr) > MaxAddrLen:
 			return fmt.Errorf("hop %d: address of %d bytes (1 to %d)", i, len(h.Addr), MaxAddrLen)
-		case h.Key == "" || len(h.Key) > MaxKeyLen:
-			return fmt.Errorf("hop %d: key of %d bytes (1 to %d)", i, len(h.Key), MaxKeyLen)
+		case checkKey(h.Key) != nil:
+			return fmt.Errorf("hop %d: %w", i, checkKey(h.Key))
 		case int(h.Tier) >= cluster.NumTierKinds:
 			return fmt.Errorf("hop %d: unknown tier %d", i, h.Tier)
 		}

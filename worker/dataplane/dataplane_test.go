@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"math"
 	"math/rand/v2"
 	"net"
 	"os"
@@ -571,5 +572,61 @@ func TestServerSurvivesGarbage(t *testing.T) {
 	defer c.Close()
 	if n, err := c.Fetch(context.Background(), nil, ts.addr, cluster.Mem, "a", 0, -1, io.Discard); err != nil || n != 1000 {
 		t.Errorf("fetch after garbage: %d, %v", n, err)
+	}
+}
+
+// The client refuses a key its 16-bit length field cannot carry, for
+// every request: before, Fetch and Push sent a 65,537-byte key with the
+// length 1, and the server read the rest as further requests (a GET of
+// another object, whose bytes the fetch returned as its own).
+func TestClientRefusesOverlongKeys(t *testing.T) {
+	ts := newTestServer(t, store.TierConfig{Kind: cluster.Mem})
+	c := NewClient(time.Second)
+	defer c.Close()
+	ctx := context.Background()
+	if err := c.Push(ctx, nil, ts.addr, cluster.Mem, "a", strings.NewReader("SECRET-A"), 8); err != nil {
+		t.Fatal(err)
+	}
+	long := "a" + strings.Repeat("k", 1<<16)
+	var out bytes.Buffer
+	if _, err := c.Fetch(ctx, nil, ts.addr, cluster.Mem, long, 0, -1, &out); err == nil || !strings.Contains(err.Error(), fmt.Sprintf("of 65537 bytes (at most %d)", MaxKeyLen)) || out.Len() > 0 {
+		t.Errorf("fetch: err %v, %d bytes", err, out.Len())
+	}
+	if err := c.Push(ctx, nil, ts.addr, cluster.Mem, long, strings.NewReader("x"), 1); err == nil || !strings.Contains(err.Error(), fmt.Sprintf("of 65537 bytes (at most %d)", MaxKeyLen)) {
+		t.Errorf("push: err %v", err)
+	}
+	if err := c.Delete(ctx, ts.addr, cluster.Mem, long); err == nil || !strings.Contains(err.Error(), fmt.Sprintf("of 65537 bytes (at most %d)", MaxKeyLen)) {
+		t.Errorf("delete: err %v", err)
+	}
+}
+
+// A PUT whose header claims nearly 2^63 bytes is refused for space, and
+// the tier's capacity holds for the pushes after it.
+func TestHugePutLeavesCapacityWhole(t *testing.T) {
+	ts := newTestServer(t, store.TierConfig{Kind: cluster.Mem, Capacity: 1 << 20})
+	c := NewClient(time.Second)
+	defer c.Close()
+	ctx := context.Background()
+	if err := c.Push(ctx, nil, ts.addr, cluster.Mem, "x/small", bytes.NewReader(make([]byte, 10)), 10); err != nil {
+		t.Fatal(err)
+	}
+	raw, err := net.Dial("tcp", ts.addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer raw.Close()
+	if _, err := raw.Write(rawRequest(reqMagic, 1, opPut, Output, DSCP(Output), uint8(cluster.Mem), "x/huge", 6, 0, math.MaxInt64)); err != nil {
+		t.Fatal(err)
+	}
+	var status [1]byte
+	raw.SetReadDeadline(time.Now().Add(5 * time.Second))
+	if _, err := io.ReadFull(raw, status[:]); err != nil {
+		t.Fatalf("no answer to the huge PUT: %v", err)
+	}
+	if used := ts.st.Used(cluster.Mem); used != 10 {
+		t.Errorf("used %d after the huge PUT, want 10", used)
+	}
+	if err := c.Push(ctx, nil, ts.addr, cluster.Mem, "x/big", bytes.NewReader(make([]byte, 2<<20)), 2<<20); err == nil {
+		t.Error("a 2 MiB push into a 1 MiB tier succeeded")
 	}
 }

@@ -121,11 +121,11 @@ func (s *Server) remove(sc *sconn, br *bufio.Reader, req *request) bool {
 // it still arriving there from being stored. It succeeds whether or not the
 // object was there. Cancelling ctx aborts it.
 func (c *Client) Delete(ctx context.Context, addr string, tier cluster.TierKind, key string) error {
+	if err := checkKey(key); err != nil {
+		return fmt.Errorf("dataplane: delete %s at %s: %w", tier, addr, err)
+	}
 	wrap := func(err error) error {
 		return fmt.Errorf("dataplane: delete %s %q at %s: %w", tier, key, addr, err)
-	}
-	if key == "" || len(key) > MaxKeyLen {
-		return wrap(fmt.Errorf("key of %d bytes (1 to %d)", len(key), MaxKeyLen))
 	}
 	for attempt := 0; ; attempt++ {
 		cc, reused, err := c.get(ctx, addr, DSCP(Output))

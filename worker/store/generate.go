@@ -2,6 +2,7 @@ package store
 
 import (
 	"bytes"
+	"context"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -108,6 +109,9 @@ func GenChecksum(key string, size int64, seed uint64) uint64 {
 
 // GenContent writes the size bytes Generate would make for (key, seed) to w.
 func GenContent(w io.Writer, key string, size int64, seed uint64) error {
+	if size < 0 {
+		return fmt.Errorf("store: %q: negative size %d", key, size)
+	}
 	base := genBase(seed, key)
 	buf := make([]byte, min(size, genBuf))
 	for off := int64(0); off < size; off += genBuf {
@@ -124,6 +128,14 @@ func GenContent(w io.Writer, key string, size int64, seed uint64) error {
 // from (seed, key), paced as a write and checked against the capacity before
 // anything is written, and returns its checksum.
 func (s *Store) Generate(k cluster.TierKind, key string, size int64, seed uint64) (uint64, error) {
+	return s.GenerateContext(context.Background(), k, key, size, seed)
+}
+
+// GenerateContext is Generate that cancelling ctx aborts: the write stops
+// and nothing is stored. A killed attempt's output and a reset worker's
+// materialization must not go on taking the tier's paced write bandwidth
+// (seconds on an HDD tier) from the attempts after them.
+func (s *Store) GenerateContext(ctx context.Context, k cluster.TierKind, key string, size int64, seed uint64) (uint64, error) {
 	if size < 0 {
 		return 0, fmt.Errorf("store: %s %q: negative size %d", k, key, size)
 	}
@@ -135,6 +147,9 @@ func (s *Store) Generate(k cluster.TierKind, key string, size int64, seed uint64
 	if err := w.Reserve(size); err != nil {
 		return 0, err
 	}
+	// Abort interrupts a Write waiting for the tier's bandwidth
+	stopAbort := context.AfterFunc(ctx, func() { w.Abort() })
+	defer stopAbort()
 	// One goroutine generates and checksums while this one writes.
 	const nbuf = 3
 	free := make(chan []byte, nbuf)
@@ -168,6 +183,9 @@ func (s *Store) Generate(k cluster.TierKind, key string, size int64, seed uint64
 			}
 		}
 		free <- b
+	}
+	if ctx.Err() != nil {
+		return 0, fmt.Errorf("store: %s %q: %w", k, key, ctx.Err())
 	}
 	if werr != nil {
 		return 0, werr

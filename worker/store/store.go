@@ -211,7 +211,9 @@ func (s *Store) Used(k cluster.TierKind) int64 {
 func (t *tier) reserve(n int64) error {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if t.cfg.Capacity > 0 && t.used+n > t.cfg.Capacity {
+	// n > capacity - used, not used + n > capacity: a huge n would wrap
+	// the sum below the capacity and leave used negative
+	if t.cfg.Capacity > 0 && n > t.cfg.Capacity-t.used || n > math.MaxInt64-t.used {
 		return fmt.Errorf("%w: tier %s has %d of %d bytes in use, %d more needed",
 			ErrNoSpace, t.cfg.Kind, t.used, t.cfg.Capacity, n)
 	}

@@ -2,10 +2,12 @@ package store
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -526,5 +528,56 @@ func TestTransferOnIdleTierStartsEmpty(t *testing.T) {
 	b.beginAt(busy)
 	if got := b.lim.TokensAt(busy); got != before {
 		t.Errorf("a transfer starting beside a running one took the bucket from %.0f to %.0f tokens, want it untouched", before, got)
+	}
+}
+
+// A reservation of a size near int64's limit (a PUT's length comes from
+// the network) is refused, and leaves the tier's accounting as it was:
+// before, used + n wrapped below the capacity and used went negative,
+// and every writer after it ignored the capacity.
+func TestReserveNearInt64LimitRefused(t *testing.T) {
+	for _, capacity := range []int64{1 << 20, 0} {
+		s := openTest(t, TierConfig{Kind: cluster.Mem, Capacity: capacity})
+		put(t, s, cluster.Mem, "a/one", make([]byte, 1000))
+		w, err := s.Create(cluster.Mem, "a/huge")
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, n := range []int64{math.MaxInt64, math.MaxInt64 - 500, -1} {
+			if err := w.Reserve(n); !errors.Is(err, ErrNoSpace) {
+				t.Errorf("capacity %d: Reserve(%d): %v, want ErrNoSpace", capacity, n, err)
+			}
+		}
+		if got := s.Used(cluster.Mem); got != 1000 {
+			t.Errorf("capacity %d: used %d after the refused reservations, want 1000", capacity, got)
+		}
+		w.Abort()
+	}
+	var b bytes.Buffer
+	if err := GenContent(&b, "k", -1, 1); err == nil {
+		t.Error("GenContent of a negative size: no error")
+	}
+}
+
+// Cancelling a generation stops its paced write at once and stores
+// nothing: a killed attempt's output (4 MiB at 1 MiB/s here) must not go
+// on taking the tier's bandwidth from the attempts after it.
+func TestGenerateContextCancelled(t *testing.T) {
+	s := openTest(t, TierConfig{Kind: cluster.HDD, WriteBps: 1 << 20, Cache: CacheKeep})
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(200*time.Millisecond, cancel)
+	t0 := time.Now()
+	_, err := s.GenerateContext(ctx, cluster.HDD, "out/k", 4<<20, 1)
+	if took := time.Since(t0); took > 2*time.Second {
+		t.Errorf("the cancelled generation returned after %v", took)
+	}
+	if !errors.Is(err, context.Canceled) {
+		t.Errorf("err %v, want context.Canceled", err)
+	}
+	if _, err := s.Size(cluster.HDD, "out/k"); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("the cancelled object is there: %v", err)
+	}
+	if used := s.Used(cluster.HDD); used != 0 {
+		t.Errorf("used %d after the cancelled generation", used)
 	}
 }

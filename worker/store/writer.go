@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"math"
 	"os"
 	"path"
 	"path/filepath"
@@ -59,6 +60,11 @@ func (w *Writer) Reserve(n int64) error {
 }
 
 func (w *Writer) reserveLocked(n int64) error {
+	if n < 0 || n > math.MaxInt64-w.written {
+		// a size from the network: past int64, written + n would wrap
+		// below the capacity check
+		return w.errorf("%w: %d more bytes after %d written", ErrNoSpace, n, w.written)
+	}
 	need := w.written + n - w.reserved
 	if need <= 0 {
 		return nil

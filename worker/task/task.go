@@ -376,7 +376,7 @@ func (a *Attempt) writeOutput(tier cluster.TierKind, size int64) error {
 			push(i, i+1)
 		}
 	}
-	if _, err := a.env.Store.Generate(tier, a.l.OutputKey, size, seed); err != nil {
+	if _, err := a.env.Store.GenerateContext(ctx, tier, a.l.OutputKey, size, seed); err != nil {
 		fail(fmt.Errorf("write output: %w", err))
 	}
 	wg.Wait()
@@ -477,20 +477,26 @@ func (a *Attempt) runShuffle(rep *wire.AttemptEnded, class dataplane.Class) erro
 				done = false
 			}
 		}
-		var next []*source
+		// each source with its range as of now: addSources may replace
+		// s.r (under a.mu) while the fetch runs
+		type start struct {
+			s *source
+			r wire.Range
+		}
+		var next []start
 		for _, s := range a.sources {
 			if inflight+len(next) < fetchers && s.state == waiting && !s.failed {
 				s.state = fetching
-				next = append(next, s)
+				next = append(next, start{s, s.r})
 			}
 		}
 		a.mu.Unlock()
 		if done {
 			break
 		}
-		for _, s := range next {
+		for _, st := range next {
 			inflight++
-			r := s.r
+			s, r := st.s, st.r
 			go func() {
 				n, err := a.readInput(class, r)
 				results <- result{s: s, from: r.Object, n: n, err: err}

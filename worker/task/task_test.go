@@ -497,3 +497,55 @@ func TestPipelineSendsOneCopyAcross(t *testing.T) {
 		}
 	}
 }
+
+// A source replaced (AddSources with another copy) while the shuffle
+// loop starts its fetch: the loop takes the range under the lock. Run
+// with -race (make test does, for the worker's packages): before, the
+// loop read s.r after unlocking, a data race on a struct of strings.
+func TestSourceReplacedWhileItsFetchStarts(t *testing.T) {
+	a, b, c := newHost(t, "a", "r0"), newHost(t, "b", "r0"), newHost(t, "c", "r1")
+	for _, h := range []host{a, c} {
+		if _, err := h.env.Store.Generate(cluster.Mem, "out/m", 1<<20, 1); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i := range 200 {
+		l := wire.Launch{Attempt: int64(100 + i), Kind: wire.KindReduce, Class: "shuffle", OutputKey: "out/r", OutputTier: "mem"}
+		att, err := Start(context.Background(), b.env, l)
+		if err != nil {
+			t.Fatal(err)
+		}
+		att.AddSources(wire.Sources{Sources: []wire.Range{{Object: a.object("out/m"), Task: "m0", Length: 1 << 20}}})
+		att.AddSources(wire.Sources{Sources: []wire.Range{{Object: c.object("out/m"), Task: "m0", Length: 1 << 20}},
+			Complete: true, InputBytes: 1 << 20})
+		if rep := wait(t, att); !rep.OK {
+			t.Fatalf("attempt %d: %+v", l.Attempt, rep)
+		}
+	}
+}
+
+// Kill stops an attempt's output write: before, the attempt wrote its
+// whole output (4 s at 1 MiB/s here) before it reported, taking the
+// tier's write bandwidth from the attempts still running.
+func TestKillStopsTheOutputWrite(t *testing.T) {
+	st, err := store.Open([]store.TierConfig{{Kind: cluster.HDD, Dir: filepath.Join(t.TempDir(), "hdd"), WriteBps: 1 << 20, Cache: store.CacheKeep}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := &Env{Host: "h", Rack: "r", Store: st, SleepCompute: true}
+	l := wire.Launch{Attempt: 9, Kind: wire.KindMap, Class: "input", OutputKey: "out/k", OutputTier: "hdd", OutputBytes: 4 << 20}
+	att, err := Start(context.Background(), env, l)
+	if err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(300 * time.Millisecond)
+	t0 := time.Now()
+	att.Kill()
+	rep := <-att.Done()
+	if took := time.Since(t0); took > 2*time.Second || rep.OK {
+		t.Errorf("the killed attempt reported after %v: %+v", took, rep)
+	}
+	if used := st.Used(cluster.HDD); used != 0 {
+		t.Errorf("used %d after the killed attempt", used)
+	}
+}
