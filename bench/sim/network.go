@@ -179,6 +179,19 @@ func (n *network) setPriority(f *flow, prio uint8) {
 	f.prio = prio
 }
 
+// countLive adds to each resource's moved bytes what the flows still on
+// it carried until now. For the end of a run only: a flow removed later
+// would count them again.
+func (n *network) countLive(now float64) {
+	for i := range n.res {
+		rs := &n.res[i]
+		for _, f := range rs.flows {
+			n.settleFlow(now, f)
+			rs.moved += f.size - f.remaining
+		}
+	}
+}
+
 func (n *network) settleFlow(now float64, f *flow) {
 	if now > f.last {
 		f.remaining -= f.rate * (now - f.last)

@@ -119,7 +119,9 @@ type Result struct {
 	SimTime float64
 	Events  int64
 	// UplinkBytes and DownlinkBytes are the bytes each rack link carried,
-	// the simulator's equivalent of kernel counters.
+	// the simulator's equivalent of kernel counters: those of the flows
+	// that ended, and, in a run cut at its window, what the flows still
+	// running had carried by then.
 	UplinkBytes   []float64
 	DownlinkBytes []float64
 	Stalled       bool
@@ -359,9 +361,9 @@ func (s *Sim) Run() (res *Result, err error) {
 		if s.opt.Progress != nil && iter%progressEvery == progressEvery-1 {
 			s.opt.Progress(s.now, s.timeBound, s.eng.JobsFinished(), len(s.eng.Jobs()))
 		}
-		next := math.Inf(1)
+		next, arrivalAt := math.Inf(1), math.Inf(1)
 		if t, ok := s.eng.NextArrival(); ok {
-			next = t
+			next, arrivalAt = t, t
 		}
 		if t, _ := s.net.nextFinish(); t < next {
 			next = t
@@ -402,7 +404,7 @@ func (s *Sim) Run() (res *Result, err error) {
 			break
 		}
 		// round up to the time step, so that nearby events share a step
-		next = s.roundUp(next)
+		next = s.stepEnd(next, arrivalAt)
 		if next > s.now {
 			s.now = next
 		}
@@ -428,6 +430,10 @@ func (s *Sim) Run() (res *Result, err error) {
 	for i := range s.net.res {
 		s.net.settleRes(s.now, &s.net.res[i])
 	}
+	// a run cut at its window (or stopped as stalled) leaves flows
+	// running: their bytes so far crossed the links, as a kernel counter
+	// would have them
+	s.net.countLive(s.now)
 	res.SimTime = s.now
 	res.Events = s.events
 	res.UplinkBytes = make([]float64, len(s.topo.Racks))
@@ -439,9 +445,27 @@ func (s *Sim) Run() (res *Result, err error) {
 	return res, nil
 }
 
-// roundUp rounds a time up to the time step.
+// roundUp rounds a time up to the time step; a time within a millionth
+// of a step above a step's end (float noise) rounds down to it.
 func (s *Sim) roundUp(t float64) float64 {
 	return math.Ceil(t/s.opt.Resolution-1e-6) * s.opt.Resolution
+}
+
+// stepEnd is the end of the step that the next event, at next, falls in:
+// next rounded up to the time step. Flows and timers within a millionth
+// of a step after the end are due in it (fireDue), float noise; but where
+// rounding leaves the next event at now and it would not be handled
+// there, the step ends at the event's own time: an arrival within that
+// millionth (the engine releases a job only once its time has come), or
+// any event where a millionth of a step is below a float's spacing at now
+// (past 3·10⁴ s at a step of 1 µs, 7·10⁸ s at 10 ms). Before, the loop,
+// finding the same event next, spun at now without end.
+func (s *Sim) stepEnd(next, arrivalAt float64) float64 {
+	end := s.roundUp(next)
+	if end <= s.now && next > s.now && (next == arrivalAt || next > s.now+1e-6*s.opt.Resolution) {
+		return next
+	}
+	return end
 }
 
 // cut stops the run at its window: the engine's clock moves to the

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"sort"
 	"testing"
+	"time"
 
 	"github.com/racklab/racklab/coordinator/cluster"
 	"github.com/racklab/racklab/coordinator/engine"
@@ -253,6 +254,45 @@ func TestRunOneWritesIdenticalFiles(t *testing.T) {
 		b, _ := os.ReadFile(filepath.Join(dir, "b", f))
 		if !bytes.Equal(a, b) || len(a) == 0 {
 			t.Fatalf("%s differs between identical runs (or is empty)", f)
+		}
+	}
+}
+
+// An arrival whose time rounds to a step below it is released: just
+// above a step's end (0.0300000001 s at the default step of 10 ms), and
+// where a millionth of a step is below a float's spacing (100,000.05 s at
+// a step of 1 µs). Before, the simulator stopped at the rounded time, the
+// engine did not release the job, and the loop, finding the same arrival
+// next, spun at that time without end.
+func TestArrivalRoundedBelowItsTimeIsReleased(t *testing.T) {
+	topo := hddCluster(t, cluster.UniformSpec{Racks: 2, HostsPerRack: 1, Slots: 1, NICBps: 1e9, Oversubscription: 1}, 1e9, 1e9)
+	ds := &workload.Datasets{Datasets: []workload.Dataset{{Name: "in", Blocks: []workload.Block{
+		{Size: 16 << 20, Replicas: []workload.Replica{{Host: 0, Tier: cluster.HDD}}}}}}}
+	for _, c := range []struct{ arrival, step float64 }{{0.0300000001, 0.01}, {100000.05, 1e-6}} {
+		w := &workload.Workload{Jobs: []workload.Job{{ID: "late", Arrival: c.arrival, Stages: []workload.Stage{
+			{Name: "map", Kind: workload.Map, Input: "in", Selectivity: 0}}}}}
+		eng, err := engine.New(engine.Config{Seed: 1}, topo, w, ds, &pinned{host: func(engine.TaskRef) cluster.HostID { return 0 }})
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := New(eng, Options{Resolution: c.step})
+		if got := s.roundUp(c.arrival); got >= c.arrival {
+			t.Fatalf("arrival %v rounds to %v, not below it: the case is gone", c.arrival, got)
+		}
+		done := make(chan error, 1)
+		var res *Result
+		go func() {
+			var err error
+			res, err = s.Run()
+			done <- err
+		}()
+		select {
+		case err := <-done:
+			if err != nil || res.Stalled || eng.JobsFinished() != 1 {
+				t.Fatalf("arrival %v, step %v: %v, %+v, %d jobs finished", c.arrival, c.step, err, res, eng.JobsFinished())
+			}
+		case <-time.After(20 * time.Second):
+			t.Fatalf("arrival %v, step %v: the run did not end in 20 s", c.arrival, c.step)
 		}
 	}
 }

@@ -276,3 +276,26 @@ func countByKind(t *testing.T, reason, label string) int {
 	}
 	return n
 }
+
+// A run cut at its window counts what its running flows carried by then
+// on the rack links: one map on rack 1 reads 100 MB from rack 0 through a
+// 1 MB/s link, and a window at 40 s leaves 40 MB crossed. Before, the
+// links reported only the flows that had ended: 0 B.
+func TestCutCountsTheBytesOfRunningFlows(t *testing.T) {
+	topo := hddCluster(t, cluster.UniformSpec{Racks: 2, HostsPerRack: 1, Slots: 1, NICBps: 1e6, Oversubscription: 1}, 1e9, 1e9)
+	ds := &workload.Datasets{Datasets: []workload.Dataset{{Name: "in", Blocks: []workload.Block{
+		{Size: 100e6, Replicas: []workload.Replica{{Host: 0, Tier: cluster.HDD}}}}}}}
+	w := &workload.Workload{Jobs: []workload.Job{{ID: "j", Stages: []workload.Stage{
+		{Name: "map", Kind: workload.Map, Input: "in", Selectivity: 0}}}}}
+	eng, err := engine.New(engine.Config{Seed: 1}, topo, w, ds, &pinned{host: func(engine.TaskRef) cluster.HostID { return 1 }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := New(eng, Options{Window: 40}).Run()
+	if err != nil || !res.Cut {
+		t.Fatalf("%v, %+v", err, res)
+	}
+	if up, down := res.UplinkBytes[0], res.DownlinkBytes[1]; math.Abs(up-40e6) > 0.2e6 || math.Abs(down-40e6) > 0.2e6 {
+		t.Errorf("rack 0's uplink carried %.0f B and rack 1's downlink %.0f B by the window; want 40 MB", up, down)
+	}
+}
