@@ -6,5 +6,7 @@
 // "varys", coflow-aware: see varys.go); compute takes the stage's cost per
 // byte. A reducer's shuffle is a few aggregated flows per fetch round (one
 // per source rack), so a 2,000 × 500 job costs thousands of flows, not a
-// million. It writes the same records a live run writes.
+// million; such a flow passes the receiving host's NIC and the rack links,
+// not the sending hosts' NICs or tiers (docs/fidelity.md). It writes the
+// same records a live run writes.
 package sim
