@@ -169,3 +169,24 @@ func TestLayoutCommand(t *testing.T) {
 		}
 	}
 }
+
+// A recurring workload refuses a flag it does not read: before, W3 with
+// --block-size and W1 with --reduce-bytes wrote the defaults' workload.
+func TestRecurringRefusesFlagsItDoesNotRead(t *testing.T) {
+	dir := t.TempDir()
+	out := []string{"--out-workload", filepath.Join(dir, "w.yaml"), "--out-datasets", filepath.Join(dir, "d.yaml")}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--workload", "w3", "--block-size", "1MiB"}, "--block-size: W3's map task counts come from Table 1"},
+		{[]string{"--workload", "w1", "--reduce-bytes", "1KiB"}, "--reduce-bytes sets W2's shuffle bytes per reduce task"},
+	} {
+		if _, err := run(t, append(append([]string{"recurring"}, c.args...), out...)...); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%v: %v, want %q", c.args, err, c.want)
+		}
+	}
+	if _, err := run(t, append([]string{"recurring", "--workload", "w2", "--reduce-bytes", "1GiB"}, out...)...); err != nil {
+		t.Errorf("W2 with --reduce-bytes: %v", err)
+	}
+}

@@ -36,6 +36,14 @@ queue "adhoc" at time 0.`,
 	}
 	g := addGenFlags(cmd, &o.Options)
 	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
+		// a flag the chosen workload does not read would change nothing,
+		// silently
+		switch f := cmd.Flags(); {
+		case f.Changed("reduce-bytes") && o.Workload != "w2":
+			return fmt.Errorf("--reduce-bytes sets W2's shuffle bytes per reduce task; %s's reduce task counts come with its jobs", o.Workload)
+		case f.Changed("block-size") && o.Workload == "w3":
+			return fmt.Errorf("--block-size: W3's map task counts come from Table 1 and set its blocks; it does not apply")
+		}
 		g.apply()
 		o.Window, o.ArrivalShift, o.ReduceBytes = window.Seconds(), shift.Seconds(), int64(reduce)
 		w, ds, p, err := recurring.Generate(o)

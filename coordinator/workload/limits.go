@@ -174,22 +174,17 @@ func (w *Workload) volume(ds *Datasets, ids map[string]int) (Volume, error) {
 	// final stages) that a child's map stage reading "@job" gets
 	type output struct {
 		bytes, blocks float64
-		done          bool
 	}
 	outs := make([]output, len(w.Jobs))
 	var vol Volume
-	var visit func(i int) error
-	visit = func(i int) error {
-		if outs[i].done {
-			return nil
-		}
+	// each job after its parents, whose outputs it may read
+	order, err := w.parentsFirst(ids)
+	if err != nil {
+		return Volume{}, err
+	}
+	visit := func(i int) error {
 		j := &w.Jobs[i]
 		vol.LastArrival = max(vol.LastArrival, j.Arrival)
-		for _, p := range j.Parents {
-			if err := visit(ids[p]); err != nil {
-				return err
-			}
-		}
 		stageOut := make(map[string]float64, len(j.Stages))
 		final := make(map[string]bool, len(j.Stages))
 		stageTasks := make(map[string]float64, len(j.Stages))
@@ -201,7 +196,7 @@ func (w *Workload) volume(ds *Datasets, ids map[string]int) (Volume, error) {
 				var x dataset
 				if len(s.Input) > 1 && s.Input[:1] == ParentOutputPrefix {
 					o := outs[ids[s.Input[1:]]]
-					x = dataset{bytes: o.bytes, blocks: o.blocks}
+					x = dataset(o)
 				} else {
 					x = inputs[s.Input]
 				}
@@ -248,11 +243,10 @@ func (w *Workload) volume(ds *Datasets, ids map[string]int) (Volume, error) {
 				o.blocks += stageTasks[n]
 			}
 		}
-		o.done = true
 		outs[i] = o
 		return nil
 	}
-	for i := range w.Jobs {
+	for _, i := range order {
 		if err := visit(i); err != nil {
 			return Volume{}, err
 		}

@@ -1,6 +1,8 @@
 package workload
 
 import (
+	"fmt"
+	"runtime/debug"
 	"strings"
 	"testing"
 )
@@ -9,7 +11,7 @@ import (
 // byte arithmetic or exhausted its memory are refused with the file, the
 // line, the field and the limit.
 func TestWorkloadLimits(t *testing.T) {
-	const ds = "block_size_bytes: 1073741824\ndatasets:\n  - {name: big, size_bytes: 4000000000000000000, block_size_bytes: 1099511627776}\n  - {name: small, size_bytes: 1000}\n"
+	const ds = "block_size_bytes: 1073741824\ndatasets:\n  - {name: big, size_bytes: 4000000000000000000, block_size_bytes: 1099511627776, replication: 1}\n  - {name: small, size_bytes: 1000}\n"
 	datasets, err := ParseDatasets("d.yaml", []byte(ds), nil)
 	if err != nil {
 		t.Fatal(err)
@@ -110,5 +112,40 @@ func TestValidateLimits(t *testing.T) {
 				t.Errorf("error\n  %v\nwant prefix\n  %s", err, tc.want)
 			}
 		})
+	}
+}
+
+// A long chain of jobs, each the parent of the one before it in the file,
+// validates and has its volume without a deep stack: the walks up the
+// parent links keep their own. Before, they recursed, and a chain of
+// 800,000 jobs overflowed the goroutine's stack (a fatal error, not a
+// panic). Here the stack is held to 16 MiB, which 100,000 recursive
+// calls overflow.
+func TestLongChainNeedsNoDeepStack(t *testing.T) {
+	defer debug.SetMaxStack(debug.SetMaxStack(16 << 20))
+	const n = 100_000
+	w := &Workload{Jobs: make([]Job, n)}
+	for i := range w.Jobs {
+		j := &w.Jobs[i]
+		j.ID = fmt.Sprintf("j%d", i)
+		input := "in"
+		if i < n-1 {
+			j.Parents = []string{fmt.Sprintf("j%d", i+1)}
+			input = fmt.Sprintf("@j%d", i+1)
+		}
+		j.Stages = []Stage{{Name: "m", Kind: Map, Input: input, Selectivity: 1}}
+	}
+	ds := &Datasets{Datasets: []Dataset{{Name: "in", Size: 1 << 20, BlockSize: 1 << 20, Replication: 1}}}
+	if err := w.Validate(ds); err != nil {
+		t.Fatal(err)
+	}
+	vol, err := w.Volume(ds)
+	if err != nil || vol.Tasks != n {
+		t.Fatalf("volume %+v, %v; want %d tasks", vol, err, n)
+	}
+	// a cycle through the chain's end is still found and named
+	w.Jobs[n-1].Parents = []string{"j0"}
+	if err := w.Validate(ds); err == nil || !strings.Contains(err.Error(), "job DAG has a cycle through job") {
+		t.Errorf("a cycle: %v", err)
 	}
 }

@@ -276,35 +276,67 @@ func (j *Job) validate(ids map[string]int, datasets map[string]bool) error {
 }
 
 func (w *Workload) checkAcyclic(ids map[string]int) error {
+	_, err := w.parentsFirst(ids)
+	return err
+}
+
+// ParentsFirst is the jobs' indexes with every job after its parents (see
+// parentsFirst); parents not in the workload are passed over.
+func (w *Workload) ParentsFirst() ([]int, error) {
+	ids := make(map[string]int, len(w.Jobs))
+	for i := range w.Jobs {
+		ids[w.Jobs[i].ID] = i
+	}
+	return w.parentsFirst(ids)
+}
+
+// parentsFirst is the jobs' indexes with every job after its parents: a
+// depth-first walk up the parent links from each job in file order,
+// jobs in the order they finish, the order a recursive walk visits them
+// in. The walk keeps its own stack, not the goroutine's: a chain of a
+// million jobs, each the parent of the next, overflowed a recursive
+// walk's stack, which Go cannot recover from. A cycle is an error naming
+// a job on it. ids maps a job's ID to its index; a parent not in it is
+// passed over.
+func (w *Workload) parentsFirst(ids map[string]int) ([]int, error) {
 	const (
 		unseen = iota
 		active
 		done
 	)
 	state := make([]uint8, len(w.Jobs))
-	var visit func(i int) error
-	visit = func(i int) error {
-		switch state[i] {
-		case active:
-			return fmt.Errorf("job DAG has a cycle through job %q", w.Jobs[i].ID)
-		case done:
-			return nil
+	order := make([]int, 0, len(w.Jobs))
+	type frame struct{ job, next int } // next: the next parent to walk to
+	var stack []frame
+	for root := range w.Jobs {
+		if state[root] != unseen {
+			continue
 		}
-		state[i] = active
-		for _, p := range w.Jobs[i].Parents {
-			if err := visit(ids[p]); err != nil {
-				return err
+		state[root] = active
+		stack = append(stack[:0], frame{job: root})
+		for len(stack) > 0 {
+			f := &stack[len(stack)-1]
+			if parents := w.Jobs[f.job].Parents; f.next < len(parents) {
+				p, ok := ids[parents[f.next]]
+				f.next++
+				if !ok {
+					continue
+				}
+				switch state[p] {
+				case active:
+					return nil, fmt.Errorf("job DAG has a cycle through job %q", w.Jobs[p].ID)
+				case unseen:
+					state[p] = active
+					stack = append(stack, frame{job: p})
+				}
+				continue
 			}
-		}
-		state[i] = done
-		return nil
-	}
-	for i := range w.Jobs {
-		if err := visit(i); err != nil {
-			return err
+			state[f.job] = done
+			order = append(order, f.job)
+			stack = stack[:len(stack)-1]
 		}
 	}
-	return nil
+	return order, nil
 }
 
 // SortByArrival orders jobs by arrival time, keeping file order for ties.
@@ -316,6 +348,16 @@ func (w *Workload) SortByArrival() {
 // tiers that those hosts have.
 func (ds *Datasets) Validate(t *cluster.Topology) error {
 	seen := map[string]bool{}
+	// stored is every dataset's bytes times its replicas, bounded as a
+	// whole by MaxBytes: a layout's and a tier's sums of them must not wrap
+	var stored int64
+	store := func(name string, size, replicas int64) error {
+		if replicas > 0 && size > (MaxBytes-stored)/replicas {
+			return fmt.Errorf("dataset %q: the datasets' bytes times their replicas add up to more than the limit of %s", name, maxBytesText)
+		}
+		stored += size * replicas
+		return nil
+	}
 	for _, d := range ds.Datasets {
 		if d.Name == "" {
 			return fmt.Errorf("a dataset has no name")
@@ -337,6 +379,13 @@ func (ds *Datasets) Validate(t *cluster.Topology) error {
 			if n := (d.Size + d.BlockSize - 1) / d.BlockSize; n > MaxTasksPerStage {
 				return fmt.Errorf("dataset %q: size_bytes / block_size_bytes gives %d blocks, above the limit of %d (one map task per block)", d.Name, n, MaxTasksPerStage)
 			}
+			replicas := int64(d.Replication)
+			if replicas == 0 {
+				replicas = 3 // the placers' default, HDFS's dfs.replication
+			}
+			if err := store(d.Name, d.Size, replicas); err != nil {
+				return err
+			}
 			continue
 		}
 		if len(d.Blocks) > MaxTasksPerStage {
@@ -355,6 +404,9 @@ func (ds *Datasets) Validate(t *cluster.Topology) error {
 			}
 			if len(b.Replicas) > MaxReplicas {
 				return fmt.Errorf("dataset %q block %d: %d replicas is above the limit of %d", d.Name, bi, len(b.Replicas), MaxReplicas)
+			}
+			if err := store(d.Name, b.Size, int64(len(b.Replicas))); err != nil {
+				return err
 			}
 			for _, r := range b.Replicas {
 				if r.Host < 0 || int(r.Host) >= len(t.Hosts) {

@@ -334,6 +334,10 @@ func TestDatasetsErrors(t *testing.T) {
 		{"block no size", "datasets:\n  - name: a\n    blocks:\n      - {replicas: [\"r0h0:hdd\"]}\n", `d.yaml:4: dataset "a" block #1: missing field "size_bytes"`},
 		{"block unknown", "datasets:\n  - name: a\n    blocks:\n      - {size: 1}\n", `d.yaml:4: dataset "a" block #1: unknown field "size"`},
 		{"size mismatch", "datasets:\n  - name: a\n    size_bytes: 3\n    blocks:\n      - {size_bytes: 1, replicas: [\"r0h0:hdd\"]}\n", `d.yaml:3: dataset "a": size_bytes is 3 but the blocks add up to 1`},
+		{"stored bytes overflow", "datasets:\n  - {name: a, size_bytes: 4611686018427387904, block_size_bytes: 4611686018427387904, replication: 1}\n  - {name: b, size_bytes: 4611686018427387904, block_size_bytes: 4611686018427387904, replication: 1}\n",
+			`d.yaml:3: dataset "b": the datasets' bytes times their replicas add up to more than the limit of 2^62`},
+		{"replicated bytes overflow", "datasets:\n  - {name: a, size_bytes: 4611686018427387904, block_size_bytes: 4611686018427387904}\n",
+			`d.yaml:2: dataset "a": the datasets' bytes times their replicas add up to more than the limit of 2^62`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := ParseDatasets("d.yaml", []byte(tc.src), topo)

@@ -283,10 +283,12 @@ func (im *importer) coflow(lineNo int, line string, ports int) (Coflow, error) {
 	if len(f) < 3 {
 		return Coflow{}, errf("want id, arrival (ms), mapper count, mapper ports, reducer count and port:MB items; got %d fields", len(f))
 	}
-	id := f[0]
-	if n, err := strconv.ParseInt(id, 10, 64); err != nil || n < 0 {
-		return Coflow{}, errf("coflow id (field 1): %q is not a whole number", id)
+	n, err := strconv.ParseInt(f[0], 10, 64)
+	if err != nil || n < 0 {
+		return Coflow{}, errf("coflow id (field 1): %q is not a whole number", f[0])
 	}
+	// the number, not its text: 5, 05 and +5 are one coflow
+	id := strconv.FormatInt(n, 10)
 	if first, dup := im.seen[id]; dup {
 		return Coflow{}, errf("coflow id %s is used twice (first on line %d)", id, first)
 	}

@@ -328,6 +328,7 @@ func TestMalformed(t *testing.T) {
 		{"short line", "5 1\n1 0\n", "t.txt:2: want id, arrival"},
 		{"bad id", "5 1\nx 0 1 0 1 1:1\n", `t.txt:2: coflow id (field 1): "x"`},
 		{"dup id", "5 2\n1 0 1 0 1 1:1\n1 0 1 0 1 1:1\n", "t.txt:3: coflow id 1 is used twice (first on line 2)"},
+		{"dup id spelled otherwise", "5 2\n5 0 1 0 1 1:1\n05 10 1 0 1 1:1\n", "t.txt:3: coflow id 5 is used twice (first on line 2)"},
 		{"arrival", "5 1\n1 soon 1 0 1 1:1\n", `t.txt:2: arrival (field 2): "soon"`},
 		{"arrival negative", "5 1\n1 -3 1 0 1 1:1\n", "t.txt:2: arrival (field 2): -3 is negative"},
 		{"mapper count", "5 1\n1 0 x 0 1 1:1\n", `t.txt:2: mapper count (field 3): "x"`},

@@ -2,6 +2,7 @@ package coflow
 
 import (
 	"fmt"
+	"maps"
 	"os"
 	"slices"
 
@@ -44,7 +45,9 @@ func RatiosFromJobs(jobs []swim.JobSizes) (*SizeRatios, error) {
 		}
 	}
 	r := &SizeRatios{}
-	for k, v := range byDecade {
+	// decades in order, so that an error names the same one every run
+	for _, k := range slices.Sorted(maps.Keys(byDecade)) {
+		v := byDecade[k]
 		if len(v) < MinDecadeJobs {
 			continue
 		}

@@ -75,6 +75,14 @@ func TestSizeRatiosErrors(t *testing.T) {
 	if _, err := RatiosFromJobs(jobsOf(MinDecadeJobs, 1, 1e12)); err == nil || !strings.Contains(err.Error(), "beyond") {
 		t.Errorf("ratio beyond the selectivity limit: err = %v", err)
 	}
+	// three decades beyond the limit: the error names the lowest, every
+	// time (it named whichever a map's order gave first)
+	beyond := append(append(jobsOf(MinDecadeJobs, 1, 1e12), jobsOf(MinDecadeJobs, 10, 1e12)...), jobsOf(MinDecadeJobs, 100, 1e12)...)
+	for range 20 {
+		if _, err := RatiosFromJobs(beyond); err == nil || !strings.Contains(err.Error(), "shuffling 1e0 to 1e1 bytes") {
+			t.Fatalf("three decades beyond the limit: err = %v, want the first decade's", err)
+		}
+	}
 	if _, err := LoadRatios(filepath.Join(t.TempDir(), "none.tsv")); err == nil {
 		t.Error("a missing file loads")
 	}

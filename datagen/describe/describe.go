@@ -165,6 +165,8 @@ type describer struct {
 	jobs     []jobSizes
 	missing  map[string]bool
 	s        *Summary
+	// order is the jobs' indexes, parents before children
+	order []int
 }
 
 // Describe summarises w, whose map stages read the datasets of ds (which
@@ -181,7 +183,17 @@ func Describe(w *workload.Workload, ds *workload.Datasets) Summary {
 	for i := range w.Jobs {
 		d.ids[w.Jobs[i].ID] = i
 	}
-	for i := range w.Jobs {
+	// parents before children, so that size, and jobDAG's walk, never
+	// recurse more than one level: a chain of a million jobs overflowed
+	// their stack (a cycle leaves file order, and its jobs empty)
+	d.order, _ = w.ParentsFirst()
+	if d.order == nil {
+		d.order = make([]int, len(w.Jobs))
+		for i := range d.order {
+			d.order[i] = i
+		}
+	}
+	for _, i := range d.order {
 		d.size(i)
 	}
 
@@ -376,6 +388,9 @@ func (d *describer) jobDAG() {
 	}
 	width := map[int]int{}
 	sets := map[string]bool{}
+	for _, i := range d.order {
+		visit(i) // parents first: every job's level is known below
+	}
 	for i := range d.w.Jobs {
 		j := &d.w.Jobs[i]
 		lv := visit(i)

@@ -2,10 +2,12 @@ package describe
 
 import (
 	"bytes"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
 	"reflect"
+	"runtime/debug"
 	"strings"
 	"testing"
 
@@ -247,5 +249,30 @@ func TestGenerated(t *testing.T) {
 	w, ds, _ = mix.Generate(m, mix.DefaultOptions())
 	if s = Describe(w, ds); s.DAGs != 1 || s.JobDAGDepth != 35 {
 		t.Errorf("hibench, one at a time: %d DAGs, depth %d", s.DAGs, s.JobDAGDepth)
+	}
+}
+
+// A long chain of jobs, each reading the output of the one after it in
+// the file, is described without a deep stack (held to 16 MiB here,
+// which 100,000 recursive calls overflow): before, its job sizes and
+// levels were walked recursively, and a chain of 800,000 jobs ended
+// `datagen describe` in a fatal stack overflow.
+func TestLongChainNeedsNoDeepStack(t *testing.T) {
+	defer debug.SetMaxStack(debug.SetMaxStack(16 << 20))
+	const n = 100_000
+	w := &workload.Workload{Jobs: make([]workload.Job, n)}
+	for i := range w.Jobs {
+		j := &w.Jobs[i]
+		j.ID = fmt.Sprintf("j%d", i)
+		j.Stages = []workload.Stage{{Name: "map", Kind: workload.Map, Input: "in", Selectivity: 1}}
+		if i < n-1 {
+			j.Parents = []string{fmt.Sprintf("j%d", i+1)}
+			j.Stages[0].Input = fmt.Sprintf("@j%d", i+1)
+		}
+	}
+	ds := &workload.Datasets{Datasets: []workload.Dataset{{Name: "in", Size: 1 << 20, BlockSize: 1 << 20, Replication: 1}}}
+	s := Describe(w, ds)
+	if s.JobDAGDepth != n || s.JobsWithParents != n-1 {
+		t.Errorf("depth %d, %d jobs with parents; want %d and %d", s.JobDAGDepth, s.JobsWithParents, n, n-1)
 	}
 }

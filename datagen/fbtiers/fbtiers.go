@@ -257,6 +257,9 @@ func generate(o Options, trace []swim.JobSizes) (*workload.Workload, *workload.D
 		}
 	}
 	st.topTenth(files, sizes)
+	if err := o.Beyond(); err != nil {
+		return nil, nil, Stats{}, err
+	}
 	if err := gen.Check(w, ds); err != nil {
 		return nil, nil, Stats{}, err
 	}

@@ -73,6 +73,9 @@ type Options struct {
 	// datasets.
 	BlockSize   int64
 	Replication int
+	// beyond is the largest scaled size Bytes was asked for past 2^62
+	// (0: none), for Beyond.
+	beyond float64
 }
 
 // DefaultOptions: seed 1, no scaling, the trace's arrivals, HDFS's 128 MiB
@@ -108,19 +111,35 @@ func (o *Options) Check() error {
 	return nil
 }
 
+// Beyond reports a size Bytes capped at 2^62: the scale (or the sizes it
+// multiplies) asked for more than a workload may hold. A generator calls
+// it once its sizes are drawn.
+func (o *Options) Beyond() error {
+	if o.beyond == 0 {
+		return nil
+	}
+	return fmt.Errorf("scale %g makes a size of %.4g bytes, above the limit of 2^62: lower the scale (or the sizes it multiplies)", o.Scale, o.beyond)
+}
+
 // RNG is the generator's random stream.
 func (o *Options) RNG() *rand.Rand {
 	return rand.New(rand.NewPCG(o.Seed, 0x9e3779b97f4a7c15))
 }
 
 // Bytes scales a byte count, rounding to a whole byte; a positive count
-// stays at least 1 and the result is capped at 2^62.
+// stays at least 1 and the result is capped at 2^62, the cap recorded for
+// Beyond: a generator must not hand out a capped size as the one asked for.
 func (o *Options) Bytes(n float64) int64 {
 	x := math.Round(n * o.Scale)
 	switch {
 	case n > 0 && x < 1:
 		return 1
-	case x >= 1<<62:
+	case x > 1<<62 || math.IsNaN(x):
+		if !(x <= o.beyond) {
+			o.beyond = x
+		}
+		return 1 << 62
+	case x == 1<<62:
 		return 1 << 62
 	case x <= 0:
 		return 0

@@ -156,3 +156,19 @@ func TestDAG(t *testing.T) {
 		}
 	}
 }
+
+// Bytes caps a size at 2^62 and Beyond reports it: a capped size is not
+// the one asked for.
+func TestBytesBeyondTheLimit(t *testing.T) {
+	o := DefaultOptions()
+	o.Scale = 2
+	if got := o.Bytes(1 << 61); got != 1<<62 || o.Beyond() != nil {
+		t.Fatalf("2^61 × 2: %d, %v; want 2^62 and no error", got, o.Beyond())
+	}
+	if got := o.Bytes(3 << 60); got != 1<<62 {
+		t.Fatalf("3·2^60 × 2: %d, want the cap 2^62", got)
+	}
+	if err := o.Beyond(); err == nil || !strings.Contains(err.Error(), "scale 2 makes a size of 6.918e+18 bytes, above the limit of 2^62") {
+		t.Errorf("Beyond: %v", err)
+	}
+}

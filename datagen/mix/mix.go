@@ -278,6 +278,9 @@ func Generate(m *Mix, o Options) (*workload.Workload, *workload.Datasets, error)
 			k++
 		}
 	}
+	if err := o.Beyond(); err != nil {
+		return nil, nil, err
+	}
 	if err := gen.Check(w, ds); err != nil {
 		return nil, nil, err
 	}

@@ -229,6 +229,9 @@ func Generate(o Options) (*workload.Workload, *workload.Datasets, error) {
 		}
 		return 0
 	})
+	if err := o.Beyond(); err != nil {
+		return nil, nil, err
+	}
 	if err := gen.Check(w, ds); err != nil {
 		return nil, nil, err
 	}

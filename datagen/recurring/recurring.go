@@ -86,6 +86,11 @@ func (o *Options) check() error {
 		return fmt.Errorf("output replicas must be between 0 (none set) and %d (got %d)", workload.MaxReplicas, o.OutputReplicas)
 	case o.TaskScale != 1 && o.Workload != "w1":
 		return fmt.Errorf("task scale %g: only W1's task counts scale; %s's come with its bytes", o.TaskScale, o.Workload)
+	case o.Workload == "w1" && float64(o.Block())*float64(o.scaleTasks(w1MaxTasks))*w1MaxGrowth > float64(workload.MaxBytes):
+		// W1's sizes are block multiples, not scaled bytes (Bytes would
+		// have capped them): past the limit, int64(maps) × block wraps
+		return fmt.Errorf("block size %d × scale %g: W1's largest jobs read up to %d blocks of %d bytes and write up to %d times that, above the limit of 2^62 bytes",
+			o.BlockSize, o.Scale, o.scaleTasks(w1MaxTasks)-1, o.Block(), w1MaxGrowth)
 	}
 	return gen.CheckSizing(o.ReduceBytes, 0, o.ComputeNsPerByte)
 }
@@ -166,6 +171,9 @@ func Generate(o Options) (*workload.Workload, *workload.Datasets, *Predicted, er
 		ds.Datasets = append(ds.Datasets, d)
 	}
 	w.SortByArrival()
+	if err := o.Beyond(); err != nil {
+		return nil, nil, nil, err
+	}
 	if err := gen.Check(w, ds); err != nil {
 		return nil, nil, nil, err
 	}
@@ -203,6 +211,10 @@ func (o *Options) job(id string, s spec) (workload.Job, workload.Dataset) {
 	}
 	return workload.Job{ID: id, Stages: []workload.Stage{m, r}}, d
 }
+
+// w1MaxGrowth is the most a W1 job's shuffle or output is of its input:
+// each of the two ratios it draws is at most 4.
+const w1MaxGrowth = 16
 
 // w1MaxTasks is the most tasks a W1 job has, before TaskScale.
 const w1MaxTasks = 2000

@@ -430,3 +430,20 @@ func TestOutputReplicas(t *testing.T) {
 		}
 	}
 }
+
+// Sizes past 2^62 are refused, naming the options: W1's (block multiples,
+// where int64(maps) × block wrapped to a workload of 0-byte jobs) when
+// the options are checked, W3's (scaled bytes, which Bytes capped at
+// 2^62 and handed out as asked for) once drawn.
+func TestSizesBeyondTheLimitRefused(t *testing.T) {
+	o := DefaultOptions()
+	o.Jobs, o.Seed, o.Scale = 1, 50, 17179869184
+	if _, _, _, err := Generate(o); err == nil || !strings.Contains(err.Error(), "W1's largest jobs read up to 1999 blocks") {
+		t.Errorf("W1 at scale %g: %v", o.Scale, err)
+	}
+	o = DefaultOptions()
+	o.Workload, o.Scale = "w3", 1e9
+	if _, _, _, err := Generate(o); err == nil || !strings.Contains(err.Error(), "scale 1e+09 makes a size of") {
+		t.Errorf("W3 at scale %g: %v", o.Scale, err)
+	}
+}

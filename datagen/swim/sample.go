@@ -4,10 +4,13 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"math"
 	"math/rand/v2"
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/racklab/racklab/coordinator/workload"
 )
 
 // Sample picks n of a trace's jobs at random (seeded) and returns them as
@@ -17,7 +20,8 @@ import (
 // (field 3) to the job before it, and the submit times (field 2) are the
 // running sum of the kept gaps, so the sample arrives as densely as the
 // trace does rather than spread over the trace's whole day. name is the
-// file name for error messages; the lines are checked by Import.
+// file name for error messages; the lines are checked by Import, and keep
+// their line numbers in the sample (blank lines stand for those left out).
 func Sample(r io.Reader, name string, n int, seed uint64) (io.Reader, error) {
 	if n <= 0 {
 		return nil, fmt.Errorf("%s: sample must be positive (got %d)", name, n)
@@ -47,20 +51,27 @@ func Sample(r io.Reader, name string, n int, seed uint64) (io.Reader, error) {
 	sort.Ints(pick)
 	var b strings.Builder
 	submit := 0.0
+	at := 1 // the line the sample is at: blank lines keep the trace's numbers
 	for _, i := range pick {
 		l := lines[i]
 		if len(l.fields) < 3 {
 			return nil, fmt.Errorf("%s:%d: want at least 3 tab-separated fields, got %d", name, l.no, len(l.fields))
 		}
 		gap, err := strconv.ParseFloat(strings.TrimSpace(l.fields[2]), 64)
-		if err != nil || gap < 0 {
+		if err != nil || !(gap >= 0) || math.IsInf(gap, 0) {
 			return nil, fmt.Errorf("%s:%d: gap (field 3): %q is not a non-negative number of seconds", name, l.no, l.fields[2])
 		}
-		submit += gap
+		// field 2 is the sampler's, not the file's: check the sum here,
+		// where the line that takes it past the limit is known
+		if submit += gap; submit > workload.MaxArrivalS {
+			return nil, fmt.Errorf("%s:%d: gap (field 3): the sample's gaps add up to %g s here, above the limit of %g s", name, l.no, submit, workload.MaxArrivalS)
+		}
 		f := append([]string(nil), l.fields...)
 		f[1] = strconv.FormatFloat(submit, 'f', -1, 64)
+		b.WriteString(strings.Repeat("\n", l.no-at))
 		b.WriteString(strings.Join(f, "\t"))
 		b.WriteByte('\n')
+		at = l.no + 1
 	}
 	return strings.NewReader(b.String()), nil
 }

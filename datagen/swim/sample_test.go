@@ -14,8 +14,9 @@ func TestSampleKeepsOrderAndOwnGaps(t *testing.T) {
 		t.Fatal(err)
 	}
 	b, _ := io.ReadAll(r)
-	// all four, in trace order, submit times the running sum of the gaps
-	want := "j0\t5\t5\t10\t0\t1\nj1\t8\t3\t10\t0\t1\nj2\t15\t7\t10\t0\t1\nj3\t17\t2\t10\t0\t1\n"
+	// all four, in trace order, submit times the running sum of the gaps,
+	// on their lines of the trace (its blank line 3 kept)
+	want := "j0\t5\t5\t10\t0\t1\nj1\t8\t3\t10\t0\t1\n\nj2\t15\t7\t10\t0\t1\nj3\t17\t2\t10\t0\t1\n"
 	if string(b) != want {
 		t.Fatalf("got\n%s\nwant\n%s", b, want)
 	}
@@ -34,8 +35,8 @@ func TestSampleIsSeededAndSized(t *testing.T) {
 	if a != read(1) {
 		t.Fatal("same seed, different samples")
 	}
-	if n := strings.Count(a, "\n"); n != 2 {
-		t.Fatalf("sample of 2 has %d lines:\n%s", n, a)
+	if n := len(strings.Fields(a)) / 6; n != 2 {
+		t.Fatalf("sample of 2 has %d jobs:\n%s", n, a)
 	}
 	seen := map[string]bool{}
 	for s := uint64(1); s <= 20; s++ {
@@ -55,6 +56,8 @@ func TestSampleErrors(t *testing.T) {
 		{sampleTrace, 5, "sample of 5 jobs from a trace of 4"},
 		{sampleTrace, 0, "sample must be positive"},
 		{"j0\t1\tx\t1\t0\t1\n", 1, "t.tsv:1: gap (field 3)"},
+		{"j0\t1\tInf\t1\t0\t1\n", 1, "t.tsv:1: gap (field 3): \"Inf\" is not a non-negative number"},
+		{"j0\t1\t6e8\t1\t0\t1\nj1\t1\t6e8\t1\t0\t1\n", 2, "t.tsv:2: gap (field 3): the sample's gaps add up to 1.2e+09 s here, above the limit"},
 	} {
 		_, err := Sample(strings.NewReader(c.trace), "t.tsv", c.n, 1)
 		if err == nil || !strings.Contains(err.Error(), c.want) {
@@ -72,5 +75,18 @@ func TestImportSample(t *testing.T) {
 	}
 	if len(w.Jobs) != 3 {
 		t.Fatalf("%d jobs, want 3", len(w.Jobs))
+	}
+}
+
+// An error in a sampled line names its line in the trace: the sample
+// keeps the trace's line numbers. Before, it named the line's place in
+// the sample (line 2 for the trace's line 4).
+func TestImportSampleErrorNamesTheTracesLine(t *testing.T) {
+	trace := "j0\t100\t5\t10\t0\t1\nj1\t103\t3\t10\t0\t1\nj2\t104\t1\t10\t0\t1\nj3\t112\t2\t10\tBAD\t1\n"
+	o := DefaultOptions()
+	o.Sample = 4
+	_, _, err := Import(strings.NewReader(trace), "t.tsv", o)
+	if err == nil || !strings.Contains(err.Error(), "t.tsv (sample of 4, seed 0):4: shuffle bytes (field 5)") {
+		t.Errorf("err %v, want line 4's shuffle bytes", err)
 	}
 }

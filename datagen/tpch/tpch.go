@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unicode"
 
 	"github.com/racklab/racklab/coordinator/workload"
 	"github.com/racklab/racklab/datagen/gen"
@@ -112,7 +113,8 @@ func Plans() []Query {
 // for error messages, which give the line.
 func ParsePlans(r io.Reader, name string) ([]Query, error) {
 	var qs []Query
-	index := map[int]int{} // query → index in qs
+	index := map[int]int{}           // query → index in qs
+	jobs := map[int]map[string]int{} // query → job name → index in its Jobs
 	err := gen.ScanFields(r, name, func(lineNo int, f []string) error {
 		if len(f) < 4 {
 			return fmt.Errorf("want \"q<query> <job> <op> <input> ... [sel=<x>]\", got %d fields", len(f))
@@ -126,16 +128,17 @@ func ParsePlans(r io.Reader, name string) ([]Query, error) {
 			qi = len(qs)
 			index[n] = qi
 			qs = append(qs, Query{N: n})
+			jobs[n] = map[string]int{}
 		}
 		q := &qs[qi]
 		j := Job{Name: f[1], Sel: 1, Line: lineNo}
-		if strings.ContainsAny(j.Name, "*=@") {
-			return fmt.Errorf("job name %q: want letters and digits", j.Name)
+		// no "-": the DAG names a job's datasets and Tez stages
+		// <job>-<input>, and tables tpch-<table>
+		if strings.ContainsFunc(j.Name, func(r rune) bool { return !(r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r)) }) {
+			return fmt.Errorf("job name %q: want letters, digits and _", j.Name)
 		}
-		for _, prev := range q.Jobs {
-			if prev.Name == j.Name {
-				return fmt.Errorf("q%d: job %q is defined twice (first on line %d)", n, j.Name, prev.Line)
-			}
+		if prev, dup := jobs[n][j.Name]; dup {
+			return fmt.Errorf("q%d: job %q is defined twice (first on line %d)", n, j.Name, q.Jobs[prev].Line)
 		}
 		if _, isTable := TableBytes[j.Name]; isTable {
 			return fmt.Errorf("job name %q is a table's", j.Name)
@@ -149,8 +152,8 @@ func ParsePlans(r io.Reader, name string) ([]Query, error) {
 		for _, tok := range f[3:] {
 			if v, ok := strings.CutPrefix(tok, "sel="); ok {
 				x, err := strconv.ParseFloat(v, 64)
-				if err != nil || !(x >= 0) || math.IsInf(x, 0) {
-					return fmt.Errorf("sel %q: want a number, 0 or more", v)
+				if err != nil || !(x >= 0 && x <= workload.MaxSelectivity) {
+					return fmt.Errorf("sel %q: want a number from 0 to %g", v, float64(workload.MaxSelectivity))
 				}
 				if j.Op == Scan {
 					return fmt.Errorf("a scan is map-only: it has no sel (give the fraction on its input)")
@@ -170,8 +173,8 @@ func ParsePlans(r io.Reader, name string) ([]Query, error) {
 			if _, ok := TableBytes[src]; ok {
 				in.Table = src
 			} else {
-				in.Job = slices.IndexFunc(q.Jobs, func(p Job) bool { return p.Name == src })
-				if in.Job < 0 {
+				var earlier bool
+				if in.Job, earlier = jobs[n][src]; !earlier {
 					return fmt.Errorf("input %q is neither a table nor an earlier job of q%d", src, n)
 				}
 				if j.Op == Scan {
@@ -187,6 +190,7 @@ func ParsePlans(r io.Reader, name string) ([]Query, error) {
 		if len(j.Inputs) == 0 {
 			return fmt.Errorf("job %q reads nothing", j.Name)
 		}
+		jobs[n][j.Name] = len(q.Jobs)
 		q.Jobs = append(q.Jobs, j)
 		return nil
 	})
@@ -311,6 +315,9 @@ func Generate(o Options) (*workload.Workload, *workload.Datasets, error) {
 		}
 	}
 	w.SortByArrival()
+	if err := o.Beyond(); err != nil {
+		return nil, nil, err
+	}
 	if err := gen.Check(w, ds); err != nil {
 		return nil, nil, err
 	}
