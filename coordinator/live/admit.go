@@ -169,6 +169,11 @@ func (r *run) register(m *nats.Msg) bool {
 	reply(wire.Registered{OK: true, Members: peers, Racks: racks})
 	if fresh {
 		r.event("host-registered", reg.Host, "rack %s, %d slots, data %s, %d CPUs", reg.Rack, reg.Slots, reg.DataAddr, reg.Facts.CPUs)
+		// the worker starts the run clean: an earlier coordinator that
+		// died without resetting it (killed, out of memory) may have left
+		// attempts running, whose IDs this run's launches reuse, and
+		// objects on its tiers
+		r.send(reg.Host, wire.TypeReset, &wire.Reset{Reason: "a new run starts"})
 	}
 	return fresh
 }

@@ -123,7 +123,7 @@ func (r *run) launch(a *engine.Attempt) {
 	if a.Duplicate {
 		class = engine.ClassDuplicate
 	}
-	l := wire.Launch{Attempt: int64(a.ID), Job: job.Spec.ID, Stage: st.Spec.Name, Index: int(a.Task.Index),
+	l := wire.Launch{Attempt: int64(a.ID), Run: r.tag, Job: job.Spec.ID, Stage: st.Spec.Name, Index: int(a.Task.Index),
 		Class: class.String(), ComputeNsPerByte: st.Spec.ComputeNsPerByte, InputBytes: a.InputBytes,
 		OutputKey: r.outputKey(a.ID),
 		// the priority the policy launched it with, through the same

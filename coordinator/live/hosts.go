@@ -29,7 +29,25 @@ func (r *run) checkHosts() {
 	// Two witnesses: memberlist's failure detector, confirmed by a missed
 	// heartbeat (a worker busy burning CPU can be slow to answer a probe
 	// but still heartbeats), or heartbeats silent for the full timeout.
+	// Heartbeats missed while the coordinator's own connection was down
+	// say nothing about the hosts: a blip of the NATS server would
+	// otherwise lose every host at once, and reset them all.
 	now := time.Now()
+	if r.nc != nil {
+		if !r.nc.IsConnected() {
+			r.cutOff = true
+			return
+		}
+		if n := r.nc.Stats().Reconnects; r.cutOff || n != r.reconnects {
+			// back from an outage: every host gets its full timeout
+			// from now to be heard again
+			r.cutOff, r.reconnects = false, n
+			for i := range r.hosts {
+				r.hosts[i].lastSeen = now
+			}
+			r.event("coordinator-reconnected", "", "the coordinator's NATS connection came back: the hosts' silence until now is not counted")
+		}
+	}
 	for i := range r.hosts {
 		h := &r.hosts[i]
 		if h.reg == nil || h.lost {

@@ -36,6 +36,9 @@ func (r *run) progress(host string, ps []wire.AttemptProgress) {
 
 // inputDone tells the engine an attempt has its whole input.
 func (r *run) inputDone(ev *wire.InputDone) {
+	if !r.ofThisRun(ev.Host, ev.Attempt, ev.Run) {
+		return
+	}
 	id, ok := r.ownAttempt(ev.Host, ev.Attempt)
 	if !ok {
 		return // ended already, or not this host's

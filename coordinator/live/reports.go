@@ -8,6 +8,7 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/racklab/racklab/coordinator/engine"
 	"github.com/racklab/racklab/coordinator/wire"
+	"github.com/racklab/racklab/internal/traffic"
 )
 
 // handle ingests one message; it reports whether it was a new, valid
@@ -149,6 +150,20 @@ func (r *run) reconcile(hi *hostInfo, running []int64) {
 	}
 }
 
+// ofThisRun says whether a report about an attempt is of this run: its
+// run tag is the one the run's launches carry. Attempt IDs start at 0
+// every run, so the end of an attempt an earlier coordinator launched
+// (one that died without resetting its workers) would be taken for this
+// run's attempt of the same ID; and a report arriving before the run
+// has its engine (while hosts register) has nothing to be of.
+func (r *run) ofThisRun(host string, attempt int64, tag string) bool {
+	if r.eng == nil || tag != r.tag {
+		r.event("late-report", host, "attempt %d of another run (%q), not of this one (%q)", attempt, tag, r.tag)
+		return false
+	}
+	return true
+}
+
 // reconcileGrace is how old a dispatched attempt must be before a
 // heartbeat without it counts: a heartbeat can leave before the launch
 // arrives, but a report always arrives before the next heartbeat.
@@ -157,6 +172,9 @@ const reconcileGrace = 3 * heartbeatInterval
 func (r *run) attemptEnded(ev *wire.AttemptEnded) {
 	if _, ok := r.known(ev.Host); !ok {
 		r.event("late-report", ev.Host, "attempt %d from a host not in the run", ev.Attempt)
+		return
+	}
+	if !r.ofThisRun(ev.Host, ev.Attempt, ev.Run) {
 		return
 	}
 	id := engine.AttemptID(ev.Attempt)
@@ -178,12 +196,9 @@ func (r *run) attemptEnded(ev *wire.AttemptEnded) {
 	r.phases[id] = phases{Read: ev.ReadSeconds, Compute: ev.ComputeSeconds, Write: ev.WriteSeconds}
 	var bc engine.ByteCounts
 	for name, row := range ev.Bytes {
-		for c := engine.Class(0); c < engine.NumClasses; c++ {
-			if c.String() == name {
-				for l := range row {
-					bc[c][l] += row[l]
-				}
-			}
+		c, _ := traffic.ParseClass(name) // a class Validate knows
+		for l := range row {
+			bc[c][l] += row[l]
 		}
 	}
 	if err := r.eng.AttemptSucceeded(id, &bc); err != nil {

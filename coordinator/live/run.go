@@ -181,12 +181,17 @@ type run struct {
 	member   *members.Agent
 	start    time.Time
 	tag      string // the run's part of its output keys (outputKey)
-	sink     Sink
-	events   *journal
-	attempts *journal
-	res      Result
-	srcBuf   []engine.ShuffleSource
-	phases   map[engine.AttemptID]phases // reported, until the attempt's record is written
+	// cutOff says the coordinator's own NATS connection was seen down
+	// since the last host check; reconnects is the connection's count of
+	// reconnections then (checkHosts)
+	cutOff     bool
+	reconnects uint64
+	sink       Sink
+	events     *journal
+	attempts   *journal
+	res        Result
+	srcBuf     []engine.ShuffleSource
+	phases     map[engine.AttemptID]phases // reported, until the attempt's record is written
 	// running maps each dispatched attempt to its host and launch time,
 	// until its record is written: kills must reach the host, and
 	// heartbeats are checked against it.

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/racklab/racklab/internal/traffic"
 )
 
 // TierInfo describes one storage tier of a worker.
@@ -115,6 +117,8 @@ type AttemptProgress struct {
 type InputDone struct {
 	Host    string `json:"host"`
 	Attempt int64  `json:"attempt"`
+	// Run is the launch's Run.
+	Run string `json:"run,omitempty"`
 	// Bytes is the attempt's input, as received (Progress.Received then).
 	Bytes int64 `json:"bytes"`
 	// At is the worker's wall clock at the moment; Seconds is the time
@@ -186,11 +190,16 @@ type Range struct {
 
 // Launch starts an attempt on a worker.
 type Launch struct {
-	Attempt int64  `json:"attempt"`
-	Job     string `json:"job"`
-	Stage   string `json:"stage"`
-	Index   int    `json:"index"`
-	Kind    string `json:"kind"` // map, reduce, generic, or noop
+	Attempt int64 `json:"attempt"`
+	// Run names the run that launched it (the coordinator's run tag); the
+	// worker's reports about the attempt carry it back, so that the
+	// reports of an attempt an earlier coordinator launched (attempt IDs
+	// start at 0 every run) are not taken for this run's.
+	Run   string `json:"run,omitempty"`
+	Job   string `json:"job"`
+	Stage string `json:"stage"`
+	Index int    `json:"index"`
+	Kind  string `json:"kind"` // map, reduce, generic, or noop
 	// Class is the traffic class of its reads; DSCP the mark its sockets
 	// start with.
 	Class string `json:"class"`
@@ -413,10 +422,12 @@ const (
 
 // AttemptEnded is a worker's report of an attempt's end.
 type AttemptEnded struct {
-	Attempt int64  `json:"attempt"`
-	Host    string `json:"host"`
-	OK      bool   `json:"ok"`
-	Reason  string `json:"reason,omitempty"`
+	Attempt int64 `json:"attempt"`
+	// Run is the launch's Run.
+	Run    string `json:"run,omitempty"`
+	Host   string `json:"host"`
+	OK     bool   `json:"ok"`
+	Reason string `json:"reason,omitempty"`
 	// Bytes read by class name, each [local, in-rack, cross-rack].
 	Bytes map[string][NumLevels]int64 `json:"bytes"`
 	// Phase times in seconds.
@@ -426,13 +437,24 @@ type AttemptEnded struct {
 	BytesWritten   int64   `json:"bytes_written"`
 }
 
-// Validate checks the host name.
+// Validate checks the host name and the byte counts: a class the
+// engine knows, no negative count (they add up into the run's totals).
 func (m *AttemptEnded) Validate() error {
 	if err := CheckHostName(m.Host); err != nil {
 		return err
 	}
 	if !m.OK && m.Reason == "" {
 		return errors.New("a failed attempt must say why")
+	}
+	for name, row := range m.Bytes {
+		if _, err := traffic.ParseClass(name); err != nil {
+			return fmt.Errorf("attempt %d: bytes: %w", m.Attempt, err)
+		}
+		for _, n := range row {
+			if n < 0 {
+				return fmt.Errorf("attempt %d: bytes of class %s: negative count %d", m.Attempt, name, n)
+			}
+		}
 	}
 	return nil
 }

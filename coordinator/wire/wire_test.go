@@ -177,3 +177,27 @@ func TestSourcesRefuseNegativeSizes(t *testing.T) {
 		}
 	}
 }
+
+// An attempt's byte counts are refused when negative or of a class the
+// engine does not know: they add up into the run's totals. Before, a
+// report of -2^40 bytes made the workers' cross-rack total negative, and
+// a misspelt class was dropped without a word.
+func TestAttemptEndedRefusesBadByteCounts(t *testing.T) {
+	for _, c := range []struct {
+		bytes map[string][NumLevels]int64
+		want  string
+	}{
+		{map[string][NumLevels]int64{"input": {0, 0, -1 << 40}}, "attempt 3: bytes of class input: negative count"},
+		{map[string][NumLevels]int64{"inptu": {0, 0, 1}}, `attempt 3: bytes: unknown traffic class "inptu"`},
+	} {
+		var got AttemptEnded
+		err := Decode(MustEncode(TypeAttemptEnded, &AttemptEnded{Attempt: 3, Host: "r0h0", OK: true, Bytes: c.bytes}), TypeAttemptEnded, &got)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%v: err %v, want %q", c.bytes, err, c.want)
+		}
+	}
+	var got AttemptEnded
+	if err := Decode(MustEncode(TypeAttemptEnded, &AttemptEnded{Attempt: 3, Host: "r0h0", OK: true, Bytes: map[string][NumLevels]int64{"shuffle": {1, 2, 3}}}), TypeAttemptEnded, &got); err != nil {
+		t.Errorf("a good report: %v", err)
+	}
+}

@@ -461,7 +461,7 @@ func (w *Worker) attempt(id int64) *task.Attempt {
 func (w *Worker) launch(ctx context.Context, l wire.Launch, ended chan<- wire.AttemptEnded) {
 	if l.Kind == wire.KindNoop {
 		// answered inline: the dispatch benchmark measures the protocol
-		w.publish(wire.TypeAttemptEnded, &wire.AttemptEnded{Attempt: l.Attempt, Host: w.cfg.Host, OK: true})
+		w.publish(wire.TypeAttemptEnded, &wire.AttemptEnded{Attempt: l.Attempt, Run: l.Run, Host: w.cfg.Host, OK: true})
 		return
 	}
 	w.mu.Lock()
@@ -473,7 +473,7 @@ func (w *Worker) launch(ctx context.Context, l wire.Launch, ended chan<- wire.At
 	a, err := task.Start(ctx, w.env, l)
 	if err != nil {
 		w.mu.Unlock()
-		w.publish(wire.TypeAttemptEnded, &wire.AttemptEnded{Attempt: l.Attempt, Host: w.cfg.Host, Reason: err.Error()})
+		w.publish(wire.TypeAttemptEnded, &wire.AttemptEnded{Attempt: l.Attempt, Run: l.Run, Host: w.cfg.Host, Reason: err.Error()})
 		return
 	}
 	w.attempts[l.Attempt] = a

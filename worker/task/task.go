@@ -122,7 +122,7 @@ func (a *Attempt) haveInput() {
 		return
 	}
 	now := time.Now()
-	a.env.InputDone(wire.InputDone{Host: a.env.Host, Attempt: a.l.Attempt, Bytes: a.received.Load(),
+	a.env.InputDone(wire.InputDone{Host: a.env.Host, Attempt: a.l.Attempt, Run: a.l.Run, Bytes: a.received.Load(),
 		At: now.UTC(), Seconds: now.Sub(a.started).Seconds()})
 }
 
@@ -171,7 +171,7 @@ func (a *Attempt) addSources(rs []wire.Range, complete bool, in, out int64) {
 }
 
 func (a *Attempt) run(class dataplane.Class) {
-	rep := wire.AttemptEnded{Attempt: a.l.Attempt, Host: a.env.Host, OK: true}
+	rep := wire.AttemptEnded{Attempt: a.l.Attempt, Run: a.l.Run, Host: a.env.Host, OK: true}
 	var err error
 	switch a.l.Kind {
 	case wire.KindNoop:
