@@ -39,6 +39,31 @@ func newBuilder(spec ClusterSpec) (*builder, error) {
 	return b, nil
 }
 
+// claimMgmt chooses the cluster's management subnet and claims it: the
+// management bridge in the root namespace, with its address. Clusters of
+// other prefixes, built at once by other processes, choose among the same
+// free subnets: the choice and the address that takes it out of the free
+// ones are made under one lock of the whole machine, or two clusters
+// would take one subnet (one bridge address for both NATS servers).
+func (b *builder) claimMgmt() error {
+	release, err := lockMgmtChoice()
+	if err != nil {
+		return err
+	}
+	defer release()
+	if b.mgmt, err = chooseMgmt(b.root, b.spec.Prefix); err != nil {
+		return err
+	}
+	mbr := &netlink.Bridge{LinkAttrs: netlink.LinkAttrs{Name: mgmtBridge(b.spec.Prefix), TxQLen: txQLen}}
+	if err := b.root.LinkAdd(mbr); err != nil {
+		return fmt.Errorf("shaping: add bridge %s: %w", mbr.Name, err)
+	}
+	if err := disableIPv6(mbr.Name); err != nil {
+		return err
+	}
+	return b.addAddr(b.root, mbr.Name, b.mgmt.bridgeIP(), b.mgmt.mask())
+}
+
 func (b *builder) close() {
 	for i := len(b.closer) - 1; i >= 0; i-- {
 		b.closer[i]()
@@ -48,21 +73,11 @@ func (b *builder) close() {
 func (b *builder) build() error {
 	p := b.spec.Prefix
 	var err error
-	if b.mgmt, err = chooseMgmt(b.root, p); err != nil {
+	if err := b.claimMgmt(); err != nil {
 		return err
 	}
-	// Management bridge in the root namespace.
-	mbr := &netlink.Bridge{LinkAttrs: netlink.LinkAttrs{Name: mgmtBridge(p), TxQLen: txQLen}}
-	if err := b.root.LinkAdd(mbr); err != nil {
-		return fmt.Errorf("shaping: add bridge %s: %w", mbr.Name, err)
-	}
-	if err := disableIPv6(mbr.Name); err != nil {
-		return err
-	}
-	if err := b.addAddr(b.root, mbr.Name, b.mgmt.bridgeIP(), b.mgmt.mask()); err != nil {
-		return err
-	}
-	if err := b.up(b.root, mbr.Name); err != nil {
+	mbr := mgmtBridge(p)
+	if err := b.up(b.root, mbr); err != nil {
 		return err
 	}
 
@@ -210,7 +225,7 @@ func (b *builder) addHost(r, h, i int, br string) error {
 	if err := b.up(hh, MgmtDev); err != nil {
 		return err
 	}
-	if nic := b.spec.hostNICBps(r); nic > 0 {
+	if nic := b.spec.HostNICBpsOf(r, h); nic > 0 {
 		if err := b.shapeHostNIC(fabEnd, nic); err != nil {
 			return fmt.Errorf("shaping: NIC of %s: %w", nsName, err)
 		}

@@ -11,6 +11,7 @@ import (
 type HostNet struct {
 	Name    string // e.g. "r0h1"
 	Rack    int
+	InRack  int    // its index among its rack's hosts
 	Netns   string // namespace name, e.g. "rl-r0h1"
 	DataDev string // data interface name inside the namespace
 	DataIP  net.IP // on the data network
@@ -82,6 +83,7 @@ func Up(spec ClusterSpec) (c *Cluster, err error) {
 			c.Hosts = append(c.Hosts, HostNet{
 				Name:    hostName(r, h),
 				Rack:    r,
+				InRack:  h,
 				Netns:   hostNetns(spec.Prefix, r, h),
 				DataDev: DataDev,
 				DataIP:  dataIP(spec.Prefix, r, h),

@@ -193,7 +193,7 @@ func (c *Cluster) HostNICCounters(i int) (rx, tx GroupCounters, err error) {
 		return rx, tx, fmt.Errorf("shaping: no host %d", i)
 	}
 	h := c.Hosts[i]
-	if c.Spec.hostNICBps(h.Rack) <= 0 {
+	if c.Spec.HostNICBpsOf(h.Rack, h.InRack) <= 0 {
 		return rx, tx, fmt.Errorf("shaping: cluster %s does not shape host NICs", c.Spec.Prefix)
 	}
 	return c.fabricGroupPair(h.Name, ifbName(h.Name))

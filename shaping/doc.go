@@ -29,7 +29,8 @@
 // makes, so that neighbour discovery does not pollute the counters.
 //
 // Host NICs are shaped when [ClusterSpec.HostNICBps] (or a rack's
-// [RackSpec.HostNICBps]) is set: an HTB group at the NIC rate on the
+// [RackSpec.HostNICBps], or a host's own in [RackSpec.HostNICsBps]) is
+// set: an HTB group at the host's NIC rate on the
 // fabric's port toward the host (egress there is what the host receives:
 // the receiver downlink) in both modes, and on the host's data interface
 // (what it sends) in [Switched] mode. In [Flat] mode the data interface

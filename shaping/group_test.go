@@ -2,6 +2,8 @@ package shaping
 
 import (
 	"encoding/binary"
+	"math"
+	"strings"
 	"testing"
 
 	"github.com/racklab/racklab/internal/traffic"
@@ -100,18 +102,35 @@ func TestGroupFilters(t *testing.T) {
 	}
 }
 
-// A rack's own NIC rate overrides the cluster's; a negative one is refused.
+// A host's own NIC rate overrides its rack's, which overrides the
+// cluster's; rates the kernel would not hold are refused, naming where.
 func TestHostNICRate(t *testing.T) {
-	s := ClusterSpec{Prefix: "rl", Racks: []RackSpec{{Hosts: 1}, {Hosts: 1, HostNICBps: 50e6}}, HostNICBps: 125e6}
+	s := ClusterSpec{Prefix: "rl", Racks: []RackSpec{{Hosts: 1}, {Hosts: 2, HostNICBps: 50e6, HostNICsBps: []float64{0, 1.25e9}}}, HostNICBps: 125e6}
 	if err := s.Validate(); err != nil {
 		t.Fatal(err)
 	}
-	if s.hostNICBps(0) != 125e6 || s.hostNICBps(1) != 50e6 {
-		t.Errorf("NIC rates %g, %g; want 125e6 (the cluster's) and 50e6 (the rack's)", s.hostNICBps(0), s.hostNICBps(1))
+	if a, b, c := s.HostNICBpsOf(0, 0), s.HostNICBpsOf(1, 0), s.HostNICBpsOf(1, 1); a != 125e6 || b != 50e6 || c != 1.25e9 {
+		t.Errorf("NIC rates %g, %g, %g; want 125e6 (the cluster's), 50e6 (the rack's) and 1.25e9 (the host's)", a, b, c)
 	}
-	s.Racks[1].HostNICBps = -1
-	if err := s.Validate(); err == nil {
-		t.Error("a negative NIC rate is accepted")
+	for _, c := range []struct {
+		edit func(*ClusterSpec)
+		want string
+	}{
+		{func(s *ClusterSpec) { s.Racks[1].HostNICBps = -1 }, "shaping: rack 1 host NIC: rate -1 B/s is outside"},
+		{func(s *ClusterSpec) { s.Racks[0].UplinkBps = math.NaN() }, "shaping: rack 0 uplink: rate NaN B/s is outside"},
+		{func(s *ClusterSpec) { s.Racks[0].DownlinkBps = 1e20 }, "shaping: rack 0 downlink: rate 1e+20 B/s is outside"},
+		{func(s *ClusterSpec) { s.Racks[0].UplinkBps = 1 }, "shaping: rack 0 uplink: rate 1 B/s is outside [100,"},
+		{func(s *ClusterSpec) { s.Racks[1].HostNICsBps[1] = math.Inf(1) }, "shaping: rack 1 host 1 NIC: rate +Inf B/s is outside"},
+		{func(s *ClusterSpec) { s.Racks[1].HostNICsBps = []float64{1e6} }, "shaping: rack 1 gives 1 host NIC rates for 2 hosts"},
+		{func(s *ClusterSpec) { s.HostNICBps = math.NaN() }, "shaping: HostNICBps: rate NaN B/s is outside"},
+	} {
+		bad := s
+		bad.Racks = append([]RackSpec(nil), s.Racks...)
+		bad.Racks[1].HostNICsBps = append([]float64(nil), s.Racks[1].HostNICsBps...)
+		c.edit(&bad)
+		if err := bad.Validate(); err == nil || !strings.HasPrefix(err.Error(), c.want) {
+			t.Errorf("err %v, want %q", err, c.want)
+		}
 	}
 	if got := ifbName(hostName(3, 12)); len(got) > 15 {
 		t.Errorf("IFB name %q is longer than an interface name may be", got)

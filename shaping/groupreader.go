@@ -48,7 +48,7 @@ func (g *GroupReader) HostNIC(i int) (rx, tx GroupCounters, err error) {
 		return rx, tx, fmt.Errorf("shaping: no host %d", i)
 	}
 	h := g.c.Hosts[i]
-	if g.c.Spec.hostNICBps(h.Rack) <= 0 {
+	if g.c.Spec.HostNICBpsOf(h.Rack, h.InRack) <= 0 {
 		return rx, tx, fmt.Errorf("shaping: cluster %s does not shape host NICs", g.c.Spec.Prefix)
 	}
 	return g.pair(h.Name, ifbName(h.Name))

@@ -111,8 +111,9 @@ func (s *HostShaper) SetRack(rack int, rateBps float64, peers []net.IP) error {
 	if err := checkRack(rack); err != nil {
 		return err
 	}
-	if rateBps < 0 {
-		return fmt.Errorf("shaping: negative rate for rack %d", rack)
+	if !(rateBps >= 0 && rateBps <= maxShapedBps) {
+		// NaN, infinities and rates past a uint64 reached the kernel as 0
+		return fmt.Errorf("shaping: rate %v for rack %d: must be in [0, %g] B/s", rateBps, rack, maxShapedBps)
 	}
 	for _, p := range peers {
 		if p.To4() == nil {

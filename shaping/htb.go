@@ -76,6 +76,11 @@ func htbClassOpts(rateBps, ceilBps float64, prio uint32) *tc.Htb {
 
 // rateAndBuffer returns a rate in bytes/s and its burst in psched ticks.
 func rateAndBuffer(bps float64) (uint64, uint32) {
+	// the callers check their rates; a NaN or a rate past a uint64 must
+	// still not reach the kernel as 0 (unlimited, and shown as 0bit)
+	if !(bps <= maxShapedBps) {
+		bps = maxShapedBps
+	}
 	r := uint64(max(bps, 1))
 	ticks := burstBytes(float64(r)) / float64(r) * 1e9 / nsPerTick
 	return r, uint32(math.Min(ticks, math.MaxUint32))

@@ -161,3 +161,27 @@ func holder(prefix string) error {
 	}
 	return e
 }
+
+// mgmtChoice is the in-process half of lockMgmtChoice.
+var mgmtChoice sync.Mutex
+
+// lockMgmtChoice takes the machine-wide lock under which a cluster
+// chooses and claims its management subnet (builder.claimMgmt): an
+// abstract socket, as a prefix's lock, held for the few milliseconds of
+// the claim. It waits for another holder, up to a minute.
+func lockMgmtChoice() (release func(), err error) {
+	mgmtChoice.Lock()
+	addr := &net.UnixAddr{Name: "@racklab-mgmt-subnet", Net: "unix"}
+	deadline := time.Now().Add(time.Minute)
+	for {
+		ln, err := net.ListenUnix("unix", addr)
+		if err == nil {
+			return func() { ln.Close(); mgmtChoice.Unlock() }, nil
+		}
+		if !errors.Is(err, syscall.EADDRINUSE) || time.Now().After(deadline) {
+			mgmtChoice.Unlock()
+			return nil, fmt.Errorf("shaping: the lock on the choice of a management subnet: %w", err)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}

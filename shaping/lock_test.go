@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -81,5 +82,43 @@ func TestPrefixLock(t *testing.T) {
 	}
 	if err := InUse(prefix); err != nil {
 		t.Errorf("InUse of a free prefix: %v", err)
+	}
+}
+
+// Two clusters built at once, of prefixes whose management subnets are
+// looked for from the same block (q23 and q52), get different subnets:
+// the choice and the address that claims it are made under one lock.
+// Before, 6 of 10 such pairs got the same subnet, one bridge address for
+// both clusters' NATS servers.
+func TestConcurrentClustersGetTheirOwnManagementSubnets(t *testing.T) {
+	needNetns(t)
+	for try := range 3 {
+		var cs [2]*Cluster
+		var errs [2]error
+		var wg sync.WaitGroup
+		for i, p := range []string{"q23", "q52"} {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				cs[i], errs[i] = Up(ClusterSpec{Prefix: p, Mode: Switched, Racks: racks(1, 1, 0, 0)})
+			}()
+		}
+		wg.Wait()
+		for _, c := range cs {
+			if c != nil {
+				defer c.Down()
+			}
+		}
+		if errs[0] != nil || errs[1] != nil {
+			t.Fatalf("try %d: %v / %v", try, errs[0], errs[1])
+		}
+		if cs[0].MgmtNet.String() == cs[1].MgmtNet.String() {
+			t.Fatalf("try %d: both clusters on %v", try, cs[0].MgmtNet)
+		}
+		for _, c := range cs {
+			if err := c.Down(); err != nil {
+				t.Fatal(err)
+			}
+		}
 	}
 }

@@ -14,6 +14,9 @@ type RackSpec struct {
 	// HostNICBps is the NIC rate of this rack's hosts, bytes per second
 	// in each direction; 0 = ClusterSpec.HostNICBps.
 	HostNICBps float64
+	// HostNICsBps, when set, is each host's own NIC rate (Hosts of them;
+	// 0 = HostNICBps): a rack's hosts need not have one NIC.
+	HostNICsBps []float64
 }
 
 // ClusterSpec describes an emulated cluster.
@@ -65,24 +68,64 @@ func (s ClusterSpec) Validate() error {
 		if rs.Hosts < 1 || rs.Hosts > MaxHostsPerRack {
 			return fmt.Errorf("shaping: rack %d has %d hosts, want 1..%d", r, rs.Hosts, MaxHostsPerRack)
 		}
-		if rs.UplinkBps < 0 || rs.DownlinkBps < 0 || rs.HostNICBps < 0 {
-			return fmt.Errorf("shaping: rack %d has a negative rate", r)
+		for _, x := range []struct {
+			name string
+			bps  float64
+		}{{"uplink", rs.UplinkBps}, {"downlink", rs.DownlinkBps}, {"host NIC", rs.HostNICBps}} {
+			if err := checkRate(x.bps); err != nil {
+				return fmt.Errorf("shaping: rack %d %s: %w", r, x.name, err)
+			}
+		}
+		if rs.HostNICsBps != nil && len(rs.HostNICsBps) != rs.Hosts {
+			return fmt.Errorf("shaping: rack %d gives %d host NIC rates for %d hosts", r, len(rs.HostNICsBps), rs.Hosts)
+		}
+		for h, bps := range rs.HostNICsBps {
+			if err := checkRate(bps); err != nil {
+				return fmt.Errorf("shaping: rack %d host %d NIC: %w", r, h, err)
+			}
 		}
 		total += rs.Hosts
 	}
 	if total > maxHosts {
 		return fmt.Errorf("shaping: %d hosts, at most %d", total, maxHosts)
 	}
-	if s.HostNICBps < 0 {
-		return errors.New("shaping: negative HostNICBps")
+	if err := checkRate(s.HostNICBps); err != nil {
+		return fmt.Errorf("shaping: HostNICBps: %w", err)
 	}
 	return nil
 }
 
-// hostNICBps is the NIC rate of rack r's hosts (0: unshaped).
-func (s ClusterSpec) hostNICBps(r int) float64 {
-	if s.Racks[r].HostNICBps > 0 {
-		return s.Racks[r].HostNICBps
+// MinShapedBps is the lowest rate a link is shaped at, bytes per second.
+// HTB charges a packet at most its class's buffer of tokens (60 s of the
+// rate), so below a full frame a minute the kernel lets more through than
+// the rate (24 B/s measured at 1 B/s).
+const MinShapedBps = 100
+
+// maxShapedBps is the highest rate HTB's 64-bit rate field is given, well
+// within a uint64 and far beyond any NIC (8 Pbit/s).
+const maxShapedBps = 1e15
+
+// checkRate refuses a rate the kernel would not hold: not a number,
+// negative, below MinShapedBps or above maxShapedBps. 0 is unshaped.
+func checkRate(bps float64) error {
+	switch {
+	case bps == 0:
+		return nil
+	case !(bps >= MinShapedBps && bps <= maxShapedBps):
+		return fmt.Errorf("rate %g B/s is outside [%d, %g] (0: unshaped)", bps, MinShapedBps, maxShapedBps)
+	}
+	return nil
+}
+
+// HostNICBpsOf is the NIC rate of host h of rack r (0: unshaped): its own,
+// else its rack's, else the cluster's.
+func (s ClusterSpec) HostNICBpsOf(r, h int) float64 {
+	rs := s.Racks[r]
+	if h < len(rs.HostNICsBps) && rs.HostNICsBps[h] > 0 {
+		return rs.HostNICsBps[h]
+	}
+	if rs.HostNICBps > 0 {
+		return rs.HostNICBps
 	}
 	return s.HostNICBps
 }

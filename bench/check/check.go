@@ -625,20 +625,31 @@ func (e *env) rackPriority() (Line, error) {
 			}
 			flows = append(flows, [3]int{e.host(0, h), e.host(1, h%dsts), dscp})
 		}
-		const name = "priority order (rack 0 uplink)"
-		up := e.opt.Topology.Racks[0].UplinkBps
-		if highNICs := float64(n-1) * e.nicBps(e.host(0, 0)); highNICs < rateLow*up {
-			return Line{Name: name, Detail: fmt.Sprintf("not checkable: the uplink (%s) is faster than the NICs of the %d hosts with high flows (%s); use more hosts per rack or oversubscription",
-				mbps(up), n-1, mbps(highNICs))}, nil
-		}
-		got, err := e.measurePriority(flows, up, func() ([]uint64, error) {
+		// the bottleneck is rack 0's uplink or, when slower, rack 1's
+		// downlink (as rackRate measures): its leaves are the ones that
+		// choose between the flows
+		name, link := "priority order (rack 0 uplink)", "uplink"
+		bps := e.opt.Topology.Racks[0].UplinkBps
+		leaves := func() ([]uint64, error) {
 			up, _, err := e.net.RackLinkGroupCounters(0)
 			return []uint64{up.Leaves[hiBand].Bytes, up.Leaves[loBand].Bytes}, err
-		})
+		}
+		if down := e.opt.Topology.Racks[1].DownlinkBps; down < bps {
+			name, link, bps = "priority order (rack 1 downlink)", "downlink", down
+			leaves = func() ([]uint64, error) {
+				_, down, err := e.net.RackLinkGroupCounters(1)
+				return []uint64{down.Leaves[hiBand].Bytes, down.Leaves[loBand].Bytes}, err
+			}
+		}
+		if highNICs := float64(n-1) * e.nicBps(e.host(0, 0)); highNICs < rateLow*bps {
+			return Line{Name: name, Detail: fmt.Sprintf("not checkable: the %s (%s) is faster than the NICs of the %d hosts with high flows (%s); use more hosts per rack or oversubscription",
+				link, mbps(bps), n-1, mbps(highNICs))}, nil
+		}
+		got, err := e.measurePriority(flows, bps, leaves)
 		if err != nil {
 			return Line{}, err
 		}
-		return priorityLine(name, got[0], got[1], up, hiBand, loBand), nil
+		return priorityLine(name, got[0], got[1], bps, hiBand, loBand), nil
 	}
 	src := e.host(0, 0)
 	flows := [][3]int{{src, e.host(1, 0), hi}, {src, e.host(1, 1), lo}}

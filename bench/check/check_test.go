@@ -103,3 +103,52 @@ func TestCheckCancelled(t *testing.T) {
 		t.Errorf("%s still there: %v", dir, err)
 	}
 }
+
+// Where rack 1's downlink is slower than rack 0's uplink, the priority
+// check measures the flows at the downlink, their bottleneck: before, it
+// held them to the uplink's rate, which they could never fill, and failed
+// on a correct cluster.
+func TestCheckPriorityAtASlowerDownlink(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("needs root for network namespaces and tc")
+	}
+	path := filepath.Join(t.TempDir(), "topology.yaml")
+	if err := os.WriteFile(path, []byte(`host_defaults:
+  slots: 1
+  nic_gbps: 0.4
+  tiers: [{kind: mem, read_mb_s: 400, write_mb_s: 400, capacity_gib: 1}]
+racks:
+  - {name: r0, uplink_gbps: 0.4, downlink_gbps: 0.4, host_count: 3}
+  - {name: r1, uplink_gbps: 0.4, downlink_gbps: 0.2, host_count: 3}
+`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	topo, err := cluster.LoadTopology(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	prefix := fmt.Sprintf("ckd%d", os.Getpid()%1000)
+	t.Cleanup(func() {
+		if err := local.Cleanup(prefix); err != nil {
+			t.Errorf("cleanup: %v", err)
+		}
+	})
+	var line *Line
+	for attempt := 1; attempt <= 2 && (line == nil || !line.Passed); attempt++ {
+		lines, err := Run(context.Background(), Options{Prefix: prefix, Mode: shaping.Switched, Topology: topo,
+			Dir: filepath.Join(t.TempDir(), "check"), Measure: time.Second, Logf: t.Logf})
+		if err != nil {
+			t.Fatalf("check: %v", err)
+		}
+		line = nil
+		for i := range lines {
+			t.Logf("attempt %d: %s", attempt, lines[i])
+			if strings.HasPrefix(lines[i].Name, "priority order (rack") {
+				line = &lines[i]
+			}
+		}
+	}
+	if line == nil || line.Name != "priority order (rack 1 downlink)" || !line.Passed {
+		t.Errorf("the rack priority line: %+v; want rack 1's downlink, passed", line)
+	}
+}

@@ -82,10 +82,10 @@ func NetworkSpec(opt Options) shaping.ClusterSpec {
 		if opt.Mode == shaping.Switched {
 			rs.UplinkBps, rs.DownlinkBps = r.UplinkBps, r.DownlinkBps
 		}
-		if opt.ShapeHostNICs && len(r.Hosts) > 0 {
-			// one rate per rack: its fastest host's
+		if opt.ShapeHostNICs {
+			// each host its own NIC: a rack's need not be alike
 			for _, h := range r.Hosts {
-				rs.HostNICBps = max(rs.HostNICBps, opt.Topology.Hosts[h].NICBps)
+				rs.HostNICsBps = append(rs.HostNICsBps, opt.Topology.Hosts[h].NICBps)
 			}
 		}
 		spec.Racks = append(spec.Racks, rs)

@@ -146,7 +146,7 @@ func (e *Emulator) bottlenecks() []bottleneckPair {
 		}
 	}
 	for i, h := range e.Net.Hosts {
-		bps := spec.Racks[h.Rack].HostNICBps
+		bps := spec.HostNICBpsOf(h.Rack, h.InRack)
 		if bps <= 0 {
 			continue
 		}
