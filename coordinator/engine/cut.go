@@ -29,7 +29,7 @@ func (e *Engine) Cut() ([]AttemptRecord, []JobRecord) {
 	for _, id := range ids {
 		a := e.attempts[id]
 		j, st, _, _ := e.lookup(a.Task)
-		rec := AttemptRecord{Attempt: *a, JobName: j.Spec.ID, Kind: st.Spec.Kind, Rack: e.topo.RackOf(a.Host)}
+		rec := AttemptRecord{Attempt: *a, JobName: j.Spec.ID, Kind: st.Spec.Kind, Rack: e.topo.RackOf(a.Host), InputClass: st.InputClass}
 		rec.End, rec.Outcome = e.now, AttemptCut
 		if a.Source.Host >= 0 {
 			rec.Tier = a.Source.Tier

@@ -66,6 +66,9 @@ func (e *Engine) useHeld(id AttemptID) error {
 		return e.rejectf("unknown held output", "attempt %d holds no output", id)
 	}
 	j, st, t, _ := e.lookup(a.Task)
+	if j.State != JobRunning {
+		return e.rejectf("job not running", "attempt %d holds an output of job %s, which has ended", id, j.Spec.ID)
+	}
 	e.finishTask(j, st, t, a)
 	return nil
 }

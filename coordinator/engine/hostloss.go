@@ -46,21 +46,30 @@ func (e *Engine) recoverJob(j *Job, h cluster.HostID) {
 	if j.State != JobRunning {
 		return
 	}
-	for _, st := range j.Stages {
-		// outputs on the dead host that a consumer has yet to read in full
-		needed := !st.Final && !e.consumersDone(j, st)
-		for ti := range st.Tasks {
-			t := &st.Tasks[ti]
-			if t.State != TaskDone {
-				continue
-			}
-			if (needed && t.OutHost == h) || (st.Final && allOn(t.OutReplicas, h)) {
-				e.removeOutput(st, t)
-				st.Done--
-				j.TasksDone--
-				e.Stats.Recomputed++
-				t.State = TaskBlocked
-				e.makePending(j, st, int32(ti))
+	// until nothing more is lost: a consumer's task reset below makes its
+	// upstream's outputs needed again, those on the dead host among them,
+	// and upstream stages come first in a pass (a three-stage job whose
+	// middle task on the dead host reran read a map output that died with
+	// it)
+	for lost := true; lost; {
+		lost = false
+		for _, st := range j.Stages {
+			// outputs on the dead host that a consumer has yet to read in full
+			needed := !st.Final && !e.consumersDone(j, st)
+			for ti := range st.Tasks {
+				t := &st.Tasks[ti]
+				if t.State != TaskDone {
+					continue
+				}
+				if (needed && t.OutHost == h) || (st.Final && allOn(t.OutReplicas, h)) {
+					e.removeOutput(st, t)
+					st.Done--
+					j.TasksDone--
+					e.Stats.Recomputed++
+					t.State = TaskBlocked
+					e.makePending(j, st, int32(ti))
+					lost = true
+				}
 			}
 		}
 	}

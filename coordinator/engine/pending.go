@@ -152,7 +152,7 @@ func (e *Engine) nextPending(j *Job, maps bool) (TaskRef, bool) {
 		if st.Pending == 0 || (st.Spec.Kind == workload.Map) != maps {
 			continue
 		}
-		if !maps && !st.upDone && !e.earlyAllowed() {
+		if !maps && e.heldByEarlyLimit(st) {
 			continue
 		}
 		if i, ok := st.queue.first(st); ok {
@@ -179,9 +179,28 @@ func (e *Engine) earlyAllowed() bool {
 }
 
 // heldByEarlyLimit says that a launch in stage st, whose upstream is
-// unfinished, would go over the early-shuffle limit.
+// unfinished, would go over the early-shuffle limit, or would take a
+// reduce-pool slot that its upstream still needs (upstreamNeedsPool).
 func (e *Engine) heldByEarlyLimit(st *Stage) bool {
-	return len(st.upstream) > 0 && !st.upDone && !e.earlyAllowed()
+	return len(st.upstream) > 0 && !st.upDone && (!e.earlyAllowed() || e.upstreamNeedsPool(st))
+}
+
+// upstreamNeedsPool says that, on hosts with a reduce pool of their own,
+// an upstream reduce or generic stage of st has tasks not yet launched:
+// they need the same pool as st's early attempts, which could fill it and
+// wait for them forever (the early-shuffle limit counts the slots of both
+// pools, and nothing preempts an attempt under it). A map upstream runs
+// in the other pool.
+func (e *Engine) upstreamNeedsPool(st *Stage) bool {
+	if !e.anySplit {
+		return false
+	}
+	for _, u := range st.upstream {
+		if up := st.job.Stages[u]; up.Spec.Kind != workload.Map && (up.Pending > 0 || !up.Released) {
+			return true
+		}
+	}
+	return false
 }
 
 // refreshUpstream keeps each stage's upDone flag, and the count of early
