@@ -133,8 +133,8 @@ func TestBadMessagesAndCredentials(t *testing.T) {
 		}
 		for _, m := range [][]byte{
 			[]byte("not json"),
-			[]byte(`{"type":"explode","v":2,"body":{}}`),
-			[]byte(`{"type":"heartbeat","v":2,"body":{"host":"r0h0","bogus":true}}`),
+			[]byte(`{"type":"explode","v":3,"body":{}}`),
+			[]byte(`{"type":"heartbeat","v":3,"body":{"host":"r0h0","bogus":true}}`),
 			[]byte(`{"type":"heartbeat","v":9,"body":{"host":"r0h0"}}`),
 			wire.MustEncode(wire.TypeLaunch, &wire.Launch{Attempt: 1, Kind: wire.KindNoop}), // not a coordinator message
 		} {
@@ -180,7 +180,7 @@ func TestBadMessagesAndCredentials(t *testing.T) {
 		}
 		defer admin.Close()
 		sub, _ := admin.SubscribeSync(subj.Worker("r1h0"))
-		_ = admin.Publish(subj.Worker("r0h0"), []byte(`{"type":"launch","v":2,"body":{"attempt":7,"kind":"explode"}}`))
+		_ = admin.Publish(subj.Worker("r0h0"), []byte(`{"type":"launch","v":3,"body":{"attempt":7,"kind":"explode"}}`))
 		_ = admin.Publish(subj.Worker("r0h0"), []byte(`{{{{`))
 		_ = admin.Flush()
 		// a worker's credentials may not publish a launch to any worker

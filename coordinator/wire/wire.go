@@ -11,8 +11,11 @@ import (
 // Version is the protocol version; both sides must speak the same one.
 // Version 2 gave every worker its own registration, heartbeat, event and
 // reply-inbox subjects (see Subjects), so that a worker's NATS user can be
-// limited to its own.
-const Version = 2
+// limited to its own. Version 3 has launches name their run (Launch.Run)
+// and the reports about an attempt carry it back: a worker of version 2
+// would leave it out, and the coordinator would take every report of its
+// for another run's.
+const Version = 3
 
 // MaxMessageBytes bounds what a receiver decodes.
 const MaxMessageBytes = 8 << 20

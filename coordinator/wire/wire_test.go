@@ -24,14 +24,15 @@ func TestBadMessagesAreErrors(t *testing.T) {
 		want string
 	}{
 		"not json":        {`{"type":`, "malformed envelope"},
-		"unknown type":    {`{"type":"explode","v":2,"body":{}}`, "unknown message type"},
+		"unknown type":    {`{"type":"explode","v":3,"body":{}}`, "unknown message type"},
 		"old version":     {`{"type":"kill","v":0,"body":{}}`, "protocol version"},
 		"version 1":       {`{"type":"kill","v":1,"body":{}}`, "protocol version"},
-		"wrong type":      {`{"type":"kill","v":2,"body":{}}`, "expected"},
-		"unknown field":   {`{"type":"launch","v":2,"body":{"attempt":1,"kind":"map","bogus":1}}`, "unknown field"},
-		"bad kind":        {`{"type":"launch","v":2,"body":{"attempt":1,"kind":"explode"}}`, "unknown kind"},
-		"negative range":  {`{"type":"launch","v":2,"body":{"attempt":1,"kind":"reduce","sources":[{"task":"m0","offset":-1}]}}`, "bad source range"},
-		"body not object": {`{"type":"launch","v":2,"body":[1,2]}`, "malformed launch body"},
+		"version 2":       {`{"type":"kill","v":2,"body":{}}`, "protocol version"},
+		"wrong type":      {`{"type":"kill","v":3,"body":{}}`, "expected"},
+		"unknown field":   {`{"type":"launch","v":3,"body":{"attempt":1,"kind":"map","bogus":1}}`, "unknown field"},
+		"bad kind":        {`{"type":"launch","v":3,"body":{"attempt":1,"kind":"explode"}}`, "unknown kind"},
+		"negative range":  {`{"type":"launch","v":3,"body":{"attempt":1,"kind":"reduce","sources":[{"task":"m0","offset":-1}]}}`, "bad source range"},
+		"body not object": {`{"type":"launch","v":3,"body":[1,2]}`, "malformed launch body"},
 	}
 	for name, c := range cases {
 		var l Launch
@@ -97,20 +98,20 @@ func TestBadProgressAndMoveMessagesAreErrors(t *testing.T) {
 		data string
 		want string
 	}{
-		"negative progress":    {TypeHeartbeat, &Heartbeat{}, `{"type":"heartbeat","v":2,"body":{"host":"h","progress":[{"attempt":1,"received":-1}]}}`, "negative bytes received"},
-		"progress extra field": {TypeHeartbeat, &Heartbeat{}, `{"type":"heartbeat","v":2,"body":{"host":"h","progress":[{"attempt":1,"total":5}]}}`, "unknown field"},
-		"input-done no host":   {TypeInputDone, &InputDone{}, `{"type":"input-done","v":2,"body":{"attempt":1,"bytes":1,"at":"2026-11-23T11:00:00Z"}}`, "host name"},
-		"input-done no time":   {TypeInputDone, &InputDone{}, `{"type":"input-done","v":2,"body":{"host":"h","attempt":1,"bytes":1}}`, "no time"},
-		"input-done negative":  {TypeInputDone, &InputDone{}, `{"type":"input-done","v":2,"body":{"host":"h","attempt":1,"bytes":-1,"at":"2026-11-23T11:00:00Z"}}`, "negative bytes"},
-		"input-done bad time":  {TypeInputDone, &InputDone{}, `{"type":"input-done","v":2,"body":{"host":"h","attempt":1,"at":"yesterday"}}`, "malformed input-done body"},
-		"input-done extra":     {TypeInputDone, &InputDone{}, `{"type":"input-done","v":2,"body":{"host":"h","attempt":1,"at":"2026-11-23T11:00:00Z","rate":3}}`, "unknown field"},
-		"move no key":          {TypeMoveReplica, &MoveReplica{}, `{"type":"move-replica","v":2,"body":{"request":1,"from":"mem","to":"hdd"}}`, "empty key"},
-		"move no tier":         {TypeMoveReplica, &MoveReplica{}, `{"type":"move-replica","v":2,"body":{"request":1,"key":"k","from":"mem"}}`, "tier is missing"},
-		"move in place":        {TypeMoveReplica, &MoveReplica{}, `{"type":"move-replica","v":2,"body":{"request":1,"key":"k","from":"hdd","to":"hdd"}}`, "both"},
-		"move extra field":     {TypeMoveReplica, &MoveReplica{}, `{"type":"move-replica","v":2,"body":{"request":1,"key":"k","from":"mem","to":"hdd","size":4}}`, "unknown field"},
-		"moved silent failure": {TypeReplicaMoved, &ReplicaMoved{}, `{"type":"replica-moved","v":2,"body":{"host":"h","request":1,"key":"k","ok":false}}`, "must say why"},
-		"moved negative":       {TypeReplicaMoved, &ReplicaMoved{}, `{"type":"replica-moved","v":2,"body":{"host":"h","request":1,"ok":true,"bytes":-3}}`, "negative bytes"},
-		"moved as input-done":  {TypeInputDone, &InputDone{}, `{"type":"replica-moved","v":2,"body":{"host":"h","ok":true}}`, "expected"},
+		"negative progress":    {TypeHeartbeat, &Heartbeat{}, `{"type":"heartbeat","v":3,"body":{"host":"h","progress":[{"attempt":1,"received":-1}]}}`, "negative bytes received"},
+		"progress extra field": {TypeHeartbeat, &Heartbeat{}, `{"type":"heartbeat","v":3,"body":{"host":"h","progress":[{"attempt":1,"total":5}]}}`, "unknown field"},
+		"input-done no host":   {TypeInputDone, &InputDone{}, `{"type":"input-done","v":3,"body":{"attempt":1,"bytes":1,"at":"2026-11-23T11:00:00Z"}}`, "host name"},
+		"input-done no time":   {TypeInputDone, &InputDone{}, `{"type":"input-done","v":3,"body":{"host":"h","attempt":1,"bytes":1}}`, "no time"},
+		"input-done negative":  {TypeInputDone, &InputDone{}, `{"type":"input-done","v":3,"body":{"host":"h","attempt":1,"bytes":-1,"at":"2026-11-23T11:00:00Z"}}`, "negative bytes"},
+		"input-done bad time":  {TypeInputDone, &InputDone{}, `{"type":"input-done","v":3,"body":{"host":"h","attempt":1,"at":"yesterday"}}`, "malformed input-done body"},
+		"input-done extra":     {TypeInputDone, &InputDone{}, `{"type":"input-done","v":3,"body":{"host":"h","attempt":1,"at":"2026-11-23T11:00:00Z","rate":3}}`, "unknown field"},
+		"move no key":          {TypeMoveReplica, &MoveReplica{}, `{"type":"move-replica","v":3,"body":{"request":1,"from":"mem","to":"hdd"}}`, "empty key"},
+		"move no tier":         {TypeMoveReplica, &MoveReplica{}, `{"type":"move-replica","v":3,"body":{"request":1,"key":"k","from":"mem"}}`, "tier is missing"},
+		"move in place":        {TypeMoveReplica, &MoveReplica{}, `{"type":"move-replica","v":3,"body":{"request":1,"key":"k","from":"hdd","to":"hdd"}}`, "both"},
+		"move extra field":     {TypeMoveReplica, &MoveReplica{}, `{"type":"move-replica","v":3,"body":{"request":1,"key":"k","from":"mem","to":"hdd","size":4}}`, "unknown field"},
+		"moved silent failure": {TypeReplicaMoved, &ReplicaMoved{}, `{"type":"replica-moved","v":3,"body":{"host":"h","request":1,"key":"k","ok":false}}`, "must say why"},
+		"moved negative":       {TypeReplicaMoved, &ReplicaMoved{}, `{"type":"replica-moved","v":3,"body":{"host":"h","request":1,"ok":true,"bytes":-3}}`, "negative bytes"},
+		"moved as input-done":  {TypeInputDone, &InputDone{}, `{"type":"replica-moved","v":3,"body":{"host":"h","ok":true}}`, "expected"},
 	}
 	for name, c := range cases {
 		err := Decode([]byte(c.data), c.typ, c.body)
@@ -134,8 +135,8 @@ func TestSubjectsRefuseWildcards(t *testing.T) {
 
 func FuzzDecode(f *testing.F) {
 	f.Add([]byte(MustEncode(TypeLaunch, &Launch{Attempt: 1, Kind: KindNoop})))
-	f.Add([]byte(`{"type":"heartbeat","v":2,"body":{"host":"x"}}`))
-	f.Add([]byte(`{"type":"heartbeat","v":2,"body":{"host":"x","progress":[{"attempt":1,"received":10,"input_done":true}]}}`))
+	f.Add([]byte(`{"type":"heartbeat","v":3,"body":{"host":"x"}}`))
+	f.Add([]byte(`{"type":"heartbeat","v":3,"body":{"host":"x","progress":[{"attempt":1,"received":10,"input_done":true}]}}`))
 	f.Add(MustEncode(TypeInputDone, &InputDone{Host: "x", Attempt: 1, Bytes: 10, At: time.Unix(1, 0).UTC(), Seconds: 0.5}))
 	f.Add(MustEncode(TypeMoveReplica, &MoveReplica{Request: 1, Key: "ds/a/1", From: "mem", To: "hdd"}))
 	f.Add(MustEncode(TypeReplicaMoved, &ReplicaMoved{Host: "x", Request: 1, Key: "ds/a/1", From: "mem", To: "hdd", OK: true, Bytes: 4}))
