@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+
+	"github.com/racklab/racklab/coordinator/cluster"
 )
 
 // RackSpec describes one rack.
@@ -101,9 +103,9 @@ func (s ClusterSpec) Validate() error {
 // the rate (24 B/s measured at 1 B/s).
 const MinShapedBps = 100
 
-// maxShapedBps is the highest rate HTB's 64-bit rate field is given, well
-// within a uint64 and far beyond any NIC (8 Pbit/s).
-const maxShapedBps = 1e15
+// maxShapedBps is the highest rate HTB's 64-bit rate field is given: the
+// fastest a topology may describe, well within a uint64.
+const maxShapedBps = cluster.MaxRateBps
 
 // checkRate refuses a rate the kernel would not hold: not a number,
 // negative, below MinShapedBps or above maxShapedBps. 0 is unshaped.

@@ -25,18 +25,10 @@ func TestEarlyAttemptsLeaveTheirUpstreamItsPool(t *testing.T) {
 	}}}}
 	e := newEngine(t, Config{}, topo, w, ds, &scripted{})
 	ctx := &Context{e}
-	ok := func(ref TaskRef, h cluster.HostID) AttemptID {
-		t.Helper()
-		id, err := ctx.Launch(ref, h, LaunchOptions{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return id
-	}
-	if err := e.AttemptSucceeded(ok(TaskRef{0, 0, 0}, 0), nil); err != nil {
+	if err := e.AttemptSucceeded(launchOK(t, ctx, TaskRef{0, 0, 0}, 0, false), nil); err != nil {
 		t.Fatal(err)
 	}
-	if err := e.AttemptSucceeded(ok(TaskRef{0, 1, 0}, 0), nil); err != nil {
+	if err := e.AttemptSucceeded(launchOK(t, ctx, TaskRef{0, 1, 0}, 0, false), nil); err != nil {
 		t.Fatal(err)
 	}
 	// r2 is released (slow start), r1[1] pending: r2 is held
@@ -48,11 +40,11 @@ func TestEarlyAttemptsLeaveTheirUpstreamItsPool(t *testing.T) {
 		t.Errorf("launch of r2[0] with r1[1] pending: %v, want the early shuffle limit", err)
 	}
 	// once every r1 task runs, r2 may start early in the slots left
-	ok(TaskRef{0, 1, 1}, 1)
+	launchOK(t, ctx, TaskRef{0, 1, 1}, 1, false)
 	if !ctx.CanRun(r2) {
 		t.Error("r2[0] with every r1 task launched: held")
 	}
-	ok(r2, 2)
+	launchOK(t, ctx, r2, 2, false)
 }
 
 // A host's loss recomputes, to a fixed point, every output a task reset
@@ -74,23 +66,15 @@ func TestHostLossRecomputesWhatARerunTaskReads(t *testing.T) {
 	}}}}
 	e := newEngine(t, Config{SlowStart: 1}, topo, w, &workload.Datasets{Datasets: []workload.Dataset{d}}, &scripted{})
 	ctx := &Context{e}
-	run := func(ref TaskRef, h cluster.HostID) AttemptID {
-		t.Helper()
-		id, err := ctx.Launch(ref, h, LaunchOptions{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return id
-	}
 	for _, x := range []struct {
 		ref TaskRef
 		h   cluster.HostID
 	}{{TaskRef{0, 0, 0}, 1}, {TaskRef{0, 0, 1}, 0}, {TaskRef{0, 1, 0}, 1}, {TaskRef{0, 1, 1}, 0}} {
-		if err := e.AttemptSucceeded(run(x.ref, x.h), nil); err != nil {
+		if err := e.AttemptSucceeded(launchOK(t, ctx, x.ref, x.h, false), nil); err != nil {
 			t.Fatal(err)
 		}
 	}
-	run(TaskRef{0, 2, 0}, 2)
+	launchOK(t, ctx, TaskRef{0, 2, 0}, 2, false)
 	e.Ready()
 	if err := e.HostLost(1); err != nil {
 		t.Fatal(err)
@@ -115,17 +99,9 @@ func TestHeldOutputOfAFailedJobIsRefused(t *testing.T) {
 	p.choose = func(ctx *Context, a *Attempt) OutputDecision { return HoldOutput }
 	e := newEngine(t, Config{SlowStart: 1, MaxTaskFailures: 1}, topo, w, ds, p)
 	ctx := &Context{e}
-	orig, err := ctx.Launch(TaskRef{0, 0, 0}, 0, LaunchOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := ctx.LaunchDuplicate(TaskRef{0, 0, 0}, 1, LaunchOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	other, err := ctx.Launch(TaskRef{0, 0, 1}, 2, LaunchOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	orig := launchOK(t, ctx, TaskRef{0, 0, 0}, 0, false)
+	launchOK(t, ctx, TaskRef{0, 0, 0}, 1, true)
+	other := launchOK(t, ctx, TaskRef{0, 0, 1}, 2, false)
 	if err := e.AttemptSucceeded(orig, nil); err != nil { // held: the duplicate still runs
 		t.Fatal(err)
 	}
@@ -146,16 +122,10 @@ func TestCutAttemptsKeepTheirDataClass(t *testing.T) {
 	w := &workload.Workload{Jobs: []workload.Job{mapReduce("j", "in", 1)}}
 	e := newEngine(t, Config{SlowStart: 1}, topo, w, ds, &scripted{})
 	ctx := &Context{e}
-	m, err := ctx.Launch(TaskRef{0, 0, 0}, 0, LaunchOptions{})
-	if err != nil {
+	if err := e.AttemptSucceeded(launchOK(t, ctx, TaskRef{0, 0, 0}, 0, false), nil); err != nil {
 		t.Fatal(err)
 	}
-	if err := e.AttemptSucceeded(m, nil); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := ctx.Launch(TaskRef{0, 1, 0}, 1, LaunchOptions{}); err != nil {
-		t.Fatal(err)
-	}
+	launchOK(t, ctx, TaskRef{0, 1, 0}, 1, false)
 	attempts, _ := e.Cut()
 	if len(attempts) != 1 || attempts[0].InputClass != ClassShuffle {
 		t.Fatalf("cut attempts %+v, want the reducer with class shuffle", attempts)
