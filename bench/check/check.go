@@ -380,9 +380,37 @@ func (e *env) checks() []func() (Line, error) {
 	return []func() (Line, error){e.rackRate, e.nicReceiveRate, e.nicSendRate, e.tierRates, e.rackPriority, e.nicPriority, e.nicSendPriority}
 }
 
+// rackLink is the link that bounds traffic from rack 0 to rack 1 in
+// switched mode, where the rack checks measure it.
+type rackLink struct {
+	name, class string  // for the check's line: "rack 0 uplink", its device "r0-up"
+	bps         float64 // its configured rate
+	counters    func() (shaping.GroupCounters, error)
+}
+
+// rackBottleneck is rack 0's uplink or, when slower, rack 1's downlink:
+// measured anywhere else, the flows could never fill the rate they are
+// held to (and a slower downlink's counters are the ones that show its
+// priority leaves choosing).
+func (e *env) rackBottleneck() rackLink {
+	racks := e.opt.Topology.Racks
+	if down := racks[1].DownlinkBps; down < racks[0].UplinkBps {
+		return rackLink{name: "rack 1 downlink", class: "r1-down", bps: down,
+			counters: func() (shaping.GroupCounters, error) {
+				_, g, err := e.net.RackLinkGroupCounters(1)
+				return g, err
+			}}
+	}
+	return rackLink{name: "rack 0 uplink", class: "r0-up", bps: racks[0].UplinkBps,
+		counters: func() (shaping.GroupCounters, error) {
+			g, _, err := e.net.RackLinkGroupCounters(0)
+			return g, err
+		}}
+}
+
 // rackRate: every host of rack 0 sends to one of rack 1; the kernel's
-// counters of rack 0's uplink (switched) or of its hosts' rack-1 classes
-// (flat) give the rate.
+// counters of the rack link that bounds them (switched) or of rack 0's
+// hosts' rack-1 classes (flat) give the rate.
 func (e *env) rackRate() (Line, error) {
 	topo := e.opt.Topology
 	n := len(topo.Racks[0].Hosts)
@@ -391,15 +419,15 @@ func (e *env) rackRate() (Line, error) {
 		flows = append(flows, [3]int{e.host(0, h), e.host(1, h%len(topo.Racks[1].Hosts)), job0})
 	}
 	if e.opt.Mode == shaping.Switched {
-		want := min(topo.Racks[0].UplinkBps, topo.Racks[1].DownlinkBps)
+		b := e.rackBottleneck()
 		got, err := e.measure(flows, func() ([]uint64, error) {
-			up, _, err := e.net.RackLinkGroupCounters(0)
-			return []uint64{up.Total.Bytes}, err
+			g, err := b.counters()
+			return []uint64{g.Total.Bytes}, err
 		})
 		if err != nil {
 			return Line{}, err
 		}
-		return rateLine("shaped rack rate (rack 0 uplink)", got[0], want, "kernel: HTB class of r0-up"), nil
+		return rateLine("shaped rack rate ("+b.name+")", got[0], b.bps, "kernel: HTB class of "+b.class), nil
 	}
 	want := e.hostShare(0) * float64(n)
 	got, err := e.measure(flows, func() ([]uint64, error) {
@@ -625,31 +653,25 @@ func (e *env) rackPriority() (Line, error) {
 			}
 			flows = append(flows, [3]int{e.host(0, h), e.host(1, h%dsts), dscp})
 		}
-		// the bottleneck is rack 0's uplink or, when slower, rack 1's
-		// downlink (as rackRate measures): its leaves are the ones that
-		// choose between the flows
-		name, link := "priority order (rack 0 uplink)", "uplink"
-		bps := e.opt.Topology.Racks[0].UplinkBps
-		leaves := func() ([]uint64, error) {
-			up, _, err := e.net.RackLinkGroupCounters(0)
-			return []uint64{up.Leaves[hiBand].Bytes, up.Leaves[loBand].Bytes}, err
+		// the bottleneck's leaves are the ones that choose between the flows
+		b := e.rackBottleneck()
+		name := "priority order (" + b.name + ")"
+		var highNICs float64
+		for h := range n - 1 {
+			highNICs += e.nicBps(e.host(0, h))
 		}
-		if down := e.opt.Topology.Racks[1].DownlinkBps; down < bps {
-			name, link, bps = "priority order (rack 1 downlink)", "downlink", down
-			leaves = func() ([]uint64, error) {
-				_, down, err := e.net.RackLinkGroupCounters(1)
-				return []uint64{down.Leaves[hiBand].Bytes, down.Leaves[loBand].Bytes}, err
-			}
-		}
-		if highNICs := float64(n-1) * e.nicBps(e.host(0, 0)); highNICs < rateLow*bps {
+		if highNICs < rateLow*b.bps {
 			return Line{Name: name, Detail: fmt.Sprintf("not checkable: the %s (%s) is faster than the NICs of the %d hosts with high flows (%s); use more hosts per rack or oversubscription",
-				link, mbps(bps), n-1, mbps(highNICs))}, nil
+				b.name, mbps(b.bps), n-1, mbps(highNICs))}, nil
 		}
-		got, err := e.measurePriority(flows, bps, leaves)
+		got, err := e.measurePriority(flows, b.bps, func() ([]uint64, error) {
+			g, err := b.counters()
+			return []uint64{g.Leaves[hiBand].Bytes, g.Leaves[loBand].Bytes}, err
+		})
 		if err != nil {
 			return Line{}, err
 		}
-		return priorityLine(name, got[0], got[1], bps, hiBand, loBand), nil
+		return priorityLine(name, got[0], got[1], b.bps, hiBand, loBand), nil
 	}
 	src := e.host(0, 0)
 	flows := [][3]int{{src, e.host(1, 0), hi}, {src, e.host(1, 1), lo}}

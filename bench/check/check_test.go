@@ -105,7 +105,7 @@ func TestCheckCancelled(t *testing.T) {
 }
 
 // Where rack 1's downlink is slower than rack 0's uplink, the priority
-// check measures the flows at the downlink, their bottleneck: before, it
+// and rate checks measure the flows at the downlink, their bottleneck: before, it
 // held them to the uplink's rate, which they could never fill, and failed
 // on a correct cluster.
 func TestCheckPriorityAtASlowerDownlink(t *testing.T) {
@@ -133,22 +133,30 @@ racks:
 			t.Errorf("cleanup: %v", err)
 		}
 	})
-	var line *Line
-	for attempt := 1; attempt <= 2 && (line == nil || !line.Passed); attempt++ {
+	var line, rate *Line
+	for attempt := 1; attempt <= 2 && (line == nil || !line.Passed || rate == nil || !rate.Passed); attempt++ {
 		lines, err := Run(context.Background(), Options{Prefix: prefix, Mode: shaping.Switched, Topology: topo,
 			Dir: filepath.Join(t.TempDir(), "check"), Measure: time.Second, Logf: t.Logf})
 		if err != nil {
 			t.Fatalf("check: %v", err)
 		}
-		line = nil
+		line, rate = nil, nil
 		for i := range lines {
 			t.Logf("attempt %d: %s", attempt, lines[i])
 			if strings.HasPrefix(lines[i].Name, "priority order (rack") {
 				line = &lines[i]
 			}
+			if strings.HasPrefix(lines[i].Name, "shaped rack rate") {
+				rate = &lines[i]
+			}
 		}
 	}
 	if line == nil || line.Name != "priority order (rack 1 downlink)" || !line.Passed {
 		t.Errorf("the rack priority line: %+v; want rack 1's downlink, passed", line)
+	}
+	// the rate is measured where it is bounded too (the line named rack
+	// 0's uplink, whose counters only saw the downlink's rate pass)
+	if rate == nil || rate.Name != "shaped rack rate (rack 1 downlink)" || !rate.Passed || !strings.Contains(rate.Detail, "r1-down") {
+		t.Errorf("the rack rate line: %+v; want rack 1's downlink, passed", rate)
 	}
 }
