@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"os"
 
 	"github.com/racklab/racklab/datagen/mix"
@@ -52,7 +53,8 @@ at time 0. A preset's block size (1 GiB for PushBox) applies unless
 		}
 		w, ds, err := mix.Generate(m, o)
 		if err != nil {
-			return err
+			// the error names a line of the mix; say which mix
+			return fmt.Errorf("%s: %w", name, err)
 		}
 		return g.write(cmd.ErrOrStderr(), "mix "+name, w, ds, "")
 	}

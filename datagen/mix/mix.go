@@ -252,11 +252,21 @@ func Generate(m *Mix, o Options) (*workload.Workload, *workload.Datasets, error)
 	w := &workload.Workload{}
 	ds := &workload.Datasets{}
 	var prev []string // the previous application's last jobs
+	// a block or reduce size past the limit is the flags', not a line's
+	o.Block()
+	o.Bytes(float64(o.ReduceBytes))
+	if err := o.Beyond(); err != nil {
+		return nil, nil, fmt.Errorf("block size or reduce bytes: %w", err)
+	}
 	k := 0
 	for _, e := range m.Entries {
 		for range e.Count {
 			id := fmt.Sprintf("mix-%03d-%s", k+1, e.App.Name)
 			jobs, sets, err := o.app(e, id)
+			if err == nil {
+				// the line whose size the scale takes past the limit
+				err = o.Beyond()
+			}
 			if err != nil {
 				return nil, nil, fmt.Errorf("line %d: %w", e.Line, err)
 			}
@@ -277,9 +287,6 @@ func Generate(m *Mix, o Options) (*workload.Workload, *workload.Datasets, error)
 			w.Jobs = append(w.Jobs, jobs...)
 			k++
 		}
-	}
-	if err := o.Beyond(); err != nil {
-		return nil, nil, err
 	}
 	if err := gen.Check(w, ds); err != nil {
 		return nil, nil, err

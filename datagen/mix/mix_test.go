@@ -281,3 +281,21 @@ func generateBoth(t *testing.T, text string, set func(*Options)) (*Mix, Options,
 	}
 	return m, o, plain, changed
 }
+
+// A size the scale takes past 2^62 names the mix's line that asked for
+// it, or the flags when it is the block or reduce size.
+func TestBeyondNamesItsLine(t *testing.T) {
+	m, err := ParseMix(strings.NewReader("1 grep 1GB\n# big\n2 terasort 1PB\n"), "m.mix")
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := DefaultOptions()
+	o.Scale = 1e4
+	if _, _, err := Generate(m, o); err == nil || !strings.HasPrefix(err.Error(), "line 3: scale 10000 makes a size of") {
+		t.Errorf("error %v, want line 3's size past the limit", err)
+	}
+	o.Scale = 1e10
+	if _, _, err := Generate(m, o); err == nil || !strings.HasPrefix(err.Error(), "block size or reduce bytes: scale 1e+10") {
+		t.Errorf("error %v, want the block size past the limit", err)
+	}
+}
