@@ -931,8 +931,14 @@ func NewRunSink(dir string, w *workload.Workload, policy string, seed uint64) (*
 	return &RunSink{Recorder: rec, Dir: dir, Policy: policy, Seed: seed}, nil
 }
 
-// Finish completes the summary and writes summary.csv.
+// Finish completes the summary and writes summary.csv, once the records
+// it sums up are on their way to disk: a run killed between the two
+// leaves no summary.csv that vouches for records it never wrote (the
+// link samples and attempts since the last job's end).
 func (s *RunSink) Finish(st *engine.Stats, up, down []float64) error {
 	s.Summary = s.Recorder.Finish(s.Policy, s.Seed, st, up, down)
+	if err := s.Recorder.Flush(); err != nil {
+		return err
+	}
 	return WriteSummaries(filepath.Join(s.Dir, "summary.csv"), []Summary{s.Summary})
 }

@@ -43,3 +43,30 @@ func TestRecordsDoNotFollowPlantedLinks(t *testing.T) {
 		}
 	}
 }
+
+// RunSink.Finish writes summary.csv only once the records it sums up
+// are out of the recorder's buffers: before, a run killed between
+// Finish and Close left a summary.csv beside a links.csv without the
+// samples since the last job's end.
+func TestRunSinkFinishFlushesRecordsFirst(t *testing.T) {
+	dir := t.TempDir()
+	sink, err := NewRunSink(dir, &workload.Workload{}, "fifo", 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sink.Close()
+	if err := sink.LinkSample(10, []float64{0.5}, []float64{0.25}); err != nil {
+		t.Fatal(err)
+	}
+	if err := sink.Finish(nil, []float64{1}, []float64{1}); err != nil {
+		t.Fatal(err)
+	}
+	// what a kill now would leave: the files as they are on disk
+	b, err := os.ReadFile(filepath.Join(dir, "links.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "time_s,direction,rack,utilisation\n10.000000,up,0,0.500000\n10.000000,down,0,0.250000\n"; string(b) != want {
+		t.Errorf("links.csv beside summary.csv: %q, want %q", b, want)
+	}
+}

@@ -25,6 +25,13 @@ const (
 	fidelityBytesTolerance = 0.01
 )
 
+// jctWithin says whether a simulated or replayed JCT is within
+// fidelityJCTTolerance of the live one; equal ones are, 0 and 0 too
+// (bench/fidelity's ratio of them is 1, where x/live − 1 is NaN).
+func jctWithin(x, live float64) bool {
+	return x == live || math.Abs(x/live-1) <= fidelityJCTTolerance
+}
+
 // fidelityComparison is the report's section on fidelity.csv, if the
 // result directory has one: a scatter of each job's live JCT against its
 // simulated and its replayed one, with the line y = x.
@@ -66,7 +73,7 @@ func fidelityComparison(dir string) (*Comparison, error) {
 		if finite(live) && finite(s) {
 			sim = append(sim, plotter.XY{X: live, Y: s})
 			simJobs++
-			if math.Abs(s/live-1) <= fidelityJCTTolerance {
+			if jctWithin(s, live) {
 				simWithin++
 			}
 			hi = math.Max(hi, math.Max(live, s))
@@ -74,7 +81,7 @@ func fidelityComparison(dir string) (*Comparison, error) {
 		if finite(live) && finite(r) {
 			rep = append(rep, plotter.XY{X: live, Y: r})
 			jobs++
-			if math.Abs(r/live-1) <= fidelityJCTTolerance {
+			if jctWithin(r, live) {
 				repWithin++
 			}
 			hi = math.Max(hi, math.Max(live, r))

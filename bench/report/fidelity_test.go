@@ -55,3 +55,28 @@ func TestFidelitySection(t *testing.T) {
 		t.Errorf("bad fidelity.csv: %v", err)
 	}
 }
+
+// A job whose JCT is 0 live and 0 replayed is within the tolerance, as
+// bench/fidelity's ratio of them (1) says: before, 0/0 − 1 was NaN, and
+// the note counted the job as off.
+func TestFidelityOfZeroJCTs(t *testing.T) {
+	dir := t.TempDir()
+	writeSet(t, filepath.Join(dir, "local"), knownRuns()[:2])
+	writeFile(t, filepath.Join(dir, FidelityFile), "run,policy,seed,job,jct_live_s,jct_sim_s,jct_replay_s,jct_sim_ratio,jct_replay_ratio,cross_live_bytes,cross_sim_bytes,cross_replay_bytes,cross_sim_ratio,cross_replay_ratio\n"+
+		"local/fifo-seed1,fifo,1,a,0.000000,0.000000,0.000000,1.000000,1.000000,0,0,0,1.000000,1.000000\n"+
+		"local/fifo-seed1,fifo,1,b,4.000000,4.000000,5.000000,1.000000,1.250000,0,0,0,1.000000,1.000000\n")
+	r, err := Generate(dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "replayed JCT within 15% of live for 1 of 2 jobs (50%); simulated JCT within 15% for 2 of 2 jobs (100%)"
+	note := ""
+	for _, c := range r.Comparisons {
+		if c.Fidelity {
+			note = c.Note
+		}
+	}
+	if !strings.Contains(note, want) {
+		t.Errorf("note %q, want it to contain %q", note, want)
+	}
+}

@@ -87,6 +87,13 @@ func (niceTicks) Ticks(lo, hi float64) []plot.Tick {
 	var ticks []plot.Tick
 	sub := step / float64(minor)
 	first := math.Ceil(lo/sub - 1e-9)
+	if math.Abs(first) >= 1<<52 {
+		// a span this narrow this far from zero (a sweep at 0.3 and
+		// 0.30000000000000004): k++ would not move k, and the loop
+		// below would never end; label the ends, as exactly as they
+		// differ
+		return []plot.Tick{{Value: lo, Label: strconv.FormatFloat(lo, 'g', -1, 64)}, {Value: hi, Label: strconv.FormatFloat(hi, 'g', -1, 64)}}
+	}
 	for k := first; k*sub <= hi+sub*1e-9; k++ {
 		v := k * sub
 		t := plot.Tick{Value: v}
@@ -500,9 +507,29 @@ func (in *figureInput) throughput() (figureSpec, error) {
 		return figureSpec{}, err
 	}
 	return figureSpec{stem: "throughput", title: "Throughput", noData: noBars("throughput", skipped, in.set.Policies),
-		caption: "Throughput (finished jobs per hour of makespan) per policy. " + ciNote,
+		caption: "Throughput (finished jobs per hour of " + in.throughputSpan() + ") per policy. " + ciNote,
 		alt:     "Bar chart of mean throughput in jobs per hour per policy with 95% confidence intervals: " + strings.Join(desc, "; ") + ".",
 		grid:    one(p), w: barsPanel, h: 3.8 * vg.Inch}, nil
+}
+
+// throughputSpan is what summary.csv's throughput is over: the
+// makespan, or the window of runs that had one (metrics.Summary).
+func (in *figureInput) throughputSpan() string {
+	windowed, whole := false, false
+	for _, r := range in.set.Runs {
+		if r.Values["window_s"] > 0 {
+			windowed = true
+		} else {
+			whole = true
+		}
+	}
+	switch {
+	case windowed && whole:
+		return "the experiment window in runs with one, of makespan in the others"
+	case windowed:
+		return "the experiment window"
+	}
+	return "makespan"
 }
 
 func (in *figureInput) skew() (figureSpec, error) {

@@ -88,6 +88,11 @@ func LoadInputClassFigures(runDir string, class InputRange) (map[string]float64,
 		if err != nil {
 			return nil, err
 		}
+		// a byte count: int64 of a negative, fractional or too large one
+		// would put the job in a class it is not in, or in none
+		if size < 0 || size != math.Trunc(size) || size >= math.MaxInt64 {
+			return nil, inputErr(jobsPath, line, "column input_bytes: %s is not a byte count", c.str(rec, "input_bytes"))
+		}
 		if !class.Contains(int64(size)) {
 			continue
 		}

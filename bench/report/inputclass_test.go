@@ -83,3 +83,21 @@ func TestParseInputRange(t *testing.T) {
 		}
 	}
 }
+
+// A job's input_bytes that is no byte count (negative, fractional, past
+// int64) is refused with its line: before, int64 of it put the job in a
+// class by accident (or, past int64, in none, by the machine's rules).
+func TestInputClassRefusesImpossibleInputBytes(t *testing.T) {
+	for _, cell := range []string{"-1", "1.5", "1e30"} {
+		dir := t.TempDir()
+		writeFile(t, filepath.Join(dir, "jobs.csv"), "job,queue,state,arrival_s,submitted_s,started_s,finished_s,jct_s,tasks,attempts,reason,input_bytes\n"+
+			"s1,default,succeeded,0,0,0,2,2,1,1,,1000000\n"+
+			"s2,default,succeeded,0,0,0,2,2,1,1,,"+cell+"\n")
+		writeFile(t, filepath.Join(dir, "attempts.csv"), "job,stage,task,attempt,kind,host,rack,start_s,end_s,outcome,duplicate,locality,tier,input_bytes\n")
+		_, err := LoadInputClassFigures(dir, InputRange{Lo: 0, Hi: 128 << 20})
+		want := filepath.Join(dir, "jobs.csv") + ":3: column input_bytes: " + cell + " is not a byte count"
+		if err == nil || err.Error() != want {
+			t.Errorf("input_bytes %s: got %v, want %s", cell, err, want)
+		}
+	}
+}

@@ -17,6 +17,7 @@ import (
 	"strings"
 
 	"github.com/racklab/racklab/bench/metrics"
+	"github.com/racklab/racklab/coordinator/engine"
 )
 
 // InputError is a problem with an input file, at a line of it (0 when it
@@ -273,7 +274,9 @@ func LoadJCTs(runDir string) ([]float64, error) {
 		if err != nil {
 			return nil, err
 		}
-		if state := c.str(rec, "state"); state == "failed" || state == "unfinished" {
+		if state, err := jobState(c, rec, line); err != nil {
+			return nil, err
+		} else if state != engine.JobSucceeded {
 			continue
 		}
 		x, err := c.num(rec, line, "jct_s")
@@ -416,6 +419,11 @@ func LoadMeta(path string) ([]KV, error) {
 	}
 	if _, err := dec.Token(); err != nil {
 		return nil, fail(dec, err)
+	}
+	// a second object or garbage after the first (two writers, a bad
+	// edit) is no JSON file: showing the first alone would hide the rest
+	if rest := bytes.TrimLeft(data[dec.InputOffset():], " \t\r\n"); len(rest) > 0 {
+		return nil, inputErr(path, lineAt(int64(len(data)-len(rest))), "data after the JSON object")
 	}
 	return kvs, nil
 }

@@ -71,12 +71,22 @@ func LoadQueueFigures(runDir, queue string) (map[string]float64, error) {
 	return tally.Figures(), nil
 }
 
+// jobState is a jobs.csv record's state: a misspelt one is refused,
+// not taken for a job that finished.
+func jobState(c *csvFile, rec []string, line int) (engine.JobState, error) {
+	state, ok := endStates[c.str(rec, "state")]
+	if !ok {
+		return 0, inputErr(c.path, line, "column state: %q is not a job's end (succeeded, failed or unfinished)", c.str(rec, "state"))
+	}
+	return state, nil
+}
+
 // tallyJob adds a jobs.csv record (its state, arrival_s and finished_s)
 // to a tally; path and line name the record in errors.
 func tallyJob(tally *metrics.JobTally, c *csvFile, rec []string, path string, line int) error {
-	state, ok := endStates[c.str(rec, "state")]
-	if !ok {
-		return inputErr(path, line, "column state: %q is not a job's end (succeeded, failed or unfinished)", c.str(rec, "state"))
+	state, err := jobState(c, rec, line)
+	if err != nil {
+		return err
 	}
 	arrival, err := c.num(rec, line, "arrival_s")
 	if err != nil {

@@ -294,6 +294,10 @@ func TestMalformed(t *testing.T) {
 			writeFile(t, filepath.Join(dir, "meta.json"), "{\n \"a\": 1,\n \"b\": }\n")
 		}, "meta.json", 3, "invalid character"},
 		{"meta not an object", func(t *testing.T, dir string) { writeFile(t, filepath.Join(dir, "meta.json"), "[1, 2]") }, "meta.json", 1, "not a JSON object"},
+		// before, the first object was shown and the rest dropped unsaid
+		{"meta with a second object", func(t *testing.T, dir string) {
+			writeFile(t, filepath.Join(dir, "meta.json"), "{\"a\": 1}\n{\"b\": 2}\n")
+		}, "meta.json", 2, "data after the JSON object"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

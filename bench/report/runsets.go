@@ -13,6 +13,8 @@ import (
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
+
+	"github.com/racklab/racklab/coordinator/engine"
 )
 
 // sideBySideMode is the mode whose run sets the report sets side by side:
@@ -254,14 +256,15 @@ func jobJCTSideBySide(runs []sideRun, pol string, seed uint64) (figureSpec, erro
 		b.Offset = w * vg.Length(float64(i)-float64(n-1)/2)
 		p.Add(b)
 		p.Legend.Add(r.label, b)
-		m := math.NaN()
+		// a run set none of whose jobs finished has no mean, and none to
+		// compare with ("mean NaN s", "+Inf% against" it)
+		text := r.label + ": no job finished"
 		if cnt > 0 {
-			m = sum / float64(cnt)
-		}
-		text := fmt.Sprintf("%s: mean %s s over %d jobs", r.label, significant(m), cnt)
-		if i > 0 && cnt > 0 {
-			base := meanOf(runs[0].jct)
-			text += fmt.Sprintf(" (%+.1f%% against %s)", 100*(m/base-1), runs[0].label)
+			m := sum / float64(cnt)
+			text = fmt.Sprintf("%s: mean %s s over %d jobs", r.label, significant(m), cnt)
+			if rel, ok := RelChange(m, meanOf(runs[0].jct)); i > 0 && len(runs[0].jct) > 0 && ok {
+				text += fmt.Sprintf(" (%+.1f%% against %s)", 100*rel, runs[0].label)
+			}
 		}
 		means = append(means, text)
 	}
@@ -411,7 +414,9 @@ func LoadJobJCTs(runDir string) ([]string, map[string]float64, error) {
 		if err != nil {
 			return nil, nil, err
 		}
-		if state := c.str(rec, "state"); state == "failed" || state == "unfinished" {
+		if state, err := jobState(c, rec, line); err != nil {
+			return nil, nil, err
+		} else if state != engine.JobSucceeded {
 			continue
 		}
 		x, err := c.num(rec, line, "jct_s")

@@ -112,3 +112,23 @@ func TestLocalRunSetsSideBySide(t *testing.T) {
 		}
 	}
 }
+
+// A run set none of whose jobs finished has no mean JCT: the job-JCT
+// figure's caption says so, and compares no other run set with it
+// (before: "mean NaN s over 0 jobs", "+Inf% against local").
+func TestSideBySideRunSetWithoutFinishedJobs(t *testing.T) {
+	dir := t.TempDir()
+	switched := knownRuns()
+	switched[0].jcts = []float64{} // fifo, seed 1: only its failed job
+	writeSet(t, filepath.Join(dir, "local"), switched)
+	writeSet(t, filepath.Join(dir, "local-flat"), knownRuns())
+	r, err := Generate(dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := findFigure(t, r, "local-runsets-job-jct")
+	want := "local: no job finished; local-flat: mean 12 s over 4 jobs."
+	if !strings.Contains(f.Caption, want) || strings.Contains(f.Caption, "NaN") || strings.Contains(f.Caption, "Inf") {
+		t.Errorf("caption %q, want it to contain %q", f.Caption, want)
+	}
+}

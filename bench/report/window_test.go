@@ -60,3 +60,43 @@ func TestUnfinishedJobsHaveNoJCT(t *testing.T) {
 		t.Errorf("JCTs %v, want [4]", jcts)
 	}
 }
+
+// A job's state in jobs.csv is one of the engine's: a misspelt one is
+// refused with its line, by the report as by the headlines' queue
+// figures, instead of taken for a job that finished.
+func TestUnknownJobStateIsRefused(t *testing.T) {
+	dir := t.TempDir()
+	writeSet(t, filepath.Join(dir, "local"), knownRuns())
+	writeSet(t, filepath.Join(dir, "local-flat"), knownRuns())
+	for _, run := range []string{"local/fifo-seed1", "local-flat/fifo-seed1"} {
+		p := filepath.Join(dir, run, "jobs.csv")
+		writeFile(t, p, strings.Replace(readFile(t, p), "job1,default,succeeded,", "job1,default,succeded,", 1))
+	}
+	want := filepath.Join(dir, "local", "fifo-seed1", "jobs.csv") + `:3: column state: "succeded" is not a job's end (succeeded, failed or unfinished)`
+	if _, err := Generate(dir, Options{}); err == nil || err.Error() != want {
+		t.Errorf("report: got %v, want %s", err, want)
+	}
+	// the side-by-side figures read the flat run set's records on their own
+	if _, _, err := LoadJobJCTs(filepath.Join(dir, "local-flat", "fifo-seed1")); err == nil || !strings.Contains(err.Error(), `jobs.csv:3: column state: "succeded"`) {
+		t.Errorf("LoadJobJCTs: %v", err)
+	}
+}
+
+// The throughput figure says what its jobs per hour are over: a run with
+// a window counts them over the window (metrics.Summary), not over its
+// makespan, as the caption said of every run.
+func TestThroughputCaptionOfWindowedRuns(t *testing.T) {
+	dir := t.TempDir()
+	runs := knownRuns()
+	for i := range runs {
+		runs[i].values["window_s"] = 600
+	}
+	writeSet(t, dir, runs)
+	r, err := Generate(dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f := findFigure(t, r, "throughput"); !strings.HasPrefix(f.Caption, "Throughput (finished jobs per hour of the experiment window) per policy.") {
+		t.Errorf("caption %q", f.Caption)
+	}
+}
