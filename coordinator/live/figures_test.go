@@ -2,6 +2,8 @@ package live
 
 import (
 	"context"
+	"errors"
+	"strings"
 	"sync"
 	"testing"
 
@@ -58,5 +60,30 @@ func TestPolicyFiguresReachTheSink(t *testing.T) {
 	}
 	if st.PlanNanos <= 0 || stored <= 0 || len(st.InputRackBytes) != len(topo.Racks) {
 		t.Errorf("plan %d ns, input per rack %v: want a timed plan and the stored input", st.PlanNanos, st.InputRackBytes)
+	}
+}
+
+// failingSink cannot write its summary, as a full disk would refuse it.
+type failingSink struct{ discard }
+
+func (failingSink) Finish(*engine.Stats, []float64, []float64) error {
+	return errors.New("summary.csv: no space left on device")
+}
+
+// A run whose records could not be written does not succeed: before, the
+// error was logged and Run returned nil, so a standalone coordinator run
+// ended as a success with no summary.
+func TestRecordsThatFailFailTheRun(t *testing.T) {
+	topo := memTopology(t, 2, 1)
+	w, ds := smallInputs(t, topo)
+	creds, err := wire.NewCredentials(hostNames(topo))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := Config{Topology: topo, Workload: w, Datasets: ds, Policy: "fifo", Seed: 1, Cluster: "recfail", Listen: "127.0.0.1:0",
+		Creds: creds, OutDir: t.TempDir(), StopWorkers: true, Sink: failingSink{}, Logf: t.Logf}
+	cfg.OnListening = func(u string) { startWorkers(t, topo, u, creds, "recfail") }
+	if _, err := Run(context.Background(), cfg); err == nil || !strings.Contains(err.Error(), "records: summary.csv: no space left on device") {
+		t.Errorf("run: %v, want the records' error", err)
 	}
 }

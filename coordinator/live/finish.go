@@ -2,6 +2,8 @@ package live
 
 import (
 	"encoding/json"
+	"errors"
+	"fmt"
 	"path/filepath"
 	"time"
 
@@ -14,9 +16,13 @@ import (
 // the replica moves still under way.
 const movesGrace = 5 * time.Second
 
-func (r *run) finish() {
+// finish completes the run's records. Its error is the records' (a
+// summary, record file or result.json that could not be written): a run
+// whose records did not reach the disk did not succeed, whatever the
+// jobs did.
+func (r *run) finish() error {
 	if r.sink == nil {
-		return
+		return nil
 	}
 	r.finished = true
 	// the heartbeats that carry the last bytes' counts, and the answers
@@ -82,16 +88,18 @@ func (r *run) finish() {
 		}
 	}
 	r.eng.RecordPolicyFigures()
+	var errs []error
 	if err := r.sink.Finish(&r.eng.Stats, up, down); err != nil {
-		r.logf("records: %v", err)
+		errs = append(errs, fmt.Errorf("records: %w", err))
 	}
 	if err := r.sink.Close(); err != nil {
-		r.logf("records: %v", err)
+		errs = append(errs, fmt.Errorf("records: %w", err))
 	}
 	if err := writeJSON(filepath.Join(r.cfg.OutDir, "result.json"), &r.res); err != nil {
-		r.logf("result: %v", err)
+		errs = append(errs, fmt.Errorf("result: %w", err))
 	}
 	r.event("finished", "", "expected cross-rack %d B, workers reported %d B, kernel %.0f B", r.res.ExpectedCrossBytes, r.res.ReportedCrossBytes, r.res.KernelCrossBytes)
+	return errors.Join(errs...)
 }
 
 type attemptRecord struct {
@@ -153,4 +161,14 @@ func writeJSON(path string, v any) error {
 		return err
 	}
 	return safefile.WriteFile(path, append(b, '\n'), 0o644)
+}
+
+// ended is err, the run's own reason to end, with the records' error when
+// they could not be written (err itself when they were: callers compare
+// it with context.Canceled).
+func ended(err, records error) error {
+	if records == nil {
+		return err
+	}
+	return errors.Join(err, records)
 }

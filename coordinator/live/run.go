@@ -475,11 +475,9 @@ func (r *run) loop(ctx context.Context) error {
 			// did not end: no reader should take them for a whole run
 			r.res.Interrupted = true
 			r.event("interrupted", "", "the run was stopped before its end: %v", context.Cause(ctx))
-			r.finish()
-			return ctx.Err()
+			return ended(ctx.Err(), r.finish())
 		case <-limit:
-			r.finish()
-			return fmt.Errorf("the run did not finish within %v", r.cfg.MaxRunTime)
+			return ended(fmt.Errorf("the run did not finish within %v", r.cfg.MaxRunTime), r.finish())
 		case m := <-r.inbox:
 			r.handle(m)
 		drain:
@@ -500,22 +498,18 @@ func (r *run) loop(ctx context.Context) error {
 		if r.cfg.Window > 0 && time.Since(r.start) >= r.cfg.Window {
 			// before a step: nothing is launched after the window
 			r.cut()
-			r.finish()
-			return nil
+			return r.finish()
 		}
 		if err := r.step(); err != nil {
-			r.finish()
-			return err
+			return ended(err, r.finish())
 		}
 		if why, stalled := r.stalled(time.Now()); stalled {
 			r.res.Stalled, r.res.StallReason = true, why
 			r.event("stalled", "", "%s", why)
-			r.finish()
-			return fmt.Errorf("the run stalled: %s", why)
+			return ended(fmt.Errorf("the run stalled: %s", why), r.finish())
 		}
 	}
-	r.finish()
-	return nil
+	return r.finish()
 }
 
 // step advances the engine to now, lets it schedule, and acts on what it
