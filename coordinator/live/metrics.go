@@ -38,6 +38,6 @@ func newMetrics() *promMetrics {
 
 // serve exposes the metrics on addr (port 0 picks one) and returns the
 // address it listens on and a function that stops it.
-func (m *promMetrics) serve(addr string) (string, func(), error) {
-	return metricsrv.Serve(m.reg, addr)
+func (m *promMetrics) serve(addr string, logf func(string, ...any)) (string, func(), error) {
+	return metricsrv.Serve(m.reg, addr, logf)
 }

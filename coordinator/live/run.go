@@ -367,7 +367,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		defer r.member.Leave(500 * time.Millisecond)
 	}
 	if cfg.MetricsAddr != "" {
-		addr, stop, err := r.prom.serve(cfg.MetricsAddr)
+		addr, stop, err := r.prom.serve(cfg.MetricsAddr, r.logf)
 		if err != nil {
 			return nil, fmt.Errorf("metrics on %s: %w", cfg.MetricsAddr, err)
 		}

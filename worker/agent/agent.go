@@ -174,7 +174,7 @@ func (w *Worker) open() error {
 	w.prom = newWorkerMetrics(w)
 	if w.cfg.MetricsAddr != "" {
 		var bound string
-		if bound, w.stopProm, err = metricsrv.Serve(w.prom.reg, w.cfg.MetricsAddr); err != nil {
+		if bound, w.stopProm, err = metricsrv.Serve(w.prom.reg, w.cfg.MetricsAddr, w.cfg.Logf); err != nil {
 			return fmt.Errorf("worker %s: metrics on %s: %w", w.cfg.Host, w.cfg.MetricsAddr, err)
 		}
 		w.cfg.Logf("worker %s: metrics on http://%s/metrics", w.cfg.Host, bound)
