@@ -44,12 +44,16 @@ func LoadJobs(runDir string) (map[string]JobFigures, error) {
 	}
 	err = eachRow(filepath.Join(runDir, "attempts.csv"), []string{"job", "cross_bytes"}, func(get func(string) string, where string) error {
 		n, err := strconv.ParseInt(get("cross_bytes"), 10, 64)
-		if err != nil {
-			return fmt.Errorf("%s: cross_bytes %q is not an integer", where, get("cross_bytes"))
+		if err != nil || n < 0 {
+			return fmt.Errorf("%s: cross_bytes %q is not a byte count", where, get("cross_bytes"))
 		}
 		f, ok := out[get("job")]
 		if !ok {
 			f.JCT = math.NaN()
+		}
+		if f.CrossBytes > math.MaxInt64-n {
+			// a wrapped sum would compare as a negative byte count
+			return fmt.Errorf("%s: job %s's cross_bytes add up to more than %d", where, get("job"), int64(math.MaxInt64))
 		}
 		f.CrossBytes += n
 		out[get("job")] = f

@@ -2,6 +2,8 @@ package fidelity
 
 import (
 	"math"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -48,5 +50,27 @@ func TestToleranceBoundsInclusive(t *testing.T) {
 	}
 	if out := Summarize(rows[:1]).Format(); strings.Contains(out, "0.85*") {
 		t.Errorf("a mean ratio of 0.85 is marked off by more than 15%%:\n%s", out)
+	}
+}
+
+// A job's cross-rack bytes that are negative or add up past int64 are
+// refused with the file and line, not wrapped into a negative count.
+func TestLoadJobsRefusesBadByteCounts(t *testing.T) {
+	const jobs = "job,state,jct_s\nj,succeeded,1\n"
+	for _, c := range []struct{ rows, want string }{
+		{"j,-5\n", `attempts.csv:2: cross_bytes "-5" is not a byte count`},
+		{"j,9223372036854775807\nj,1\n", "attempts.csv:3: job j's cross_bytes add up to more than 9223372036854775807"},
+	} {
+		dir := t.TempDir()
+		if err := os.WriteFile(filepath.Join(dir, "jobs.csv"), []byte(jobs), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, "attempts.csv"), []byte("job,cross_bytes\n"+c.rows), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		got, err := LoadJobs(dir)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%q: %v, %v; want error %q", c.rows, got, err, c.want)
+		}
 	}
 }

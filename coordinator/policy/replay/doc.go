@@ -23,13 +23,14 @@
 // used earlier in the replay.
 //
 // With the arg not_before, an attempt also waits for its recorded start
-// time, so that a replay repeats the slots a policy left idle on purpose
-// (a simulated run replayed so is reproduced exactly: the check of
-// bench/fidelity's tests). The policy has no timer of its own: such an
-// attempt launches at the simulator's first scheduling point at or after
-// its time (an event, or the next heartbeat, every second by default),
-// so on a live run's records, whose times fall anywhere, it adds up to
-// a heartbeat's delay to each launch. Replays of live runs therefore
+// time (and a kill for its recorded end), so that a replay repeats the
+// slots a policy left idle on purpose (a simulated run replayed so is
+// reproduced exactly: the check of bench/fidelity's tests). The policy
+// has no timer of its own: such an attempt launches at the simulator's
+// first scheduling point at or after its time (an event, or the next
+// heartbeat, every second by default), so on a live run's records,
+// whose times fall anywhere, it adds up to a heartbeat's delay to each
+// launch. Replays of live runs therefore
 // replay the order only, by default.
 //
 // Waiting per host alone cannot deadlock a replay of a run that
@@ -79,7 +80,11 @@
 // not succeeding succeeds in the replay while an attempt of its task
 // recorded as succeeding has yet to end, its output is discarded
 // (OutputChooser), so that the recorded winner's output is the one
-// consumers read.
+// consumers read. An attempt recorded as succeeding while another of its
+// task ran on (Shadow holding an original's output until it chooses
+// between it and its duplicate: a used output would have ended the
+// other) has its output held in the replay too; the engine uses it
+// unless the other, recorded as succeeding, succeeds first.
 //
 // # Input placement
 //

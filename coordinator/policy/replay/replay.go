@@ -97,6 +97,8 @@ type Policy struct {
 	toKill []int
 	// byTask lists each task's records.
 	byTask map[engine.TaskRef][]int
+	// kept marks the records whose output the replay holds (keptFor).
+	kept []bool
 
 	// Skipped counts records whose task was done before their turn;
 	// SourceMismatches the maps whose recorded source was no replica
@@ -158,6 +160,7 @@ func (p *Policy) Plan(ctx *engine.Context, fk *engine.Foreknowledge) {
 	n := len(p.log.Records)
 	p.state = make([]recState, n)
 	p.attempt = make([]engine.AttemptID, n)
+	p.kept = make([]bool, n)
 	p.byAttempt = make(map[engine.AttemptID]int, n)
 	p.byTask = map[engine.TaskRef][]int{}
 	p.queues = make([][]int, 2*len(topo.Hosts))
@@ -272,6 +275,9 @@ func (p *Policy) try(ctx *engine.Context, i int, overLimit bool) bool {
 		return false
 	case engine.JobRunning:
 	default: // the job ended before this attempt's turn
+		if st := j.Stages[r.Stage]; st.Released && p.noSuchTask(r, st) {
+			return false // a record of another workload, not a race lost
+		}
 		p.skip(i)
 		return true
 	}
@@ -288,12 +294,7 @@ func (p *Policy) try(ctx *engine.Context, i int, overLimit bool) bool {
 	if !st.Released {
 		return false
 	}
-	if r.Task >= len(st.Tasks) {
-		// the recorded run had more tasks than this one: not its workload
-		// or its layout, and a replay that went on without the record
-		// would not repeat the recorded decisions
-		p.err = fmt.Errorf("%s:%d: job %s stage %d has no task %d in this run (it has %d): the records are of another workload or data layout",
-			p.log.File, r.Line, r.Job, r.Stage, r.Task, len(st.Tasks))
+	if p.noSuchTask(r, st) {
 		return false
 	}
 	dup := false
@@ -371,6 +372,20 @@ func (p *Policy) try(ctx *engine.Context, i int, overLimit bool) bool {
 	return true
 }
 
+// noSuchTask says whether record r names a task its released stage st
+// does not have, and makes that the policy's error: the recorded run had
+// more tasks than this one, so the records are not of its workload or
+// layout, and a replay that went on without the record would not repeat
+// the recorded decisions.
+func (p *Policy) noSuchTask(r *Record, st *engine.Stage) bool {
+	if r.Task < len(st.Tasks) {
+		return false
+	}
+	p.err = fmt.Errorf("%s:%d: job %s stage %d has no task %d in this run (it has %d): the records are of another workload or data layout",
+		p.log.File, r.Line, r.Job, r.Stage, r.Task, len(st.Tasks))
+	return true
+}
+
 func (p *Policy) skip(i int) {
 	p.state[i] = skipped
 	p.Skipped++
@@ -378,9 +393,10 @@ func (p *Policy) skip(i int) {
 
 // killDue kills the running attempts recorded as killed or failed whose
 // recorded end comes no later than the next recorded launch still to
-// come (every launch recorded before the kill has been made). A kill
-// recorded after the last launch is left to the engine: the loser of a
-// duplicate race ends with the race. It reports whether it killed any.
+// come (every launch recorded before the kill has been made) and, with
+// not_before, whose recorded end has come. A kill recorded after the
+// last launch is left to the engine: the loser of a duplicate race ends
+// with the race. It reports whether it killed any.
 func (p *Policy) killDue(ctx *engine.Context) bool {
 	next := p.lastStart
 	if p.frontier < len(p.state) {
@@ -393,6 +409,15 @@ func (p *Policy) killDue(ctx *engine.Context) bool {
 			continue
 		}
 		if p.log.Records[i].End > next {
+			keep = append(keep, i)
+			continue
+		}
+		// with not_before a kill waits for its recorded end as launches
+		// wait for their start: the launches before it may all be made
+		// early, and a kill then would leave the attempts recorded at its
+		// time (a relocation's duplicate) no attempt to duplicate
+		if p.cfg.NotBefore && ctx.Now() < p.log.Records[i].End-1e-6 {
+			p.heldByTime = true
 			keep = append(keep, i)
 			continue
 		}
@@ -415,20 +440,42 @@ func (p *Policy) AttemptEnded(_ *engine.Context, a *engine.Attempt) {
 	}
 }
 
-// ChooseOutput uses the output of an attempt recorded as succeeding; an
-// attempt recorded as killed or failed that succeeds here gives way to
-// an attempt of its task recorded as succeeding that has yet to end.
+// ChooseOutput uses the output of an attempt recorded as succeeding,
+// unless the recorded run kept it back while another attempt of its task
+// ran (keptFor): it is held then, as Shadow holds an original's while
+// its duplicate runs, and the engine uses it unless an attempt recorded
+// as succeeding succeeds here first. An attempt recorded as killed or
+// failed that succeeds here gives way to an attempt of its task recorded
+// as succeeding that has yet to end or whose output is held.
 func (p *Policy) ChooseOutput(_ *engine.Context, a *engine.Attempt) engine.OutputDecision {
 	i, ok := p.byAttempt[a.ID]
-	if !ok || p.log.Records[i].Succeeded() {
+	if !ok {
 		return engine.UseOutput
 	}
+	r := &p.log.Records[i]
 	for _, k := range p.byTask[a.Task] {
-		if k != i && p.log.Records[k].Succeeded() && (p.state[k] == waiting || p.state[k] == running) {
+		if k == i {
+			continue
+		}
+		if !r.Succeeded() && p.log.Records[k].Succeeded() && (p.state[k] == waiting || p.state[k] == running || p.kept[k]) {
 			return engine.DiscardOutput
+		}
+		if r.Succeeded() && (p.state[k] == waiting || p.state[k] == running) && keptFor(r, &p.log.Records[k]) {
+			p.kept[i] = true
+			return engine.HoldOutput
 		}
 	}
 	return engine.UseOutput
+}
+
+// keptFor says whether the recorded run kept back the output of r,
+// recorded as succeeding, while k ran: k was running when r ended and
+// ended later. A used output ends its task, and the engine kills the
+// task's other attempts then, so r's was not used when it ended (Shadow
+// held it until it chose between r and k). A k that started after r
+// ended is a rerun (a host lost r's output), which is not replayed.
+func keptFor(r, k *Record) bool {
+	return k.Start < r.End && k.End > r.End
 }
 
 // Progress is how far the replay got: records launched, skipped, and
