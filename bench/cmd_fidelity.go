@@ -104,6 +104,9 @@ func runLive(ctx context.Context, cmd *cobra.Command, path, out, prefix string, 
 	if out == "" {
 		out = filepath.Join("results", camp.Name)
 	}
+	if err := checkOut(out); err != nil {
+		return "", err
+	}
 	opt, err := campaignOptions(cmd, out, prefix, 1, quiet)
 	if err != nil {
 		return "", err
@@ -164,7 +167,7 @@ func runReplay(cmd *cobra.Command, f *simFlags) error {
 		return err
 	}
 	if err := os.MkdirAll(f.out, 0o755); err != nil {
-		return err
+		return fmt.Errorf("--out: %w", err)
 	}
 	sum, tm, err := sim.RunOne(spec)
 	if err != nil {

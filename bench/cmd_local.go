@@ -68,10 +68,35 @@ func addClusterFlags(c *cobra.Command, f *localFlags) {
 func (f *localFlags) topologyAndMode() (*cluster.Topology, shaping.Mode, error) {
 	mode, err := shaping.ParseMode(f.mode)
 	if err != nil {
-		return nil, 0, err
+		return nil, 0, fmt.Errorf("--mode: %w", err)
 	}
 	t, err := f.clusterFlags.load()
 	return t, mode, err
+}
+
+// checkCluster refuses the emulated cluster's flags that cannot work
+// (local run and local up), naming the flag, and returns the cluster:
+// all before anything is set up, so that a bad --prefix or a cluster
+// larger than the emulator's addressing plan leaves no records
+// directory or tmpfs behind, and needs no root to be told.
+func (f *localFlags) checkCluster() (*cluster.Topology, shaping.Mode, error) {
+	if f.topology == "" {
+		if err := f.clusterFlags.check(); err != nil {
+			return nil, 0, err
+		}
+	}
+	if f.natsPort < 1 || f.natsPort > 65535 {
+		return nil, 0, fmt.Errorf("--nats-port must be between 1 and 65535 (got %d)", f.natsPort)
+	}
+	topo, mode, err := f.topologyAndMode()
+	if err != nil {
+		return nil, 0, err
+	}
+	spec := local.NetworkSpec(local.Options{Prefix: f.prefix, Mode: mode, Topology: topo, Priorities: f.priorities, ShapeHostNICs: f.shapeNICs})
+	if err := spec.Validate(); err != nil {
+		return nil, 0, fmt.Errorf("the emulated cluster (--prefix, its size and rates): %w", err)
+	}
+	return topo, mode, nil
 }
 
 // needRoot explains what an emulated cluster needs when it is missing.
@@ -116,35 +141,24 @@ func localRunCmd() *cobra.Command {
 	return c
 }
 
-// check refuses flag values that cannot work, naming the flag, before
-// anything is set up.
-func (f *localFlags) check() error {
-	if f.topology == "" {
-		if err := f.clusterFlags.check(); err != nil {
-			return err
-		}
-	}
-	if f.natsPort < 1 || f.natsPort > 65535 {
-		return fmt.Errorf("--nats-port must be between 1 and 65535 (got %d)", f.natsPort)
-	}
+// check refuses flag values of local run that cannot work, naming the
+// flag, before anything is set up, and returns the cluster.
+func (f *localFlags) check() (*cluster.Topology, shaping.Mode, error) {
 	if f.maxRunTime <= 0 {
-		return fmt.Errorf("--max-run-time must be positive (got %v)", f.maxRunTime)
+		return nil, 0, fmt.Errorf("--max-run-time must be positive (got %v)", f.maxRunTime)
 	}
 	if _, err := f.placer(); err != nil {
-		return err
+		return nil, 0, err
 	}
-	return nil
+	return f.checkCluster()
 }
 
 func runLocal(cmd *cobra.Command, f *localFlags) error {
-	if err := f.check(); err != nil {
+	topo, mode, err := f.check()
+	if err != nil {
 		return err
 	}
 	if err := needRoot(); err != nil {
-		return err
-	}
-	topo, mode, err := f.topologyAndMode()
-	if err != nil {
 		return err
 	}
 	policies, err := parsePolicies(f.policies)
@@ -226,11 +240,11 @@ coordinator on the management network. It prints the coordinator command to
 run, and removes everything on Ctrl-C or SIGTERM.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := needRoot(); err != nil {
+			topo, mode, err := f.checkCluster()
+			if err != nil {
 				return err
 			}
-			topo, mode, err := f.topologyAndMode()
-			if err != nil {
+			if err := needRoot(); err != nil {
 				return err
 			}
 			opt, err := f.options(topo, mode, nil)

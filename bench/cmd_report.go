@@ -25,6 +25,11 @@ headlines section, see 'bench reproduce'), the report checks it too.`,
   bin/bench report results/fb2009 --baseline fifo --out /tmp/fb2009-report`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if opt.OutDir != "" {
+				if err := checkOut(opt.OutDir); err != nil {
+					return err
+				}
+			}
 			dirOpt, err := reproduce.ReportOptions(args[0])
 			if err != nil {
 				return err

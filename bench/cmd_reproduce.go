@@ -80,6 +80,9 @@ anything. The last line is, per paper, N of M reproduced in each mode.`,
 			if out == "" {
 				out = filepath.Join("results", camp.Name)
 			}
+			if err := checkOut(out); err != nil {
+				return err
+			}
 			opt, err := campaignOptions(cmd, out, prefix, parallel, quiet)
 			if err != nil {
 				return err
@@ -124,6 +127,9 @@ func reproduceAll(cmd *cobra.Command, opt reproduce.AllOptions, prefix string, p
 	}
 	if len(opt.Papers) == 0 {
 		return fmt.Errorf("--papers names no paper")
+	}
+	if err := checkOut(opt.Out); err != nil {
+		return err
 	}
 	stdout, stderr := cmd.OutOrStdout(), cmd.ErrOrStderr()
 	var failed []string

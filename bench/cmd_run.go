@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -53,6 +54,9 @@ are kept, an interrupted one is redone. Ctrl-C stops cleanly.`,
 			if out == "" {
 				out = filepath.Join("results", camp.Name)
 			}
+			if err := checkOut(out); err != nil {
+				return err
+			}
 			opt, err := campaignOptions(cmd, out, prefix, parallel, quiet)
 			if err != nil {
 				return err
@@ -92,6 +96,20 @@ are kept, an interrupted one is redone. Ctrl-C stops cleanly.`,
 	return c
 }
 
+// checkOut refuses a result directory that cannot be one (a file, or
+// below one), naming the flag, before any work: the system's own error
+// ("mkdir X: not a directory") comes later and names no flag.
+func checkOut(dir string) error {
+	fi, err := os.Stat(dir)
+	switch {
+	case err == nil && !fi.IsDir():
+		return fmt.Errorf("--out %s is a file, not a directory", dir)
+	case err != nil && !errors.Is(err, fs.ErrNotExist):
+		return fmt.Errorf("--out %s: %w", dir, err)
+	}
+	return nil
+}
+
 func isTerminal(f *os.File) bool {
 	fi, err := f.Stat()
 	return err == nil && fi.Mode()&os.ModeCharDevice != 0
@@ -101,6 +119,11 @@ func isTerminal(f *os.File) bool {
 // the result directory, this binary as the workers' command, and on a
 // terminal progress bars (unless quiet) in place of the run log.
 func campaignOptions(cmd *cobra.Command, out, prefix string, parallel int, quiet bool) (campaign.Options, error) {
+	// campaign.Execute reads 0 or less as "every core": said so, not
+	// taken silently, as bench sim does
+	if parallel < 1 {
+		return campaign.Options{}, fmt.Errorf("--parallel must be at least 1 (got %d)", parallel)
+	}
 	exe, err := os.Executable()
 	if err != nil {
 		return campaign.Options{}, err

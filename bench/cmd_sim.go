@@ -97,6 +97,13 @@ and either a topology file (--topology) or a uniform cluster (--racks,
 				}
 				return runReplay(cmd, &f)
 			}
+			// options of a replay only: without --replay they would be
+			// dropped unsaid
+			for _, name := range []string{"campaign", "not-before"} {
+				if cmd.Flags().Changed(name) {
+					return fmt.Errorf("--%s is an option of --replay, which is not given", name)
+				}
+			}
 			return runSim(cmd, &f)
 		},
 	}
@@ -286,6 +293,9 @@ func runSim(cmd *cobra.Command, f *simFlags) error {
 	if err := f.check(); err != nil {
 		return err
 	}
+	if err := checkOut(f.out); err != nil {
+		return err
+	}
 	seeds, err := parseSeeds(f.seeds)
 	if err != nil {
 		return err
@@ -313,7 +323,7 @@ func runSim(cmd *cobra.Command, f *simFlags) error {
 	stderr := cmd.ErrOrStderr()
 	fmt.Fprintf(stderr, "loaded %d jobs on %d racks × %d hosts in %.1fs\n", len(w.Jobs), len(topo.Racks), len(topo.Hosts)/len(topo.Racks), time.Since(t0).Seconds())
 	if err := os.MkdirAll(f.out, 0o755); err != nil {
-		return err
+		return fmt.Errorf("--out: %w", err)
 	}
 	type job struct {
 		policy policy.Spec

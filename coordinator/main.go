@@ -55,6 +55,11 @@ only its own worker-HOST.json ('coordinator credentials' makes them ahead).`,
 			if cfg.RegisterTimeout == 0 {
 				return fmt.Errorf("--register-timeout must be positive: the coordinator waits that long for every host")
 			}
+			// as live.Run refuses it, but before the secrets and the
+			// records' directory are written
+			if cfg.MaxRunTime > 0 && cfg.MaxRunTime < cfg.Window {
+				return fmt.Errorf("--max-run-time %v is shorter than --window %v: the run would fail before the window ends it", cfg.MaxRunTime, cfg.Window)
+			}
 			var err error
 			spec := policy.Spec{Name: cfg.Policy, Label: label}
 			if policyArgs != "" {
@@ -160,6 +165,15 @@ same password are refused.`,
 			}
 			if len(hosts) == 0 {
 				return errors.New("name the hosts with --topology or --hosts")
+			}
+			// a host named twice would get two secrets, refused only after
+			// they are written as "two files with the same password"
+			seen := map[string]bool{}
+			for _, h := range hosts {
+				if seen[h] {
+					return fmt.Errorf("host %s is named twice (--hosts, and the hosts of --topology): each host has one secret", h)
+				}
+				seen[h] = true
 			}
 			_, wrote, err := wire.EnsureCredentials(dir, hosts)
 			for _, p := range wrote {

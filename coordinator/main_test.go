@@ -106,8 +106,39 @@ func TestWindowFlag(t *testing.T) {
 	cmd.SetOut(new(strings.Builder))
 	cmd.SetErr(new(strings.Builder))
 	err := cmd.Execute()
-	if err == nil || !strings.Contains(err.Error(), "max run time 5s is shorter than the window 10s") {
+	if err == nil || !strings.Contains(err.Error(), "--max-run-time 5s is shorter than --window 10s") {
 		t.Fatalf("coordinator --window 10s --max-run-time 5s: %v", err)
+	}
+	// refused before anything is written
+	for _, p := range []string{filepath.Join(dir, "creds.json"), filepath.Join(dir, "out")} {
+		if _, err := os.Stat(p); err == nil {
+			t.Errorf("%s was written before the refusal", p)
+		}
+	}
+}
+
+// A host named twice is refused before any secret is written, saying
+// so: it used to get two files and the refusal "the same password".
+func TestCredentialsHostTwice(t *testing.T) {
+	dir := t.TempDir()
+	topo := filepath.Join(dir, "topo.yaml")
+	if err := os.WriteFile(topo, []byte("uniform: {racks: 2, hosts_per_rack: 1}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{{"--hosts", "a,b,a"}, {"--topology", topo, "--hosts", "r1h0"}} {
+		creds := filepath.Join(t.TempDir(), "creds")
+		cmd := command()
+		var out bytes.Buffer
+		cmd.SetOut(&out)
+		cmd.SetErr(&out)
+		cmd.SetArgs(append([]string{"credentials", "--out", creds}, args...))
+		err := cmd.Execute()
+		if err == nil || !strings.Contains(err.Error(), "is named twice") {
+			t.Errorf("credentials %v: %v, want a refusal of the host named twice", args, err)
+		}
+		if _, err := os.Stat(creds); err == nil {
+			t.Errorf("credentials %v: secrets written before the refusal", args)
+		}
 	}
 }
 

@@ -41,6 +41,18 @@ PRIVATE=(/etc /usr/local/bin /srv /run)
 die() { echo "lab: $*" >&2; exit 1; }
 say() { echo "lab: $*"; }
 
+# $LAB goes into ssh's options unquoted, into sshd_config, into the
+# inventory's ssh arguments and into a sh -c line: a blank, a quote, \,
+# $ or ` in it would split, end or expand a word there (ssh then gets a
+# key path cut short, and `up` fails with "ssh does not answer"). sshd
+# (which reads AuthorizedKeysFile from the user's home) and `test` (which
+# runs the playbooks from the repository) need it absolute.
+case $LAB in
+*[[:space:]\'\"\\\$\`]*) die "the lab directory '$LAB' has a blank, a quote, \\, \$ or \`, which ssh, sshd or sh would split or expand: set RACKLAB_LAB_DIR to a path without" ;;
+/*) ;;
+*) LAB=$PWD/$LAB ;;
+esac
+
 need() {
 	[ "$(id -u)" = 0 ] || die "needs root (network namespaces, bind mounts)"
 	local c
@@ -428,7 +440,8 @@ check_kernel() {
 			printf "lab: %s seed %s: engine cross-rack %d B, kernel %d B, kernel/engine %.4f, jobs %s (failed %s)\n", $col["policy"], $col["seed"], e, k, r, jobs, failed
 			if (!(e > 0) || r < 0.97 || r > 1.03 || failed + 0 > 0) bad = 1
 		}
-		END { exit bad }' "$sum" || die "kernel counts not within 3% of the engine's (or no cross-rack bytes, or failed jobs)"
+		# a summary without a run checks nothing: not a pass
+		END { if (NR < 2) bad = 1; exit bad }' "$sum" || die "kernel counts not within 3% of the engine's (or no run in $sum, no cross-rack bytes, or failed jobs)"
 }
 
 # LAB_UP is set while this command owns a lab it must take down if it

@@ -4,6 +4,8 @@ import (
 	"context"
 	"os"
 	"os/exec"
+	"path/filepath"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -48,4 +50,76 @@ func TestLabInABox(t *testing.T) {
 		t.Fatalf("lab.sh test 3: %v\n%s", err, out)
 	}
 	t.Logf("lab.sh test 3:\n%s", out)
+}
+
+// A lab directory that ssh, sshd or sh would split (a blank, a quote) is
+// refused before anything is made, saying why: it used to make the lab
+// and then fail with "ssh does not answer". Any command checks it; check
+// makes nothing either way.
+func TestLabDirWithBlankRefused(t *testing.T) {
+	for _, dir := range []string{"/tmp/racklab lab", "/tmp/racklab'lab", "/tmp/racklab$lab"} {
+		cmd := exec.Command("bash", "lab.sh", "check")
+		cmd.Env = append(os.Environ(), "RACKLAB_LAB_DIR="+dir)
+		out, err := cmd.CombinedOutput()
+		if err == nil || !strings.Contains(string(out), "the lab directory '"+dir+"' has a blank, a quote") {
+			t.Errorf("RACKLAB_LAB_DIR=%q lab.sh check: %v, want a refusal naming it:\n%s", dir, err, out)
+		}
+	}
+}
+
+// A relative lab directory is made absolute: sshd reads a relative
+// AuthorizedKeysFile from root's home, and `test` runs the playbooks from
+// the repository. `up` says where the lab directory is when it exists
+// already, before it makes anything.
+func TestLabDirMadeAbsolute(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("lab.sh up needs root before it looks at the lab directory")
+	}
+	if _, err := exec.LookPath("/usr/sbin/sshd"); err != nil {
+		t.Skip("lab.sh up needs sshd before it looks at the lab directory")
+	}
+	script, err := filepath.Abs("lab.sh")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cwd := t.TempDir()
+	if err := os.Mkdir(filepath.Join(cwd, "rel"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command("bash", script, "up", "1")
+	cmd.Dir = cwd
+	cmd.Env = append(os.Environ(), "RACKLAB_LAB_DIR=rel")
+	out, err := cmd.CombinedOutput()
+	if want := "lab: " + filepath.Join(cwd, "rel") + " exists"; err == nil || !strings.Contains(string(out), want) {
+		t.Errorf("RACKLAB_LAB_DIR=rel lab.sh up 1 (in %s): %v, want %q:\n%s", cwd, err, want, out)
+	}
+}
+
+// checkKernel runs lab.sh's check_kernel on a result directory holding
+// summary.csv.
+func checkKernel(t *testing.T, summary string) ([]byte, error) {
+	t.Helper()
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "summary.csv"), []byte(summary), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// the script's functions, without its commands
+	script := `eval "$(sed -n '/^die()/p;/^check_kernel()/,/^}/p' lab.sh)" && check_kernel "$1"`
+	return exec.Command("bash", "-c", script, "bash", dir).CombinedOutput()
+}
+
+// check_kernel passes a summary whose kernel counts are within 3% of the
+// engine's, and fails one without a run: it used to pass that, checking
+// nothing.
+func TestCheckKernel(t *testing.T) {
+	const header = "policy,seed,jobs,failed_jobs,cross_rack_bytes,measured_cross_rack_bytes\n"
+	if out, err := checkKernel(t, header+"fair,1,4,0,1000000,1010000\n"); err != nil {
+		t.Errorf("kernel within 1%%: %v\n%s", err, out)
+	}
+	if out, err := checkKernel(t, header+"fair,1,4,0,1000000,1100000\n"); err == nil {
+		t.Errorf("kernel 10%% over: passed\n%s", out)
+	}
+	if out, err := checkKernel(t, header); err == nil || !strings.Contains(string(out), "no run in") {
+		t.Errorf("no run: %v, want a failure saying so\n%s", err, out)
+	}
 }
