@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"net"
 	"sync"
+
+	"github.com/racklab/racklab/internal/heldcount"
 )
 
 // HostNet is one emulated host.
@@ -33,6 +35,9 @@ type Cluster struct {
 	mu   sync.Mutex
 	down bool
 	lock *PrefixLock // held from Up until Down has removed everything
+	// flatSeen holds flat mode's class counters across the classes'
+	// lives (flatCounters); under mu.
+	flatSeen heldcount.Held[int]
 }
 
 // Up first removes leftovers of an earlier run with the same prefix

@@ -5,6 +5,8 @@ import (
 
 	"github.com/vishvananda/netlink"
 	"github.com/vishvananda/netns"
+
+	"github.com/racklab/racklab/internal/heldcount"
 )
 
 // LinkCounters are the kernel's byte and packet counts of one rack's link.
@@ -81,12 +83,20 @@ func txStats(h *netlink.Handle, dev string) (ClassCounters, error) {
 }
 
 func (c *Cluster) flatCounters(out []LinkCounters) error {
-	for _, host := range c.Hosts {
+	// held: a class removed by its worker's dead-man guardian, or made
+	// anew, keeps what it counted (package heldcount)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for i, host := range c.Hosts {
 		cs, err := hostClassCounters(host.Netns, host.DataDev)
 		if err != nil {
 			return err
 		}
+		raw := make(map[int]heldcount.Count, len(cs))
 		for dst, cc := range cs {
+			raw[dst] = heldcount.Count{Bytes: cc.Bytes, Packets: cc.Packets}
+		}
+		for dst, cc := range c.flatSeen.Read(i, raw) {
 			if dst == host.Rack || dst >= len(out) {
 				continue
 			}

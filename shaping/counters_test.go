@@ -136,4 +136,29 @@ func TestFlatCounters(t *testing.T) {
 		t.Fatalf("DefaultCounters: %v", err)
 	}
 	checkPayload(t, "default class", def1.Bytes-def0.Bytes, def1.Packets-def0.Packets, n, x)
+
+	// The sender's shaping removed (its worker's dead-man guardian) and
+	// installed anew (the worker shaping again): the racks' counts hold
+	// what the removed classes counted, and count on from there.
+	before = linkCounters(t, c)
+	if err := shapers[src.Name].Close(); err != nil {
+		t.Fatal(err)
+	}
+	if held := linkCounters(t, c); held[0] != before[0] || held[1] != before[1] {
+		t.Errorf("shaping removed: rack 0 %+v, rack 1 %+v; want them held at %+v, %+v", held[0], held[1], before[0], before[1])
+	}
+	again, err := NewHostShaperIn(src.Netns, src.DataDev)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { again.Close() })
+	if err := again.SetRack(1, rate, c.RackDataIPs(1)); err != nil {
+		t.Fatal(err)
+	}
+	x = transfer(t, src, dst, n)
+	after = linkCounters(t, c)
+	if after[0].UpBytes < before[0].UpBytes {
+		t.Fatalf("rack 0 up fell from %d to %d bytes", before[0].UpBytes, after[0].UpBytes)
+	}
+	checkPayload(t, "rack 0 up, shaped anew", after[0].UpBytes-before[0].UpBytes, after[0].UpPackets-before[0].UpPackets, n, x)
 }

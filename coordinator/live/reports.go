@@ -8,6 +8,7 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/racklab/racklab/coordinator/engine"
 	"github.com/racklab/racklab/coordinator/wire"
+	"github.com/racklab/racklab/internal/heldcount"
 	"github.com/racklab/racklab/internal/traffic"
 )
 
@@ -93,7 +94,9 @@ func (r *run) heartbeat(hb *wire.Heartbeat) {
 // workerCounters sums the shaping workers' class counters into payload
 // bytes per rack uplink and downlink: the kernel's count on a cluster
 // where every worker shapes its own NIC. ok is false when no worker
-// shapes.
+// shapes. The counts are held (package heldcount): a worker whose
+// dead-man guardian removed its shaping reports none, or counts from 0
+// once it shapes again, and its racks' sums must not fall.
 func (r *run) workerCounters() (up, down []float64, ok bool) {
 	nr := len(r.topo.Racks)
 	up, down = make([]float64, nr), make([]float64, nr)
@@ -102,14 +105,18 @@ func (r *run) workerCounters() (up, down []float64, ok bool) {
 		if h.reg == nil {
 			continue
 		}
-		src := r.topo.Hosts[i].Rack
+		raw := make(map[string]heldcount.Count, len(h.shaped))
 		for rack, c := range h.shaped {
+			raw[rack] = heldcount.Count{Bytes: c.Bytes, Packets: c.Packets}
+		}
+		src := r.topo.Hosts[i].Rack
+		for rack, c := range r.shapedHeld.Read(i, raw) {
 			dst, known := r.rackName[rack]
 			if !known || dst == src {
 				continue
 			}
 			ok = true
-			p := c.Payload()
+			p := wire.Counter{Bytes: c.Bytes, Packets: c.Packets}.Payload()
 			up[src] += p
 			down[dst] += p
 		}

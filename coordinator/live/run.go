@@ -12,6 +12,7 @@ import (
 	"github.com/racklab/racklab/coordinator/engine"
 	"github.com/racklab/racklab/coordinator/wire"
 	"github.com/racklab/racklab/coordinator/workload"
+	"github.com/racklab/racklab/internal/heldcount"
 	"github.com/racklab/racklab/worker/members"
 )
 
@@ -211,8 +212,11 @@ type run struct {
 	moveSeq      uint64
 	prom         *promMetrics
 	counter0     []float64 // kernel counters at the start, up then down
-	lastNet      time.Time
-	finished     bool // the records are complete and closed
+	// shapedHeld holds the workers' reported class counters across
+	// their classes' lives (workerCounters)
+	shapedHeld heldcount.Held[string]
+	lastNet    time.Time
+	finished   bool // the records are complete and closed
 	// workerCounted says the kernel counts come from the workers'
 	// heartbeats, which lag by up to a heartbeat.
 	workerCounted bool
