@@ -2,6 +2,7 @@ package cluster
 
 import (
 	"fmt"
+	"strings"
 )
 
 // TierKind names a storage tier. The order is fastest first, so a smaller
@@ -134,11 +135,24 @@ func (t *Topology) Validate() error {
 			return fmt.Errorf("%w (0: no core limit)", err)
 		}
 	}
+	// Each host is listed by exactly its own rack, and names are unique
+	// and not blank, as the file format needs: WriteTopology writes hosts
+	// rack by rack from the racks' lists, so a host no list has would be
+	// dropped, and names are how the files refer to hosts.
+	listed := make([]bool, len(t.Hosts))
+	rackNames := make(map[string]bool, len(t.Racks))
 	for i := range t.Racks {
 		r := &t.Racks[i]
 		if r.ID != RackID(i) {
 			return fmt.Errorf("rack %q: id %d at index %d", r.Name, r.ID, i)
 		}
+		if strings.TrimSpace(r.Name) == "" {
+			return fmt.Errorf("rack #%d needs a name (got %q)", i+1, r.Name)
+		}
+		if rackNames[r.Name] {
+			return fmt.Errorf("rack name %q is used twice", r.Name)
+		}
+		rackNames[r.Name] = true
 		if len(r.Hosts) == 0 {
 			return fmt.Errorf("rack %q has no hosts", r.Name)
 		}
@@ -149,16 +163,34 @@ func (t *Topology) Validate() error {
 			return fmt.Errorf("rack %q: %w", r.Name, err)
 		}
 		for _, h := range r.Hosts {
-			if int(h) >= len(t.Hosts) || t.Hosts[h].Rack != r.ID {
+			if h < 0 || int(h) >= len(t.Hosts) || t.Hosts[h].Rack != r.ID {
 				return fmt.Errorf("rack %q lists host %d which is not in it", r.Name, h)
 			}
+			if listed[h] {
+				return fmt.Errorf("rack %q lists host %q twice", r.Name, t.Hosts[h].Name)
+			}
+			listed[h] = true
 		}
 	}
+	hostNames := make(map[string]bool, len(t.Hosts))
 	for i := range t.Hosts {
 		h := &t.Hosts[i]
 		if h.ID != HostID(i) {
 			return fmt.Errorf("host %q: id %d at index %d", h.Name, h.ID, i)
 		}
+		if h.Rack < 0 || int(h.Rack) >= len(t.Racks) {
+			return fmt.Errorf("host %q: rack %d is not a rack of the topology (it has %d)", h.Name, h.Rack, len(t.Racks))
+		}
+		if !listed[i] {
+			return fmt.Errorf("host %q is not in the host list of its rack %q", h.Name, t.Racks[h.Rack].Name)
+		}
+		if strings.TrimSpace(h.Name) == "" {
+			return fmt.Errorf("host #%d needs a name (got %q)", i+1, h.Name)
+		}
+		if hostNames[h.Name] {
+			return fmt.Errorf("host name %q is used twice", h.Name)
+		}
+		hostNames[h.Name] = true
 		if h.Slots <= 0 || h.Slots > MaxSlots {
 			return fmt.Errorf("host %q: slots must be between 1 and %d (got %d)", h.Name, MaxSlots, h.Slots)
 		}

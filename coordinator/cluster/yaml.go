@@ -423,6 +423,11 @@ func parseTiers(d *yamlfile.Decoder, items []*yaml.Node, where string, line int)
 				m.Fail("capacity_gib", "capacity_gib must be between 0 and 2^32 (got %g)", g)
 			}
 			tr.CapacityBytes = int64(math.Round(g * gib))
+			if g > 0 && tr.CapacityBytes == 0 {
+				// 0 bytes is an unbounded tier: a tiny capacity must
+				// not become that
+				m.Fail("capacity_gib", "capacity_gib %g is less than a byte (leave the capacity out for an unbounded tier)", g)
+			}
 		case m.Has("capacity_bytes"):
 			tr.CapacityBytes = m.Int("capacity_bytes")
 			if tr.CapacityBytes < 0 || tr.CapacityBytes > MaxCapacityBytes {

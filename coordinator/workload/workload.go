@@ -185,7 +185,7 @@ func (w *Workload) Validate(ds *Datasets) error {
 	ids := make(map[string]int, len(w.Jobs))
 	for i, j := range w.Jobs {
 		if j.ID == "" {
-			return fmt.Errorf("job #%d has no id", i)
+			return fmt.Errorf("job #%d has no id", i+1) // numbered from 1, as the file parser does
 		}
 		if _, dup := ids[j.ID]; dup {
 			return fmt.Errorf("job %q is listed twice", j.ID)
@@ -345,7 +345,7 @@ func (w *Workload) SortByArrival() {
 }
 
 // Validate checks datasets against a topology: replicas on known hosts and
-// tiers that those hosts have.
+// tiers that those hosts have. t may be nil when no dataset is placed.
 func (ds *Datasets) Validate(t *cluster.Topology) error {
 	seen := map[string]bool{}
 	// stored is every dataset's bytes times its replicas, bounded as a
@@ -387,6 +387,9 @@ func (ds *Datasets) Validate(t *cluster.Topology) error {
 				return err
 			}
 			continue
+		}
+		if t == nil {
+			return fmt.Errorf("dataset %q is placed: its replicas need a topology to be checked against", d.Name)
 		}
 		if len(d.Blocks) > MaxTasksPerStage {
 			return fmt.Errorf("dataset %q: %d blocks is above the limit of %d (one map task per block)", d.Name, len(d.Blocks), MaxTasksPerStage)

@@ -87,6 +87,10 @@ func (p *datasetsParser) parse(top *yaml.Node) *Datasets {
 		if d.Err() != nil {
 			return ds
 		}
+		if x.Name == "" {
+			dm.Fail("name", "name must not be empty")
+			return ds
+		}
 		if first, dup := p.index[x.Name]; dup {
 			dm.Fail("name", "dataset name %q is used twice (first at line %d)", x.Name, p.lines[first])
 			return ds
@@ -175,6 +179,12 @@ func (p *datasetsParser) blocks(dm *yamlfile.Map, items []*yaml.Node) []Block {
 		}
 		if len(reps) == 0 {
 			bm.Fail("replicas", "replicas: the list is empty")
+			return nil
+		}
+		// said before each replica is compared with the earlier ones, a
+		// cost quadratic in the list's length
+		if len(reps) > MaxReplicas {
+			bm.Fail("replicas", "replicas: %d replicas is above the limit of %d", len(reps), MaxReplicas)
 			return nil
 		}
 		b.Replicas = make([]Replica, 0, len(reps))

@@ -202,7 +202,15 @@ type Map struct {
 	Where  string // names the object in error messages
 	Line   int
 	fields []field
+	// index maps a key to its place in fields once there are more than
+	// indexFrom of them: looking each key up by a scan made a mapping of
+	// n keys cost n²/2 comparisons, a minute for a 5 MB file of keys.
+	index map[string]int
 }
+
+// indexFrom is the number of fields up to which a Map finds a key by a
+// scan, cheaper than a hash map for the few fields of most objects.
+const indexFrom = 16
 
 // Map opens a mapping node. where names it in error messages until the
 // caller sets m.Where to something better (say, once the name is known).
@@ -257,7 +265,7 @@ func (m *Map) collect(n *yaml.Node, depth int, merged bool) {
 		if !isNull(v) {
 			f.val = v
 		}
-		m.fields = append(m.fields, f)
+		m.add(f)
 	}
 	for _, v := range merges {
 		if depth >= maxMergeDepth {
@@ -283,7 +291,27 @@ func (m *Map) collect(n *yaml.Node, depth int, merged bool) {
 	}
 }
 
+// add appends a field, indexing the fields once there are many.
+func (m *Map) add(f field) {
+	m.fields = append(m.fields, f)
+	switch {
+	case m.index != nil:
+		m.index[f.key] = len(m.fields) - 1
+	case len(m.fields) > indexFrom:
+		m.index = make(map[string]int, 2*len(m.fields))
+		for i := range m.fields {
+			m.index[m.fields[i].key] = i
+		}
+	}
+}
+
 func (m *Map) find(key string) *field {
+	if m.index != nil {
+		if i, ok := m.index[key]; ok {
+			return &m.fields[i]
+		}
+		return nil
+	}
 	for i := range m.fields {
 		if m.fields[i].key == key {
 			return &m.fields[i]

@@ -2,6 +2,7 @@ package hdfs
 
 import (
 	"fmt"
+	"math"
 	"math/rand/v2"
 
 	"github.com/racklab/racklab/coordinator/cluster"
@@ -194,16 +195,34 @@ func pickOther(list []cluster.HostID, rng *rand.Rand, used func(cluster.HostID) 
 
 func (p *Placer) tier(t *cluster.Topology, rng *rand.Rand, h cluster.HostID) cluster.TierKind {
 	host := &t.Hosts[h]
+	mix := p.TierMix
 	var sum float64
-	for _, s := range p.TierMix {
+	for _, s := range mix {
 		sum += s
+	}
+	if math.IsInf(sum, 1) {
+		// shares near math.MaxFloat64 overflow their sum, and every draw
+		// then fell through to HDD: weights, they may be scaled down
+		var top float64
+		for _, s := range mix {
+			top = max(top, s)
+		}
+		sum = 0
+		for k := range mix {
+			mix[k] /= top
+			sum += mix[k]
+		}
 	}
 	want := cluster.HDD
 	if sum > 0 {
 		x := rng.Float64() * sum
-		for k, s := range p.TierMix {
-			if x < s {
+		for k, s := range mix {
+			if s > 0 {
+				// the last kind with a share, should rounding leave x
+				// above every share
 				want = cluster.TierKind(k)
+			}
+			if x < s {
 				break
 			}
 			x -= s

@@ -147,3 +147,27 @@ func TestWriterRacks(t *testing.T) {
 		t.Error("writer rack 4 of a 4-rack topology accepted")
 	}
 }
+
+// Shares are weights, so huge ones are as good as small ones; shares
+// whose sum overflowed to +Inf put every replica on HDD, a tier whose
+// share was 0.
+func TestHugeTierMixShares(t *testing.T) {
+	tp := topo(t, 3, 3)
+	d := &workload.Dataset{Name: "d", Size: 64 * 400, BlockSize: 64}
+	p := &Placer{}
+	p.TierMix[cluster.Mem] = 1e308
+	p.TierMix[cluster.SSD] = 1e308
+	reps, err := p.PlaceDataset(tp, rand.New(rand.NewPCG(3, 4)), d, d.BlockSizes())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var per [cluster.NumTierKinds]int
+	for _, r := range reps {
+		for _, x := range r {
+			per[x.Tier]++
+		}
+	}
+	if per[cluster.HDD] != 0 || per[cluster.Mem] < 480 || per[cluster.SSD] < 480 {
+		t.Errorf("replicas per tier (mem, ssd, hdd) %v of 1200, want about half each in mem and ssd", per)
+	}
+}
