@@ -215,8 +215,14 @@ func (r *Report) HTML() ([]byte, error) {
 // mdCell escapes what would break a Markdown table cell.
 func mdCell(s string) string {
 	s = strings.ReplaceAll(s, "\n", " ")
+	// names and values come from result files: markup in them is text
+	// (Markdown passes raw HTML through, and a viewer that does not
+	// sanitise would run a planted <img onerror=...>)
+	s = mdEscaper.Replace(s)
 	return strings.ReplaceAll(s, "|", `\|`)
 }
+
+var mdEscaper = strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;")
 
 // Markdown renders the report's summary: the tables and links to the PNG
 // figures.
