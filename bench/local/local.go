@@ -122,6 +122,14 @@ func Start(opt Options) (e *Emulator, err error) {
 	if opt.Dir == "" {
 		opt.Dir = ClusterDir(opt.Prefix)
 	}
+	// a cluster the network cannot be (a bad prefix, more hosts than its
+	// addresses, rates HTB cannot hold) is refused before anything is
+	// made: shaping.Up would refuse it only after the tmpfs was mounted
+	// and the workers' credentials written
+	spec := NetworkSpec(opt)
+	if err := spec.Validate(); err != nil {
+		return nil, fmt.Errorf("local: %w", err)
+	}
 	// held until Stop has removed everything: no other cluster of this
 	// prefix can start, or clean this one up, meanwhile
 	lock, err := shaping.LockPrefix(opt.Prefix)
@@ -132,8 +140,18 @@ func Start(opt Options) (e *Emulator, err error) {
 		lock.Release()
 		return nil, err
 	}
-	spec := NetworkSpec(opt)
 	e = &Emulator{opt: opt, lock: lock}
+	// from here every failure takes down what was made and releases the
+	// lock: made is the emulator, as e is nil once a failure returns
+	// (the cleanup ran on that nil and panicked, leaving the namespaces,
+	// the tmpfs and the lock behind; a failure to issue credentials left
+	// the lock held)
+	made := e
+	defer func() {
+		if err != nil {
+			err = errors.Join(err, made.Stop())
+		}
+	}()
 	var hosts []string
 	for _, h := range opt.Topology.Hosts {
 		hosts = append(hosts, h.Name)
@@ -144,11 +162,6 @@ func Start(opt Options) (e *Emulator, err error) {
 	if err := os.MkdirAll(opt.Dir, 0o755); err != nil {
 		return nil, err
 	}
-	defer func() {
-		if err != nil {
-			err = errors.Join(err, e.Stop())
-		}
-	}()
 	// every tier of every host lives on one private tmpfs; the slower
 	// tiers' rates are emulated by the workers' token buckets
 	if err := unix.Mount("racklab-"+opt.Prefix, e.tierRoot(), "tmpfs", unix.MS_NOSUID|unix.MS_NODEV, "mode=0755"); err != nil {
