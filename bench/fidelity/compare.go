@@ -31,8 +31,10 @@ func LoadJobs(runDir string) (map[string]JobFigures, error) {
 		f := JobFigures{JCT: math.NaN()}
 		if get("state") == "succeeded" {
 			x, err := strconv.ParseFloat(get("jct_s"), 64)
-			if err != nil {
-				return fmt.Errorf("%s: jct_s %q is not a number", where, get("jct_s"))
+			if err != nil || math.IsNaN(x) || math.IsInf(x, 0) || x < 0 {
+				// a finished job's time is a number of seconds: NaN would
+				// read as not finished, Inf go into fidelity.csv as +Inf
+				return fmt.Errorf("%s: jct_s %q is not a job's time in seconds", where, get("jct_s"))
 			}
 			f.JCT = x
 		}

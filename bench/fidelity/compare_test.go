@@ -74,3 +74,21 @@ func TestLoadJobsRefusesBadByteCounts(t *testing.T) {
 		}
 	}
 }
+
+// A finished job's JCT that is no time (NaN, infinite, negative) is
+// refused with its line: NaN read as a job that did not finish, +Inf went
+// into fidelity.csv.
+func TestLoadJobsRefusesBadJCTs(t *testing.T) {
+	for _, jct := range []string{"NaN", "Inf", "-1"} {
+		dir := t.TempDir()
+		if err := os.WriteFile(filepath.Join(dir, "jobs.csv"), []byte("job,state,jct_s\nj,succeeded,"+jct+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, "attempts.csv"), []byte("job,cross_bytes\nj,0\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := LoadJobs(dir); err == nil || !strings.Contains(err.Error(), "jobs.csv:2: jct_s \""+jct+"\" is not a job's time in seconds") {
+			t.Errorf("jct_s %s: %v", jct, err)
+		}
+	}
+}
