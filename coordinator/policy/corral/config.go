@@ -5,8 +5,17 @@ import (
 	"math"
 	"time"
 
+	"github.com/racklab/racklab/coordinator/cluster"
 	"github.com/racklab/racklab/coordinator/policy/internal/yarnrm"
 )
+
+// MaxAlpha bounds the alpha arg, in seconds per byte. The paper's α,
+// 1/(rack uplink), is at most 1 on the slowest uplink a topology may
+// have (cluster.MinRateBps); a million times that leaves room for any
+// sweep, and keeps α·D^I (D^I at most workload.MaxBytes) and the
+// planner's sums of such terms finite: a penalty that overflows to +Inf
+// in the objective leaves Algorithm P without a best plan.
+const MaxAlpha = 1e6
 
 // Config is the policy's args (corral.md §3.2 and the switches the spec
 // names); the yaml tags are a campaign's arg names.
@@ -129,6 +138,19 @@ func (c Config) Validate() error {
 	}{{"alpha", c.Alpha}, {"map_rate", c.MapRate}, {"reduce_rate", c.ReduceRate}} {
 		if err := nonNeg(a.arg, a.v); err != nil {
 			return err
+		}
+	}
+	if c.Alpha > MaxAlpha {
+		return fmt.Errorf("corral: alpha %g s/byte is above the limit of %g", c.Alpha, float64(MaxAlpha))
+	}
+	// a set rate is bounded as the topology's rates are: a task reading
+	// at a near-zero rate makes every response time overflow to +Inf
+	for _, a := range []struct {
+		arg string
+		v   float64
+	}{{"map_rate", c.MapRate}, {"reduce_rate", c.ReduceRate}} {
+		if a.v != 0 && !(a.v >= cluster.MinRateBps && a.v <= cluster.MaxRateBps) {
+			return fmt.Errorf("corral: %s %g bytes/s: want 0 (derived from the run) or a rate in [%g, %g]", a.arg, a.v, cluster.MinRateBps, cluster.MaxRateBps)
 		}
 	}
 	switch {

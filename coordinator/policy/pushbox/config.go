@@ -118,8 +118,10 @@ func (c Config) Validate() error {
 		return fmt.Errorf("pushbox: rack_local %q: want auto, yes or no", c.RackLocal)
 	case c.Classes < 1 || c.Classes > 32:
 		return fmt.Errorf("pushbox: classes %d: want 1 to 32", c.Classes)
-	case !(c.GPBinBytes > 0) || math.IsInf(c.GPBinBytes, 0):
-		return fmt.Errorf("pushbox: gp_bin_bytes %g: want a finite value > 0", c.GPBinBytes)
+	case !(c.GPBinBytes >= 1) || math.IsInf(c.GPBinBytes, 0):
+		// at least a byte: a coflow over an edge near 0 overflows to
+		// +Inf and took class 1 instead of the last (gpBin)
+		return fmt.Errorf("pushbox: gp_bin_bytes %g: want a finite size ≥ 1 byte", c.GPBinBytes)
 	case !(c.ErrorFactor >= 1) || math.IsInf(c.ErrorFactor, 0):
 		return fmt.Errorf("pushbox: error_factor %g: want a finite value ≥ 1", c.ErrorFactor)
 	case c.CoflowSize != "total" && c.CoflowSize != "remaining":

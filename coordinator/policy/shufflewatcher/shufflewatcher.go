@@ -115,6 +115,13 @@ type Config struct {
 	RxEMAAlpha float64 `yaml:"rx_ema_alpha"`
 }
 
+// MaxDelay bounds node_delay and rack_delay. Their budgets, delay × the
+// host count (at most cluster.MaxHosts), are ints: a larger delay
+// overflowed, and the job then took any map at its first offer instead
+// of waiting. A billion declines per host is already a wait no run
+// reaches.
+const MaxDelay = 1e9
+
 // DefaultConfig is dawn.md §4.2's ShuffleWatcher.
 func DefaultConfig() Config {
 	return Config{MapRacks: "cost", ReduceRacks: "proportional", Network: "rack", Order: "fair", StarvationSeconds: 30, SlowStart: 1, MonitorWindow: netmon.DefaultWindow,
@@ -164,6 +171,9 @@ func (c Config) Validate() error {
 	}
 	if math.IsNaN(c.NodeDelay) || math.IsInf(c.NodeDelay, 0) || math.IsNaN(c.RackDelay) || math.IsInf(c.RackDelay, 0) {
 		return fmt.Errorf("shufflewatcher: node_delay %g and rack_delay %g must be finite", c.NodeDelay, c.RackDelay)
+	}
+	if c.NodeDelay > MaxDelay || c.RackDelay > MaxDelay {
+		return fmt.Errorf("shufflewatcher: node_delay %g and rack_delay %g must be at most %g (host counts)", c.NodeDelay, c.RackDelay, float64(MaxDelay))
 	}
 	if c.NodeDelay > 0 && c.RackDelay > 0 && c.RackDelay < c.NodeDelay {
 		return fmt.Errorf("shufflewatcher: rack_delay %g is below node_delay %g", c.RackDelay, c.NodeDelay)

@@ -3,6 +3,8 @@ package trident
 import (
 	"errors"
 	"fmt"
+
+	"github.com/racklab/racklab/coordinator/workload"
 )
 
 // Tier is the storage medium a replica lives on.
@@ -72,6 +74,10 @@ func (p Profile) Validate() error {
 	}
 	if p.D < 1 {
 		errs = append(errs, fmt.Errorf("trident profile: D = %d, the replication factor must be at least 1", p.D))
+	} else if p.D > workload.MaxReplicas {
+		// the pruning gates multiply D by a task or slot count: a
+		// larger D could wrap the product and open a gate it closes
+		errs = append(errs, fmt.Errorf("trident profile: D = %d exceeds %d, the most replicas a block may have", p.D, workload.MaxReplicas))
 	}
 	return errors.Join(errs...)
 }
