@@ -204,6 +204,11 @@ func PlanTable(resp [][]float64, arrivals []float64, opts Options) (*Plan, error
 		}
 		q.widen(widest) // P10
 	}
+	if bestWidth == nil {
+		// every candidate's objective overflowed: finite response times
+		// whose sums are not (schedule would index an empty plan)
+		return nil, fmt.Errorf("corral: every plan of the %d jobs has an objective past the largest float (their run times add up beyond %g s)", J, math.MaxFloat64)
+	}
 	p.Objective = best
 	p.Jobs = schedule(resp, arr, bestWidth, opts.Objective)
 	if opts.LowerBound {

@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"slices"
 	"sort"
+	"strings"
 	"testing"
 )
 
@@ -405,5 +406,18 @@ func TestDAGResponse(t *testing.T) {
 	bad := Job{ID: "loop", Stages: []Stage{{Tasks: 1, After: []int{0}}}}
 	if bad.Check() == nil {
 		t.Error("a stage following itself was accepted")
+	}
+}
+
+// Finite run times whose sums overflow leave every candidate's objective
+// at +Inf: the planner says so, where it indexed an empty plan and
+// panicked (the args that led there are refused since, but the table
+// may come from anywhere).
+func TestPlanTableWhoseObjectivesOverflow(t *testing.T) {
+	for _, obj := range []Objective{Batch, Online} {
+		p, err := PlanTable([][]float64{{math.MaxFloat64}, {math.MaxFloat64}}, nil, Options{Objective: obj})
+		if err == nil || !strings.Contains(err.Error(), "every plan of the 2 jobs has an objective past the largest float") {
+			t.Errorf("objective %v: %v, %v", obj, p, err)
+		}
 	}
 }
