@@ -9,7 +9,7 @@ BIN       := bin
 TRACES    ?= traces
 STATICCHECK ?= $(shell $(GO) env GOPATH)/bin/staticcheck
 
-.PHONY: build test lint demo demo-sim bench-sim bench-live clean tools lab-up lab-down lab-test
+.PHONY: build test lint demo demo-sim bench-sim clean tools lab-up lab-down lab-test
 
 # Root building a clone that a normal user owns (a root shell; sudo is
 # let through by git itself) meets git's "dubious ownership" refusal, and

@@ -53,6 +53,16 @@ directory.`,
 			ctx, stop := interrupt.Context(context.Background(), os.Stderr)
 			defer stop()
 			root := from
+			if from != "" {
+				// the comparison goes into the --from directory: an --out
+				// taken silently left the recorded directory's report
+				// overwritten by one who asked for it elsewhere
+				for _, name := range []string{"out", "prefix"} {
+					if cmd.Flags().Changed(name) {
+						return fmt.Errorf("--%s is an option of a live run; with --from nothing runs live, and the comparison is written into %s (fidelity.csv, fidelity/, report/)", name, from)
+					}
+				}
+			}
 			if from == "" {
 				if path == "" {
 					return errors.New("give a campaign file, or --from a result directory")
