@@ -171,7 +171,14 @@ type modeCount struct {
 	mode string
 	n, m int
 	ran  bool
+	// unreadable says the mode's results are there but cannot be read
+	// (the section's failures say why): not "not run"
+	unreadable bool
 }
+
+// unreadableText is a mode's cell and count when its results cannot be
+// read.
+const unreadableText = "results unreadable (see the failures)"
 
 func modeName(mode string) string {
 	switch mode {
@@ -190,6 +197,10 @@ func (c paperCounts) line(paper string) string {
 	}
 	var parts []string
 	for _, mc := range c.modes {
+		if mc.unreadable {
+			parts = append(parts, modeName(mc.mode)+" "+unreadableText)
+			continue
+		}
 		if !mc.ran {
 			parts = append(parts, modeName(mc.mode)+" not run")
 			continue
@@ -282,7 +293,9 @@ func headlines(p *report.ReproducedPaper, counts *paperCounts, c *campaign.Campa
 	type modeCheck struct {
 		mode  string
 		ran   bool
-		byRow map[int]*Result
+		byRow map[int]*Result // by the row's index in the table
+		// unreadable: results there that Evaluate could not read
+		unreadable bool
 	}
 	var checks []modeCheck
 	var notes []string
@@ -295,12 +308,11 @@ func headlines(p *report.ReproducedPaper, counts *paperCounts, c *campaign.Campa
 		ch, err := Evaluate(c, t, dir, mode)
 		if err != nil {
 			p.Failures = append(p.Failures, fmt.Sprintf("checking mode %s: %v", mode, err))
-			count.ran = false
-			mc.ran = false
+			count.unreadable, mc.unreadable = true, true
 		} else {
 			ch.OwnRows(c)
 			for i := range ch.Results {
-				mc.byRow[ch.Results[i].Row.Line] = &ch.Results[i]
+				mc.byRow[ch.Results[i].Index] = &ch.Results[i]
 			}
 			count.n, count.m = ch.Counts()
 			if d := ch.directionOnly(); d > 0 && mc.ran {
@@ -324,8 +336,15 @@ func headlines(p *report.ReproducedPaper, counts *paperCounts, c *campaign.Campa
 		cells := []string{}
 		var found []modeText
 		for _, mc := range checks {
-			r := mc.byRow[row.Line]
+			r := mc.byRow[i]
+			if r == nil && mc.unreadable && checkedIn(c, mc.mode, row) && runsRowWorkload(c, mc.mode, row) {
+				// a row of the mode, for all that can be told: its
+				// results are what could not be read
+				r = &Result{Row: row}
+			}
 			switch {
+			case mc.unreadable && r != nil:
+				cells = append(cells, "–", unreadableText)
 			case r == nil:
 				cells = append(cells, "–", "not a row of "+modeName(mc.mode))
 			case !mc.ran:
@@ -354,6 +373,10 @@ func headlines(p *report.ReproducedPaper, counts *paperCounts, c *campaign.Campa
 	h.Notes = append(h.Notes, notes...)
 	var parts []string
 	for _, mc := range counts.modes {
+		if mc.unreadable {
+			parts = append(parts, fmt.Sprintf("%s: %s", modeName(mc.mode), unreadableText))
+			continue
+		}
 		if !mc.ran {
 			parts = append(parts, fmt.Sprintf("%s not run (%d rows)", modeName(mc.mode), mc.m))
 			continue

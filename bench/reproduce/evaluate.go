@@ -19,6 +19,9 @@ import (
 // Result is a row checked against one mode's results.
 type Result struct {
 	Row Row
+	// Index is the row's place in Table.Rows: what tells two rows apart
+	// (two rows of a flow sequence share a line of the file).
+	Index int
 	// Policy and Baseline are the metric over each one's repetitions, in
 	// summary.csv's unit; their texts are the report's ("mean ± 95% CI
 	// half-width").
@@ -194,11 +197,11 @@ func Evaluate(c *campaign.Campaign, t *Table, dir, mode string) (*Check, error) 
 	for _, rs := range c.Runs {
 		inMode = inMode || rs.Mode == mode
 	}
-	for _, row := range t.Rows {
-		if !row.AppliesTo(mode) || row.PolicySet != "" && find(row.PolicySet) == nil || row.BaselineSet != "" && find(row.BaselineSet) == nil {
+	for index, row := range t.Rows {
+		if !checkedIn(c, mode, row) {
 			continue
 		}
-		res := Result{Row: row, Measured: math.NaN(), Outcome: NotMeasured, PolicyText: "–", BaselineText: "–",
+		res := Result{Row: row, Index: index, Measured: math.NaN(), Outcome: NotMeasured, PolicyText: "–", BaselineText: "–",
 			Policy: report.Summarise(nil), Baseline: report.Summarise(nil)}
 		sides := []side{{label: row.Policy, name: row.PolicySet}}
 		if row.Baseline != "" { // a value row has none
@@ -249,6 +252,16 @@ func Evaluate(c *campaign.Campaign, t *Table, dir, mode string) (*Check, error) 
 		ch.Results = append(ch.Results, res)
 	}
 	return ch, nil
+}
+
+// checkedIn says whether Evaluate checks a row in a mode: the row
+// applies to it, and the mode has the run sets it names (a row naming
+// one the mode lacks is another mode's).
+func checkedIn(c *campaign.Campaign, mode string, row Row) bool {
+	has := func(name string) bool {
+		return name == "" || slices.ContainsFunc(c.Runs, func(rs campaign.RunSet) bool { return rs.Mode == mode && rs.Name == name })
+	}
+	return row.AppliesTo(mode) && has(row.PolicySet) && has(row.BaselineSet)
 }
 
 // queueSet is the runs of a policy (its label) in a result set, their
@@ -354,6 +367,11 @@ func measure(res *Result, c *campaign.Campaign, sides []side) {
 				absent = append(absent, run)
 			} else if why := undefinedIn(r, row.Metric); why != "" {
 				empty = append(empty, run+" "+why)
+			} else if row.Input != (report.InputRange{}) && math.IsNaN(r.Values[row.Metric]) {
+				// a share over the maps of an input class none of which
+				// ran (report.LoadInputClassFigures): not a policy's
+				// missing figure, which the value rows' message says
+				empty = append(empty, fmt.Sprintf("%s (no map of input %s ran)", run, row.Input))
 			}
 		}
 		if len(absent) > 0 {
