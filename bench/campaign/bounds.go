@@ -80,6 +80,7 @@ func checkWorkloadNumbers(d *yamlfile.Decoder, wn *yaml.Node, where string) {
 	if n := wm.Node("swim"); n != nil {
 		sm := d.Map(n, where+" swim")
 		nonNegInt(sm, "max_jobs", -1)
+		nonNegInt(sm, "sample_seed", -1) // read as a uint64: -1 would wrap
 		nonNegInt(sm, "max_reducers", workload.MaxTasksPerStage)
 		positive(sm, "scale")
 	}

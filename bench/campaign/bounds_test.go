@@ -26,6 +26,7 @@ func TestCampaignNumberLimits(t *testing.T) {
 		{"generator rate near zero", head + "workload:\n  generator: {name: ml, arrivals: poisson, rate: 1e-300}\n" + runs, "c.yaml:4: workload generator: rate must be at least 1e-09"},
 		{"swim max jobs negative", head + "workload:\n  swim: {trace: t.tsv, max_jobs: -1}\n" + runs, "c.yaml:4: workload swim: max_jobs must not be negative"},
 		{"swim max reducers huge", head + "workload:\n  swim: {trace: t.tsv, max_reducers: 2000000000}\n" + runs, "c.yaml:4: workload swim: max_reducers must be at most 10000000"},
+		{"swim sample seed negative", head + "workload:\n  swim: {trace: t.tsv, sample: 5, sample_seed: -1}\n" + runs, "c.yaml:4: workload swim: sample_seed must not be negative (got -1)"},
 		{"swim scale zero", head + "workload:\n  swim: {trace: t.tsv, scale: 0}\n" + runs, "c.yaml:4: workload swim: scale must be positive"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

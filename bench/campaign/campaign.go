@@ -109,6 +109,9 @@ type WorkloadSpec struct {
 	// not finished are recorded as unfinished (Dawn's "workloads
 	// finished within the 4-hour experiment").
 	Window float64
+	// windowLine is where the campaign gives Window, for the errors of
+	// limits that cut every run of it short (checkWindows).
+	windowLine int
 	// Predicted is a file of predicted sizes and arrivals (datagen
 	// recurring --out-predicted) that an offline planner is told.
 	Predicted string
@@ -499,6 +502,12 @@ func Parse(name string, data []byte) (*Campaign, error) {
 	if d.Err() == nil && len(c.Runs) == 0 {
 		m.Fail("runs", "runs lists nothing to run")
 	}
+	if i := slices.IndexFunc(c.Runs, func(rs RunSet) bool { return rs.Mode == ModeRemote }); i >= 0 && c.Background > 0 && d.Err() == nil {
+		// the simulator takes the share off the links and the emulated
+		// cluster sends it; on a lab nothing would, and its engine would
+		// be told of load that is not there
+		m.Fail("background", "background traffic is made in simulation and on the emulated cluster (mode local), not on a lab cluster: runs[%d] is remote", i)
+	}
 	if m.Has("sweeps") && d.Err() == nil {
 		c.Sweeps = parseSweeps(d, m, c.WorkloadNames(), c.Runs)
 	}
@@ -510,6 +519,9 @@ func Parse(name string, data []byte) (*Campaign, error) {
 	}
 	if d.Err() == nil {
 		checkWriterRacks(d, c)
+	}
+	if d.Err() == nil {
+		checkWindows(d, c)
 	}
 	if err := d.Err(); err != nil {
 		return nil, err
@@ -533,6 +545,43 @@ func checkWriterRacks(d *yamlfile.Decoder, c *Campaign) {
 		if err := rs.writerRacksBeyond(u.Racks); err != nil {
 			d.Fail(rs.writerRacksLine, fmt.Sprintf("runs[%d]", i), "%v", err)
 		}
+	}
+}
+
+// checkWindows refuses a limit shorter than a workload's window, which
+// every run of the workload would hit before its window ends it (the
+// simulator's max_sim_time_s, and for the workloads of live run sets
+// max_run_time): the runs check it too, but only as they start, after
+// the runs before them, and without the campaign's file and line.
+func checkWindows(d *yamlfile.Decoder, c *Campaign) {
+	check := func(name string, w WorkloadSpec) {
+		if w.Window == 0 {
+			return
+		}
+		which, where := "the workload's", "workload"
+		if name != "" {
+			which, where = "workload "+name+"'s", "workloads "+name
+		}
+		if lim := c.Limits.MaxSimTime; lim > 0 && lim < w.Window {
+			d.Fail(w.windowLine, where, "limits: max_sim_time_s %g is below %s window_s %g: every simulated run of it would fail before the window ends it", lim, which, w.Window)
+			return
+		}
+		lim := c.Limits.MaxRunTime
+		if lim <= 0 || lim >= time.Duration(w.Window*float64(time.Second)) {
+			return
+		}
+		for _, rs := range c.Runs {
+			if rs.Mode != ModeSim && (name == "" || slices.Contains(rs.Workloads, name)) {
+				d.Fail(w.windowLine, where, "limits: max_run_time %v is shorter than %s window_s %g: every %s run of it would fail before the window ends it", lim, which, w.Window, rs.Mode)
+				return
+			}
+		}
+	}
+	if !c.Named() {
+		check("", c.Workload)
+	}
+	for _, nw := range c.Workloads {
+		check(nw.Name, nw.Spec)
 	}
 }
 
@@ -598,12 +647,23 @@ func parseWorkload(d *yamlfile.Decoder, n *yaml.Node, where string) WorkloadSpec
 	m.Known("file", "datasets", "predicted", "swim", "coflow", "generator", "window_s")
 	var w WorkloadSpec
 	w.Window = m.Float("window_s")
-	if w.Window < 0 {
+	switch {
+	case w.Window < 0:
 		m.Fail("window_s", "window_s is the experiment's length in seconds of workload time: got %g", w.Window)
+	case w.Window > workload.MaxArrivalS:
+		// a live run's window is a time.Duration, which such a value
+		// overflows into a negative one
+		m.Fail("window_s", "window_s must be at most %g s, the longest arrival time (got %g)", workload.MaxArrivalS, w.Window)
 	}
+	w.windowLine = m.LineOf("window_s")
 	w.File, w.Datasets, w.Predicted = m.Str("file"), m.Str("datasets"), m.Str("predicted")
 	if w.Predicted != "" && w.File == "" {
 		m.Fail("predicted", "predictions go with a workload file; a recurring generator makes its own")
+	}
+	if m.Has("datasets") && w.File == "" && (m.Has("generator") || m.Has("swim") || m.Has("coflow")) {
+		// only a workload file's jobs read a datasets file: the others
+		// make their own, and the file would be silently ignored
+		m.Fail("datasets", "datasets go with a workload file (file:); a generator, swim or coflow workload makes its own")
 	}
 	if gn := m.Node("generator"); gn != nil {
 		if w.File != "" || m.Has("swim") || m.Has("coflow") {
@@ -854,6 +914,15 @@ func parseRunSet(d *yamlfile.Decoder, n *yaml.Node, i int, workloads []string) R
 			m.Fail(k, "%s is an option of an emulated cluster (mode local); the simulator always serves priorities and host NICs, and its compute takes no CPU", k)
 		}
 	}
+	// a lab cluster's keys: elsewhere they would be silently ignored
+	for _, k := range []string{"nats", "credentials", "listen", "member_addr"} {
+		if m.Has(k) && rs.Mode != ModeRemote && rs.Mode != "" {
+			m.Fail(k, "%s is an option of a lab cluster (mode remote): how its coordinator reaches the workers", k)
+		}
+	}
+	if m.Has("network") && rs.Mode == ModeRemote {
+		m.Fail("network", "network is the simulator's rate allocation (mode sim) or the emulated cluster's shaping (mode local): a lab cluster's network is its own")
+	}
 	switch rs.Mode {
 	case ModeSim, ModeLocal:
 	case ModeRemote:
@@ -1092,7 +1161,7 @@ func parseGenerator(d *yamlfile.Decoder, n *yaml.Node, where string) *GeneratorS
 	for _, f := range []struct{ key, gen string }{
 		{"scale_factor", "tpch"}, {"multistage", "tpch"}, {"rounds", "tpch"}, {"window", "tpch recurring"}, {"queries", "tpch"},
 		{"workloads", "ml"}, {"duration", "ml fbtiers"}, {"labels", "ml"},
-		{"size_error", "recurring"}, {"arrival_error", "recurring"}, {"arrival_shift", "recurring"},
+		{"size_error", "recurring"}, {"arrival_error", "recurring"}, {"arrival_shift", "recurring"}, {"set", "recurring"}, {"preset", "mix"},
 		{"jobs", "recurring fbtiers"}, {"task_scale", "recurring"}, {"adhoc", "recurring"}, {"compute_scale", "mix"}, {"output_replicas", "mix recurring"},
 		{"apps", "mix"}, {"max_reducers", "mix"}, {"reduce_bytes", "mix"},
 		{"total_input", "fbtiers"}, {"zipf", "fbtiers"}, {"trace", "fbtiers"},

@@ -77,6 +77,13 @@ func parseSweep(d *yamlfile.Decoder, n *yaml.Node, i int, workloads []string, ru
 		m.Fail("policies", "the baseline %s is among the policies", sw.Baseline)
 		return sw
 	}
+	for i, p := range sw.Policies {
+		if slices.Contains(sw.Policies[:i], p) {
+			// a line each: the second would be drawn over the first
+			m.Fail("policies", "policy %s is listed twice", p)
+			return sw
+		}
+	}
 	pm := d.Map(m.Node("points"), m.Where+" points")
 	keys := pm.Keys()
 	sw.OverRunSets = slices.ContainsFunc(keys, func(k string) bool { return strings.Contains(k, "@") })
