@@ -1,5 +1,6 @@
-// Command bench runs racklab experiments: simulations today; campaigns on
-// the emulated and lab clusters build on it.
+// Command bench runs racklab experiments: simulations, campaigns in
+// simulation, on the emulated cluster and on a lab, their reports, the
+// papers' reproductions and the simulator's fidelity checks.
 package main
 
 import (

@@ -436,7 +436,7 @@ func (ex *executor) runSims(ctx context.Context, sims []Run) error {
 		case slots <- struct{}{}:
 		case <-ctx.Done():
 			wg.Wait()
-			return ctx.Err()
+			return interrupted(ctx.Err(), errs)
 		}
 		wg.Add(1)
 		go func() {
@@ -446,7 +446,24 @@ func (ex *executor) runSims(ctx context.Context, sims []Run) error {
 		}()
 	}
 	wg.Wait()
+	if ctx.Err() != nil {
+		return interrupted(ctx.Err(), errs)
+	}
 	return errors.Join(errs...)
+}
+
+// interrupted is the error of runs stopped by ctx: its error, with the
+// failures of runs that had failed for their own reasons first (a
+// Ctrl-C while waiting for a slot said only "interrupted", and hid
+// them). The runs it stopped say only that.
+func interrupted(ctxErr error, errs []error) error {
+	out := []error{ctxErr}
+	for _, err := range errs {
+		if err != nil && !errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded) {
+			out = append(out, err)
+		}
+	}
+	return errors.Join(out...)
 }
 
 func (ex *executor) bar(r Run) *mpb.Bar {
