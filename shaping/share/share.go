@@ -84,6 +84,7 @@ func Compute(in Input) ([][]float64, error) {
 		h, d, band int
 		res        [3]int
 		want       float64 // demand above the floor
+		wants      bool    // some demand, even one the floor covers
 		floor      float64
 		filled     float64
 		active     bool
@@ -109,6 +110,7 @@ func Compute(in Input) ([][]float64, error) {
 				if b < len(bands) && d < len(bands[b]) {
 					f.want = bands[b][d]
 				}
+				f.wants = f.want > 0
 				flows = append(flows, f)
 			}
 		}
@@ -197,6 +199,16 @@ func Compute(in Input) ([][]float64, error) {
 				}
 				return
 			}
+			if inc <= 0 {
+				// what is left of a link is too small to split among
+				// its flows (a capacity near the smallest float, whose
+				// floors and epsilon round to 0): none can grow, and
+				// another round would change nothing, for ever
+				for i := range flows {
+					flows[i].active = false
+				}
+				return
+			}
 			for i := range flows {
 				f := &flows[i]
 				if !f.active {
@@ -229,7 +241,7 @@ func Compute(in Input) ([][]float64, error) {
 		for b := range max(nb, 1) {
 			for i := range flows {
 				f := &flows[i]
-				f.active = f.band == b && f.want > 0 && !math.IsInf(f.filled, 1) && !math.IsInf(f.floor, 1) && !full(f)
+				f.active = f.band == b && f.wants && !math.IsInf(f.filled, 1) && !math.IsInf(f.floor, 1) && !full(f)
 				if f.active {
 					f.want = math.Inf(1)
 				}

@@ -9,6 +9,7 @@ import (
 	"net"
 	"sort"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -26,6 +27,50 @@ type Meta struct {
 	Role     string `json:"role"`
 	Rack     string `json:"rack,omitempty"`
 	DataAddr string `json:"data,omitempty"`
+}
+
+// check refuses metadata that is not a member's as racklab gossips it:
+// an unknown role, a worker without a rack or a data address, a data
+// address that is not IP:port. Peers gossip their own metadata, so any
+// process that reaches memberlist's port can claim anything.
+func (m Meta) check() error {
+	switch m.Role {
+	case RoleWorker:
+		if strings.TrimSpace(m.Rack) == "" {
+			return fmt.Errorf("worker with rack %q: a worker needs a rack", m.Rack)
+		}
+		if m.DataAddr == "" {
+			return errors.New("worker without a data address")
+		}
+	case RoleCoordinator:
+	default:
+		return fmt.Errorf("role %q, want %q or %q", m.Role, RoleWorker, RoleCoordinator)
+	}
+	if m.DataAddr != "" {
+		host, port, err := net.SplitHostPort(m.DataAddr)
+		if err != nil {
+			return fmt.Errorf("data address %q: %w", m.DataAddr, err)
+		}
+		if net.ParseIP(host) == nil {
+			return fmt.Errorf("data address %q: %q is not an IP address", m.DataAddr, host)
+		}
+		if n, err := strconv.ParseUint(port, 10, 16); err != nil || n == 0 {
+			return fmt.Errorf("data address %q: port %q, want 1..65535", m.DataAddr, port)
+		}
+	}
+	return nil
+}
+
+// parseMeta decodes and checks a member's gossiped metadata.
+func parseMeta(b []byte) (Meta, error) {
+	var m Meta
+	if err := json.Unmarshal(b, &m); err != nil {
+		return Meta{}, fmt.Errorf("metadata %.64q: %w", b, err)
+	}
+	if err := m.check(); err != nil {
+		return Meta{}, fmt.Errorf("metadata %.64q: %w", b, err)
+	}
+	return m, nil
 }
 
 // Peer is a live member as this agent sees it.
@@ -54,7 +99,12 @@ const (
 	Updated
 )
 
-func (k EventKind) String() string { return [...]string{"joined", "left", "updated"}[k] }
+func (k EventKind) String() string {
+	if names := [...]string{"joined", "left", "updated"}; int(k) < len(names) {
+		return names[k]
+	}
+	return "event(" + strconv.Itoa(int(k)) + ")"
+}
 
 // Event is a change of membership.
 type Event struct {
@@ -80,9 +130,13 @@ type Agent struct {
 	events chan Event
 	meta   []byte
 	name   string
+	logger *log.Logger
 
 	mu    sync.Mutex
 	peers map[string]Peer
+	// left is set by Leave: memberlist panics on a second Leave, and a
+	// shut-down member can still dial, so that Join would succeed
+	left bool
 	// onMessage gets each user message (see Send); nil drops them
 	onMessage func([]byte)
 }
@@ -91,6 +145,13 @@ type Agent struct {
 func Start(cfg Config) (*Agent, error) {
 	if cfg.Name == "" {
 		return nil, errors.New("members: a name is required")
+	}
+	// the others would refuse it (see Meta.check): say so here
+	if err := cfg.Meta.check(); err != nil {
+		return nil, fmt.Errorf("members: %s: %w", cfg.Name, err)
+	}
+	if cfg.ProbeInterval < 0 {
+		return nil, fmt.Errorf("members: %s: probe interval %v is negative", cfg.Name, cfg.ProbeInterval)
 	}
 	meta, err := json.Marshal(cfg.Meta)
 	if err != nil {
@@ -113,6 +174,12 @@ func Start(cfg Config) (*Agent, error) {
 	// few cores: give a busy peer time to answer before suspecting it.
 	mc.ProbeTimeout = 500 * time.Millisecond
 	mc.SuspicionMult = 3
+	// A worker that crashed and restarts under the same name comes back
+	// on another port (--member-port 0): once its old self is declared
+	// dead, let the name move to the new address at once, not after
+	// memberlist forgets the dead (GossipToTheDeadTime, 15 s), during
+	// which the new one would be refused as a conflict.
+	mc.DeadNodeReclaimTime = time.Nanosecond
 	// Small clusters: a broadcast is retransmitted only about
 	// RetransmitMult*log10(n+1) times, to random members, so with few
 	// members a join can miss someone until the next push-pull. Send more,
@@ -126,6 +193,7 @@ func Start(cfg Config) (*Agent, error) {
 	} else {
 		mc.Logger = log.New(io.Discard, "", 0)
 	}
+	a.logger = mc.Logger
 	list, err := memberlist.Create(mc)
 	if err != nil {
 		return nil, fmt.Errorf("members: start %s on %s:%d: %w", cfg.Name, cfg.BindAddr, cfg.BindPort, err)
@@ -142,6 +210,9 @@ func (a *Agent) Addr() string {
 
 // Join contacts existing members; it succeeds if any answers.
 func (a *Agent) Join(addrs []string) error {
+	if a.hasLeft() {
+		return fmt.Errorf("members: %s has left: it cannot join %v", a.name, addrs)
+	}
 	if len(addrs) == 0 {
 		return nil
 	}
@@ -167,8 +238,16 @@ func (a *Agent) Peers() []Peer {
 	return out
 }
 
-// Leave announces departure and stops the agent.
+// Leave announces departure and stops the agent. Leaving again does
+// nothing.
 func (a *Agent) Leave(timeout time.Duration) error {
+	a.mu.Lock()
+	left := a.left
+	a.left = true
+	a.mu.Unlock()
+	if left {
+		return nil
+	}
 	err := a.list.Leave(timeout)
 	if serr := a.list.Shutdown(); err == nil {
 		err = serr
@@ -176,26 +255,45 @@ func (a *Agent) Leave(timeout time.Duration) error {
 	return err
 }
 
-func (a *Agent) peerOf(n *memberlist.Node) (Peer, bool) {
+func (a *Agent) hasLeft() bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.left
+}
+
+func (a *Agent) peerOf(n *memberlist.Node) (Peer, error) {
 	p := Peer{Name: n.Name, Addr: net.JoinHostPort(n.Addr.String(), strconv.Itoa(int(n.Port)))}
-	if err := json.Unmarshal(n.Meta, &p.Meta); err != nil {
-		return p, false
-	}
-	return p, true
+	var err error
+	p.Meta, err = parseMeta(n.Meta)
+	return p, err
 }
 
 func (a *Agent) note(kind EventKind, n *memberlist.Node) {
 	if n.Name == a.name {
 		return
 	}
-	p, ok := a.peerOf(n)
-	if !ok {
-		return // not one of ours: bad metadata
-	}
+	p, err := a.peerOf(n)
 	a.mu.Lock()
-	if kind == Left {
+	old, known := a.peers[n.Name]
+	switch {
+	case err != nil:
+		// not one of ours, or no longer: if it was a peer, it is gone
+		// (its leaving, with this metadata, would be refused too)
+		if kind != Left {
+			a.logger.Printf("[WARN] members: member %s at %s refused: %v", p.Name, p.Addr, err)
+		}
+		if !known {
+			a.mu.Unlock()
+			return
+		}
+		kind, p = Left, old
 		delete(a.peers, p.Name)
-	} else {
+	case kind == Left:
+		delete(a.peers, p.Name)
+	default:
+		if !known {
+			kind = Joined // its metadata was refused until now
+		}
 		a.peers[p.Name] = p
 	}
 	a.mu.Unlock()
@@ -222,16 +320,18 @@ const maxDatagram = 1200
 // one best-effort UDP packet, or over TCP if it is too large for one.
 // Errors name the members that could not be sent to.
 func (a *Agent) Send(msg []byte, want func(Peer) bool) error {
+	if a.hasLeft() {
+		return fmt.Errorf("members: %s has left: not sending", a.name)
+	}
 	var errs []error
 	for _, n := range a.list.Members() {
 		if n.Name == a.name {
 			continue
 		}
-		p, ok := a.peerOf(n)
-		if !ok || (want != nil && !want(p)) {
+		p, err := a.peerOf(n)
+		if err != nil || (want != nil && !want(p)) {
 			continue
 		}
-		var err error
 		if len(msg) <= maxDatagram {
 			err = a.list.SendBestEffort(n, msg)
 		} else {
