@@ -1006,8 +1006,12 @@ func (s *Sim) sample() error {
 		s.net.settleRes(s.now, up)
 		s.net.settleRes(s.now, down)
 		if dt > 0 {
-			smpUp[r] = (up.bytes - s.lastUp[r]) / dt / up.capacity
-			smpDown[r] = (down.bytes - s.lastDown[r]) / dt / down.capacity
+			// a share of the link's nominal capacity, as the live
+			// driver's samples (live.kernelUtilisation): the simulated
+			// link's capacity is what the background leaves of it
+			keep := 1 - s.opt.Background
+			smpUp[r] = (up.bytes - s.lastUp[r]) / dt / up.capacity * keep
+			smpDown[r] = (down.bytes - s.lastDown[r]) / dt / down.capacity * keep
 		}
 		s.lastUp[r], s.lastDown[r] = up.bytes, down.bytes
 	}
