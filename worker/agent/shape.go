@@ -261,8 +261,12 @@ type demandMsg struct {
 	Host string `json:"h"`
 	Rack string `json:"r"`
 	// Seq orders one host's messages: an older one arriving late is
-	// dropped.
+	// dropped. Epoch is when the sending process started sharing: a
+	// worker restarted under its name counts Seq from 1 again, and its
+	// new epoch says its messages are the newest (they were dropped
+	// until its Seq passed its old self's).
 	Seq         uint64  `json:"s"`
+	Epoch       int64   `json:"e,omitempty"`
 	UplinkBps   float64 `json:"u,omitempty"`
 	DownlinkBps float64 `json:"d,omitempty"`
 	NICBps      float64 `json:"n,omitempty"`
@@ -281,6 +285,53 @@ type demandMsg struct {
 
 const demandKind = "demand"
 
+// check refuses a demand message no worker sends: rates that are not
+// finite and ≥ 0, demands that are neither that nor -1 (backlogged),
+// empty rack names, more racks than an emulated or lab cluster has
+// (each named rack becomes a class on every worker). A peer's bad value
+// would otherwise stop every worker's sharing (share.Compute refuses
+// its input) or grow their classes without bound.
+func (m *demandMsg) check() error {
+	for _, r := range []struct {
+		what string
+		v    float64
+	}{{"uplink", m.UplinkBps}, {"downlink", m.DownlinkBps}, {"NIC", m.NICBps}} {
+		if !(r.v >= 0) || math.IsInf(r.v, 0) {
+			return fmt.Errorf("%s rate %v", r.what, r.v)
+		}
+	}
+	if m.Rack == "" {
+		return errors.New("no rack")
+	}
+	demand := func(v float64) bool { return v == share.Backlogged || v >= 0 && !math.IsInf(v, 0) }
+	racks := map[string]bool{m.Rack: true}
+	for _, d := range []map[string]float64{m.Demand, m.RxDemand} {
+		for r, v := range d {
+			if r == "" || !demand(v) {
+				return fmt.Errorf("demand %v toward rack %q", v, r)
+			}
+			racks[r] = true
+		}
+	}
+	for _, b := range []map[string][]float64{m.Bands, m.RxBands} {
+		for r, vs := range b {
+			if r == "" || len(vs) > int(shaping.NumPriorities) {
+				return fmt.Errorf("%d bands toward rack %q", len(vs), r)
+			}
+			for _, v := range vs {
+				if !demand(v) {
+					return fmt.Errorf("band demand %v toward rack %q", v, r)
+				}
+			}
+			racks[r] = true
+		}
+	}
+	if len(racks) > shaping.MaxRacks {
+		return fmt.Errorf("%d racks, more than a cluster has (%d)", len(racks), shaping.MaxRacks)
+	}
+	return nil
+}
+
 // heardDemand is the last demand heard from a host, and when.
 type heardDemand struct {
 	msg demandMsg
@@ -297,9 +348,11 @@ type sharer struct {
 
 	heardMu sync.Mutex
 	heard   map[string]heardDemand
+	refused map[string]string // host → why its last message was refused
 
 	// the loop's own state
 	seq          uint64
+	epoch        int64 // demandMsg.Epoch
 	prev, prevRx map[int]shaping.ClassCounters
 	// the priority leaves' counters, with priorities
 	prevLeaves, prevRxLeaves map[int][shaping.NumPriorities]shaping.ClassCounters
@@ -326,7 +379,7 @@ func (s *shaper) startSharing(m *members.Agent, host string, cfg ShareConfig, pr
 		return errors.Join(err, rx.Close())
 	}
 	sh := &sharer{s: s, m: m, host: host, cfg: cfg, problem: problem, heard: map[string]heardDemand{},
-		quit: make(chan struct{}), done: make(chan struct{})}
+		refused: map[string]string{}, epoch: time.Now().UnixNano(), quit: make(chan struct{}), done: make(chan struct{})}
 	s.mu.Lock()
 	// until the first share, a receive class may take the whole downlink
 	s.rx, s.rxRate = rx, cfg.DownlinkBps
@@ -369,10 +422,23 @@ func (sh *sharer) receive(b []byte) {
 	if err := json.Unmarshal(b, &d); err != nil || d.Kind != demandKind || d.Host == "" || d.Host == sh.host {
 		return // not a demand message of a peer
 	}
+	err := d.check()
 	sh.heardMu.Lock()
 	defer sh.heardMu.Unlock()
-	if old, ok := sh.heard[d.Host]; ok && old.msg.Seq >= d.Seq {
+	if err != nil {
+		// said once per host and reason: a bad peer sends every interval
+		if msg := err.Error(); sh.refused[d.Host] != msg {
+			if sh.refused == nil {
+				sh.refused = map[string]string{}
+			}
+			sh.refused[d.Host] = msg
+			sh.problem("demand sharing: a message from %s refused: %v", d.Host, err)
+		}
 		return
+	}
+	delete(sh.refused, d.Host)
+	if old, ok := sh.heard[d.Host]; ok && (d.Epoch < old.msg.Epoch || d.Epoch == old.msg.Epoch && old.msg.Seq >= d.Seq) {
+		return // older than what this host said last
 	}
 	sh.heard[d.Host] = heardDemand{msg: d, at: time.Now()}
 }
@@ -393,7 +459,7 @@ func (sh *sharer) step(now time.Time) error {
 		dt = now.Sub(sh.prevAt).Seconds()
 	}
 	sh.seq++
-	own := demandMsg{Kind: demandKind, Host: sh.host, Rack: sh.s.rack, Seq: sh.seq,
+	own := demandMsg{Kind: demandKind, Host: sh.host, Rack: sh.s.rack, Seq: sh.seq, Epoch: sh.epoch,
 		UplinkBps: sh.cfg.UplinkBps, DownlinkBps: sh.cfg.DownlinkBps, NICBps: sh.cfg.NICBps}
 	sh.s.mu.Lock()
 	own.Demand = demands(cs, sh.prev, dt, sh.s.names, sh.s.rateOf)

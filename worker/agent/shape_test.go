@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -145,6 +146,60 @@ func TestReceiveKeepsTheNewest(t *testing.T) {
 	sh.receive([]byte("not json"))
 	if len(sh.heard) != 1 || sh.heard["p"].msg.Demand["r0"] != 1 {
 		t.Errorf("heard %+v", sh.heard)
+	}
+}
+
+// A worker restarted under its name counts Seq from 1 again: its new
+// epoch makes its messages the newest (they were dropped until its Seq
+// passed its old self's, and its demand ignored meanwhile).
+func TestReceiveTakesARestartedPeer(t *testing.T) {
+	sh := &sharer{host: "me", heard: map[string]heardDemand{}}
+	for _, m := range []demandMsg{
+		{Kind: demandKind, Host: "p", Rack: "r1", Epoch: 100, Seq: 500, Demand: map[string]float64{"r0": 1}},
+		{Kind: demandKind, Host: "p", Rack: "r1", Epoch: 200, Seq: 1, Demand: map[string]float64{"r0": 2}},
+		{Kind: demandKind, Host: "p", Rack: "r1", Epoch: 100, Seq: 501, Demand: map[string]float64{"r0": 3}}, // its old self, late
+	} {
+		b, err := json.Marshal(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sh.receive(b)
+	}
+	if got := sh.heard["p"].msg; got.Epoch != 200 || got.Demand["r0"] != 2 {
+		t.Errorf("heard %+v, want the restarted peer's message", got)
+	}
+}
+
+// A message no worker sends is refused, said once per host and reason:
+// a negative NIC rate made share.Compute refuse every worker's input at
+// every interval (demand sharing stopped cluster-wide), and each new
+// rack name became a class on every worker.
+func TestReceiveRefusesBadDemand(t *testing.T) {
+	var said []string
+	sh := &sharer{host: "me", heard: map[string]heardDemand{}, problem: func(format string, args ...any) { said = append(said, fmt.Sprintf(format, args...)) }}
+	many := map[string]float64{}
+	for i := range 300 {
+		many[fmt.Sprintf("x%d", i)] = 1
+	}
+	for _, m := range []demandMsg{
+		{Kind: demandKind, Host: "p", Rack: "r1", Seq: 1, NICBps: -1},
+		{Kind: demandKind, Host: "p", Rack: "r1", Seq: 2, NICBps: -1},
+		{Kind: demandKind, Host: "q", Rack: "r1", Seq: 1, Demand: map[string]float64{"r0": -2}},
+		{Kind: demandKind, Host: "q", Rack: "r1", Seq: 2, Bands: map[string][]float64{"r0": {1, 2, 3, 4, 5, 6, 7, 8, 9}}},
+		{Kind: demandKind, Host: "s", Rack: "r1", Seq: 1, Demand: many},
+		{Kind: demandKind, Host: "u", Seq: 1},
+	} {
+		b, err := json.Marshal(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sh.receive(b)
+	}
+	if len(sh.heard) != 0 {
+		t.Errorf("heard %+v", sh.heard)
+	}
+	if len(said) != 5 || !strings.Contains(said[0], "a message from p refused: NIC rate -1") {
+		t.Errorf("said %q", said)
 	}
 }
 
