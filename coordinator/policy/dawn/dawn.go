@@ -471,6 +471,9 @@ func (p *Policy) unaware(ctx *engine.Context, h cluster.HostID) {
 				t, _, ok = ctx.PickMap(j.ID, h, engine.NodeLocal)
 			}
 			if !ok {
+				t, ok = localNowhere(ctx, j)
+			}
+			if !ok {
 				continue
 			}
 			if _, err := ctx.Launch(t, h, engine.LaunchOptions{Note: engine.DecisionNote{Reason: ReasonUnaware}}); err != nil {
@@ -483,6 +486,26 @@ func (p *Policy) unaware(ctx *engine.Context, h cluster.HostID) {
 			return
 		}
 	}
+}
+
+// localNowhere is a pending map of the job with no live replica (the
+// task of an empty input, or a block of a parent's empty output): it is
+// node-local on no host, so the node-local rule alone left it waiting
+// for ever, every slot idle, until the run stalled. Any host is as good
+// for it; a map with a replica still waits for a host holding it.
+func localNowhere(ctx *engine.Context, j *engine.Job) (engine.TaskRef, bool) {
+	for _, st := range j.Stages {
+		if st.Pending == 0 || st.Spec.Kind != workload.Map {
+			continue
+		}
+		for i := range st.Tasks {
+			t := engine.TaskRef{Job: j.ID, Stage: int16(st.Index), Index: int32(i)}
+			if st.Tasks[i].State == engine.TaskPending && len(ctx.Replicas(t)) == 0 && ctx.CanRun(t) {
+				return t, true
+			}
+		}
+	}
+	return engine.TaskRef{}, false
 }
 
 // Inspect shows the dependency detector's output and each planned job's

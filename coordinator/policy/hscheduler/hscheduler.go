@@ -146,6 +146,12 @@ func (p *Policy) assign(ctx *engine.Context, h cluster.HostID) (launched, offSwi
 		if t, ok := ctx.NextPendingShuffle(j.ID); ok {
 			return p.launch(ctx, t, h, nil, tierpick.NoPref), true // a reducer asks at "*" only
 		}
+		if ctx.FreeMapSlots(h) == 0 {
+			// h's reduce pool is on offer and its map pool is full: the
+			// index lists maps whatever the pool, and a map launched here
+			// was refused as a full host, ending the offer
+			continue
+		}
 		allowed := p.Wait.Allowed(j.ID, ctx.Now())
 		t, c, ok := p.best(ctx, j.ID, h, allowed)
 		if !ok {

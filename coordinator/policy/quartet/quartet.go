@@ -132,6 +132,12 @@ func (p *Policy) assign(ctx *engine.Context, h cluster.HostID) (launched, offSwi
 		if t, ok := ctx.NextPendingShuffle(j.ID); ok {
 			return p.launch(ctx, j.ID, t, h, engine.Remote) // a reducer: asked for at "*" only; the RM's gate is for maps
 		}
+		if ctx.FreeMapSlots(h) == 0 {
+			// h's reduce pool is on offer and its map pool is full: the
+			// index lists maps whatever the pool, and a map launched here
+			// was refused as a full host, ending the offer
+			continue
+		}
 		c := p.candidates(ctx, j.ID, h)
 		if !c.any() {
 			continue // no runnable map
