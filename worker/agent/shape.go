@@ -303,7 +303,8 @@ func (m *demandMsg) check() error {
 	if m.Rack == "" {
 		return errors.New("no rack")
 	}
-	demand := func(v float64) bool { return v == share.Backlogged || v >= 0 && !math.IsInf(v, 0) }
+	// on the wire a backlogged demand is -1 (JSON has no +Inf)
+	demand := func(v float64) bool { return v == -1 || v >= 0 && !math.IsInf(v, 0) }
 	racks := map[string]bool{m.Rack: true}
 	for _, d := range []map[string]float64{m.Demand, m.RxDemand} {
 		for r, v := range d {

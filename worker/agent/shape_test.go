@@ -129,7 +129,8 @@ func TestShareInput(t *testing.T) {
 }
 
 // A peer's older message, arriving after a newer one, is dropped; so are
-// our own and other kinds of messages.
+// our own and other kinds of messages. A backlogged demand (-1 on the
+// wire) is a demand: refused as an impossible one, it stopped sharing.
 func TestReceiveKeepsTheNewest(t *testing.T) {
 	sh := &sharer{host: "me", heard: map[string]heardDemand{}}
 	send := func(m demandMsg) {
@@ -139,7 +140,7 @@ func TestReceiveKeepsTheNewest(t *testing.T) {
 		}
 		sh.receive(b)
 	}
-	send(demandMsg{Kind: demandKind, Host: "p", Rack: "r1", Seq: 5, Demand: map[string]float64{"r0": 1}})
+	send(demandMsg{Kind: demandKind, Host: "p", Rack: "r1", Seq: 5, Demand: map[string]float64{"r0": 1, "r2": -1}, Bands: map[string][]float64{"r0": {0, -1}}})
 	send(demandMsg{Kind: demandKind, Host: "p", Rack: "r1", Seq: 4, Demand: map[string]float64{"r0": 2}})
 	send(demandMsg{Kind: demandKind, Host: "me", Rack: "r0", Seq: 9})
 	send(demandMsg{Kind: "other", Host: "q", Seq: 1})
