@@ -749,5 +749,4 @@ func TestPoliciesOnOddInputs(t *testing.T) {
 var robustKnownRejections = map[string]string{
 	"pushbox": "on hosts with a reduce pool, localityPick takes a map during the reduce pool's offer, and arrival() picks hosts by the free slots of the pool on offer, not of the task's kind: full host",
 	"neat":    "arrivals() picks hosts by the free slots of the pool on offer (all of a split host's slots during a one-pool host's offer), not of the task's kind: full host",
-	"trident": "a stage's matching launches every reducer CanRun admitted one by one; the early-shuffle limit refuses the first over it, and the round stops there (policy.go matchOnce)",
 }

@@ -351,9 +351,14 @@ func (p *Policy) matchOnce(ctx *engine.Context, job engine.JobID, stage int, lim
 				opt.Source = &src
 			}
 		}
+		if !isMap && ctx.HeldByEarlyLimit(p.refs[a.Task]) {
+			// the early-shuffle limit, reached by the reducers this round
+			// launched, holds the rest too: asked for, each was refused,
+			// and counted in rejected_actions as a policy's mistake
+			break
+		}
 		if _, err := ctx.Launch(p.refs[a.Task], h, opt); err != nil {
-			// the engine counted the refusal; a reducer refused by the
-			// early-shuffle limit means the rest would be refused too
+			// the engine counted the refusal
 			if !isMap {
 				break
 			}
