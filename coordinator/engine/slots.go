@@ -45,6 +45,20 @@ func (c *Context) FreeMapSlots(h cluster.HostID) int { return c.e.freeOf(h, MapS
 // generic task may take: its reduce pool, or its one pool.
 func (c *Context) FreeReduceSlots(h cluster.HostID) int { return c.e.freeOf(h, ReduceSlot) }
 
+// FreeSlotsFor is the number of free slots of host h task t may take:
+// those of the pool its kind runs in (FreeMapSlots or FreeReduceSlots),
+// whatever pool is on offer; 0 for a task that does not exist. A policy
+// that places a task on a host other than the one on offer asks this,
+// not FreeSlots: during a one-pool host's offer FreeSlots of a host with
+// split pools counts both its pools.
+func (c *Context) FreeSlotsFor(h cluster.HostID, t TaskRef) int {
+	_, st, _, ok := c.e.lookup(t)
+	if !ok || int(h) < 0 || int(h) >= len(c.e.hosts) {
+		return 0
+	}
+	return c.e.freeOf(h, c.e.poolOf(h, st.Spec.Kind))
+}
+
 // freeOf is host h's free slots of a pool. A host with one pool answers
 // with it for every kind; AnySlot asks for every free slot of the host.
 func (e *Engine) freeOf(h cluster.HostID, k SlotKind) int {

@@ -746,7 +746,4 @@ func TestPoliciesOnOddInputs(t *testing.T) {
 // robustKnownRejections are the policies whose runs may have actions
 // rejected, and why: found by this test, not fixed because the fix moves
 // the rejected_actions column of published runs or is not small.
-var robustKnownRejections = map[string]string{
-	"pushbox": "on hosts with a reduce pool, localityPick takes a map during the reduce pool's offer, and arrival() picks hosts by the free slots of the pool on offer, not of the task's kind: full host",
-	"neat":    "arrivals() picks hosts by the free slots of the pool on offer (all of a split host's slots during a one-pool host's offer), not of the task's kind: full host",
-}
+var robustKnownRejections = map[string]string{}

@@ -169,8 +169,8 @@ func (p *Policy) arrivals(ctx *engine.Context) {
 			best, bestPred, bestOwn := cluster.HostID(-1), 0.0, 0.0
 			for h := range hosts {
 				id := cluster.HostID(h)
-				if !ctx.Alive(id) || ctx.FreeSlots(id) == 0 {
-					continue
+				if !ctx.Alive(id) || ctx.FreeSlotsFor(id, t) == 0 {
+					continue // a host with split pools may have slots, but not of t's kind
 				}
 				pred, own := p.predict(ctx, t, id, v, p.ahead(ctx, id, v.class))
 				if best < 0 || pred < bestPred || (pred == bestPred && own < bestOwn) {

@@ -280,11 +280,14 @@ type machineKey struct {
 // arrival is Algorithm 3 for one stage's waiting tasks.
 func (p *Policy) arrival(ctx *engine.Context, j *engine.Job, stage int) {
 	topo := ctx.Topology()
+	// the stage's tasks take the pool of its kind: a host with split
+	// pools may have free slots, but not of that one
+	kindOf := engine.TaskRef{Job: j.ID, Stage: int16(stage)}
 	for j.Stages[stage].Pending > 0 {
 		p.machines = p.machines[:0]
 		for h := range topo.Hosts {
 			id := cluster.HostID(h)
-			if ctx.Alive(id) && ctx.FreeSlots(id) > 0 {
+			if ctx.Alive(id) && ctx.FreeSlotsFor(id, kindOf) > 0 {
 				p.machines = append(p.machines, machineKey{h: id, dtt: p.dataTransferTime(ctx, id), inputs: len(p.hosts[h].inputs)})
 			}
 		}

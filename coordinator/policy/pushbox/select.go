@@ -149,10 +149,10 @@ func (p *Policy) localityPick(ctx *engine.Context, j *engine.Job, stage int, si 
 	var found [engine.NumLocalities]bool
 	st := j.Stages[stage]
 	for i := range st.Tasks {
-		if st.Tasks[i].State != engine.TaskPending {
-			continue
-		}
 		t := engine.TaskRef{Job: j.ID, Stage: int16(stage), Index: int32(i)}
+		if st.Tasks[i].State != engine.TaskPending || !ctx.CanRun(t) {
+			continue // not waiting, or not for the pool on offer
+		}
 		level := engine.Remote
 		if st.Tasks[i].Block < 0 {
 			level = engine.NodeLocal // no input: local anywhere
