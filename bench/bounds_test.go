@@ -52,11 +52,7 @@ func TestFlagLimits(t *testing.T) {
 		{"local max run time", append(local, "--max-run-time", "-1s"), "--max-run-time must be positive"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			cmd := rootCmd()
-			cmd.SetOut(&bytes.Buffer{})
-			cmd.SetErr(&bytes.Buffer{})
-			cmd.SetArgs(tc.args)
-			err := cmd.Execute()
+			_, err := execBench(tc.args...)
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Errorf("bench %s: error\n  %v\nwant\n  %s", strings.Join(tc.args, " "), err, tc.want)
 			}

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"os"
 	"path/filepath"
 	"strings"
@@ -56,11 +55,7 @@ func TestFlagRefusals(t *testing.T) {
 			"--out is an option of a live run; with --from nothing runs live, and the comparison is written into " + dir},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			cmd := rootCmd()
-			cmd.SetOut(&bytes.Buffer{})
-			cmd.SetErr(&bytes.Buffer{})
-			cmd.SetArgs(tc.args)
-			err := cmd.Execute()
+			_, err := execBench(tc.args...)
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Errorf("bench %s: error\n  %v\nwant\n  %s", strings.Join(tc.args, " "), err, tc.want)
 			}
