@@ -28,6 +28,11 @@ type Policy struct {
 	// Balanced counts Algorithm 3's additions (Fig. 15).
 	Balanced int
 	mon      netmon.Monitor // §2.4's window over the driver's measurements
+	// replicated marks the map stages the unaware mode found to have a
+	// replica for every task (localNowhere scans them no more): replicas
+	// of a released stage's input only vanish with a host, and HostLost
+	// forgets the marks
+	replicated map[stageRef]bool
 
 	// scratch, reused across calls
 	active []*engine.Job
@@ -137,6 +142,7 @@ func (p *Policy) NetworkMeasured(ctx *engine.Context) { p.mon.Add(ctx.Now(), ctx
 // Algorithm 2 next runs, and a map stage only if the host held a replica
 // of its input (max_map); racks balancing added go with the old plan.
 func (p *Policy) HostLost(_ *engine.Context, h cluster.HostID) {
+	clear(p.replicated)
 	for i := range p.plans {
 		pl := &p.plans[i]
 		if pl.stage < 0 || pl.kind == mapLike && pl.byHost[h] == 0 {
@@ -471,7 +477,7 @@ func (p *Policy) unaware(ctx *engine.Context, h cluster.HostID) {
 				t, _, ok = ctx.PickMap(j.ID, h, engine.NodeLocal)
 			}
 			if !ok {
-				t, ok = localNowhere(ctx, j)
+				t, ok = p.localNowhere(ctx, j)
 			}
 			if !ok {
 				continue
@@ -492,17 +498,31 @@ func (p *Policy) unaware(ctx *engine.Context, h cluster.HostID) {
 // task of an empty input, or a block of a parent's empty output): it is
 // node-local on no host, so the node-local rule alone left it waiting
 // for ever, every slot idle, until the run stalled. Any host is as good
-// for it; a map with a replica still waits for a host holding it.
-func localNowhere(ctx *engine.Context, j *engine.Job) (engine.TaskRef, bool) {
+// for it; a map with a replica still waits for a host holding it. A
+// stage found with a replica for every task is not scanned again (the
+// scan ran at every offer a host had no node-local map for).
+func (p *Policy) localNowhere(ctx *engine.Context, j *engine.Job) (engine.TaskRef, bool) {
 	for _, st := range j.Stages {
-		if st.Pending == 0 || st.Spec.Kind != workload.Map {
+		key := stageRef{j.ID, st.Index}
+		if st.Pending == 0 || st.Spec.Kind != workload.Map || p.replicated[key] {
 			continue
 		}
+		every := true
 		for i := range st.Tasks {
 			t := engine.TaskRef{Job: j.ID, Stage: int16(st.Index), Index: int32(i)}
-			if st.Tasks[i].State == engine.TaskPending && len(ctx.Replicas(t)) == 0 && ctx.CanRun(t) {
+			if len(ctx.Replicas(t)) > 0 {
+				continue
+			}
+			every = false
+			if st.Tasks[i].State == engine.TaskPending && ctx.CanRun(t) {
 				return t, true
 			}
+		}
+		if every {
+			if p.replicated == nil {
+				p.replicated = map[stageRef]bool{}
+			}
+			p.replicated[key] = true
 		}
 	}
 	return engine.TaskRef{}, false
