@@ -6,8 +6,9 @@ import (
 	"testing"
 )
 
-// These two were faults of the local update found by a mutation audit
-// (2026-11-29) and fixed since: each fails if its fix is removed.
+// Faults of the local update found by a mutation audit (2026-11-29) and
+// by the property tests of network_props_test.go (2026-11-30), fixed
+// since: each fails if its fix is removed.
 
 // A flow of a higher class that starts on a full link takes it from every
 // lower-class flow there, also one held elsewhere. Link 0 (100 B/s)
@@ -103,4 +104,52 @@ func TestFullPassIsExactAfterLocalUpdates(t *testing.T) {
 			}
 		}
 	}
+}
+
+// A new flow that makes a link a bottleneck re-shares the link's flows
+// (recompute's doc: "the flows of every changed resource that is a
+// bottleneck (saturated before the change, or made so by a new flow)").
+// Link 0 (100 B/s) carries A, held at 70 by link 1 (70 B/s). N starts on
+// link 0 and on link 2 (100 B/s), where nine flows run at 1 B/s each
+// (held by link 3, 9 B/s). Max-min: A and N rise together until link 0
+// fills at 50 each (link 1 would let A reach 70, link 2 N 91). The
+// update guessed N's share as link 2's 100/10 = 10 (capacity over flows),
+// so link 0 (70 + 10) did not look tight: only N was re-shared, on the 30
+// A leaves, and the update gave A 70 and N 30 until the next full pass.
+// The guess is now the level N fills each link to (network.level): 50 on
+// link 0, 91 on link 2.
+func TestLocalUpdateNewFlowMakesALinkTheBottleneck(t *testing.T) {
+	n := newNetwork([]float64{100, 70, 100, 9})
+	a := n.add(0, []int32{0, 1}, 1e6, 0, nil)
+	var held []*flow
+	for i := 0; i < 9; i++ {
+		held = append(held, n.add(0, []int32{2, 3}, 1e6, 0, nil))
+	}
+	n.recompute(0, true)
+	wantRates(t, "before", []*flow{a, held[0]}, 70, 1)
+	nf := n.add(1, []int32{0, 2}, 1e6, 0, nil)
+	n.recompute(1, false)
+	checkFeasible(t, n)
+	wantRates(t, "after N starts (local update)", []*flow{a, nf, held[0]}, 50, 50, 1)
+}
+
+// The same where the new flow's other link is full: no simple guess of
+// its share (capacity over flows, or the link's slack) tells that it
+// fills link 0. Link 0 (100 B/s) carries A, held at 60 by link 1; link 2
+// (100 B/s) carries B (held at 90 by link 3) and C (held at 10 by link
+// 4). N starts on links 0 and 2: max-min rises N and B together until
+// link 2 fills at 45 each (C keeps 10), and A takes the 55 N leaves of
+// link 0. Re-sharing only link 2's top flow and N gave N 40 (what A left
+// of link 0) and B 50.
+func TestLocalUpdateNewFlowFillsALinkThroughAnother(t *testing.T) {
+	n := newNetwork([]float64{100, 60, 100, 90, 10})
+	a := n.add(0, []int32{0, 1}, 1e6, 0, nil)
+	b := n.add(0, []int32{2, 3}, 1e6, 0, nil)
+	c := n.add(0, []int32{2, 4}, 1e6, 0, nil)
+	n.recompute(0, true)
+	wantRates(t, "before", []*flow{a, b, c}, 60, 90, 10)
+	nf := n.add(1, []int32{0, 2}, 1e6, 0, nil)
+	n.recompute(1, false)
+	checkFeasible(t, n)
+	wantRates(t, "after N starts (local update)", []*flow{a, nf, b, c}, 55, 45, 45, 10)
 }

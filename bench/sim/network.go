@@ -25,6 +25,10 @@ type resource struct {
 	members  []*flow // the flows of the class being filled, in this update
 	wasTight bool    // saturated when a flow left it since the last recompute
 	extra    float64 // likely rate of the flows added since the last recompute
+	// cutLevel is the least level (network.level) a flow added here in
+	// class raisedPrio since the last recompute fills it to: flows of that
+	// class above it lose to the new flow. +Inf when none
+	cutLevel float64
 	cfStamp  uint64  // Varys: cfBytes belongs to the coflow of this stamp
 	cfBytes  float64 // Varys: that coflow's remaining bytes through it
 	// raisedPrio is the highest class (the lowest number) that a flow
@@ -96,6 +100,9 @@ type network struct {
 	cfPorts []int32
 
 	counters []counter
+
+	levelRates []float64 // level's scratch space
+	levels     []float64 // a new flow's level on each of its resources
 }
 
 // noClassRaised marks a resource where no flow started in or moved into a
@@ -107,6 +114,7 @@ func newNetwork(capacities []float64) *network {
 	for i, c := range capacities {
 		n.res[i].capacity = c
 		n.res[i].raisedPrio = noClassRaised
+		n.res[i].cutLevel = math.Inf(1)
 	}
 	return n
 }
@@ -136,11 +144,22 @@ func (n *network) add(now float64, res []int32, size float64, prio uint8, owner 
 
 // remove ends a flow (finished or cancelled) at time now.
 func (n *network) remove(now float64, f *flow) {
+	// a flow that ran out of bytes within a time step is removed at the
+	// step's end (Sim.fireDue): it moved nothing after its last byte, so
+	// its rate stops counting on its links and counter at its end
+	overrun := 0.0
+	if f.finish < now {
+		overrun = f.rate * (now - f.finish)
+	}
 	n.settleFlow(now, f)
 	n.recount(now, f, f.rate, 0)
+	if f.counter >= 0 {
+		n.counters[f.counter].bytes -= overrun
+	}
 	for i, r := range f.res {
 		rs := &n.res[r]
 		n.settleRes(now, rs)
+		rs.bytes -= overrun
 		if rs.tight(0) {
 			rs.wasTight = true // its other flows may now go faster
 		}
@@ -310,17 +329,29 @@ func (n *network) recompute(now float64, full bool) {
 			}
 		}
 	} else {
-		// a new flow's likely share: what it would get were it alone limited
+		// a new flow's likely share: the least, over its resources, of
+		// the level it would fill each to were the resource its only
+		// limit (its flows of its class cut to the level, those held
+		// below it keeping their rates). Capacity over flows missed a
+		// resource whose other flows are held low elsewhere: the new
+		// flow fills it, and the flows it limits were not re-shared
 		for _, f := range n.added {
 			if f.heapIdx < 0 {
 				continue // already ended
 			}
 			share := math.Inf(1)
+			n.levels = n.levels[:0]
 			for _, r := range f.res {
-				share = math.Min(share, n.res[r].capacity/float64(len(n.res[r].flows)))
+				x := n.level(&n.res[r], f.prio)
+				n.levels = append(n.levels, x)
+				share = math.Min(share, x)
 			}
-			for _, r := range f.res {
-				n.res[r].extra += share
+			for i, r := range f.res {
+				rs := &n.res[r]
+				rs.extra += share
+				if f.prio == rs.raisedPrio {
+					rs.cutLevel = math.Min(rs.cutLevel, n.levels[i])
+				}
 			}
 		}
 		for _, r := range n.dirty {
@@ -349,8 +380,11 @@ func (n *network) recompute(now float64, full bool) {
 			for _, f := range rs.flows {
 				top[f.prio] = math.Max(top[f.prio], f.rate)
 			}
+			// and a new flow of the highest class raised here cuts every
+			// flow of that class above the level it fills the resource to
 			for _, f := range rs.flows {
-				if f.rate >= top[f.prio]*(1-1e-9) || f.prio > rs.raisedPrio {
+				if f.rate >= top[f.prio]*(1-1e-9) || f.prio > rs.raisedPrio ||
+					f.prio == rs.raisedPrio && f.rate > rs.cutLevel {
 					include(f)
 				}
 			}
@@ -420,6 +454,39 @@ func (n *network) recompute(now float64, full bool) {
 	n.clearDirty()
 }
 
+// level is the rate a new flow of class prio would get were resource
+// rs its only limit: the water level x at which the flows of higher
+// classes at their rates, those of its class at min(rate, x), and the
+// new flow at x fill the capacity. Flows of lower classes yield to it;
+// flows added since the last recompute (at rate 0) count as nothing.
+func (n *network) level(rs *resource, prio uint8) float64 {
+	left := rs.capacity
+	n.levelRates = n.levelRates[:0]
+	for _, f := range rs.flows {
+		switch {
+		case f.prio < prio:
+			left -= f.rate
+		case f.prio == prio && f.rate > 0:
+			n.levelRates = append(n.levelRates, f.rate)
+		}
+	}
+	if left <= 0 {
+		return 0
+	}
+	// the flows of its class below the level keep their rates; the rest
+	// and the new flow share what is left, evenly
+	rates := n.levelRates
+	slices.Sort(rates)
+	for i, r := range rates {
+		x := left / float64(len(rates)-i+1)
+		if r >= x {
+			return x
+		}
+		left -= r
+	}
+	return math.Max(left, 0)
+}
+
 // markStale notes resources a local update left possibly inexact, for the
 // next full pass.
 func (n *network) markStale(rs []int32) {
@@ -449,6 +516,7 @@ func (n *network) clearDirty() {
 		n.res[r].wasTight = false
 		n.res[r].extra = 0
 		n.res[r].raisedPrio = noClassRaised
+		n.res[r].cutLevel = math.Inf(1)
 	}
 	n.dirty = n.dirty[:0]
 	n.added = n.added[:0]
