@@ -474,17 +474,26 @@ func (n *network) level(rs *resource, prio uint8) float64 {
 		return 0
 	}
 	// the flows of its class below the level keep their rates; the rest
-	// and the new flow share what is left, evenly
+	// and the new flow share what is left, evenly. The level only rises
+	// as flows drop below it, so a few passes settle it (each pass fixes
+	// at least one more flow, or ends)
 	rates := n.levelRates
-	slices.Sort(rates)
-	for i, r := range rates {
-		x := left / float64(len(rates)-i+1)
-		if r >= x {
-			return x
+	x := left / float64(len(rates)+1)
+	for {
+		fixed, above := 0.0, 0
+		for _, r := range rates {
+			if r < x {
+				fixed += r
+			} else {
+				above++
+			}
 		}
-		left -= r
+		next := (left - fixed) / float64(above+1)
+		if next <= x {
+			return math.Max(x, 0)
+		}
+		x = next
 	}
-	return math.Max(left, 0)
 }
 
 // markStale notes resources a local update left possibly inexact, for the
