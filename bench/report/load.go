@@ -304,6 +304,8 @@ func LoadLinks(runDir string) (*LinkSeries, error) {
 	type acc struct{ up, down, nUp, nDown float64 }
 	at := map[float64]*acc{}
 	var times []float64
+	// a sample twice would weigh its rack twice in the mean
+	seen := map[linkSample]int{}
 	for {
 		rec, line, err := c.next()
 		if err == io.EOF {
@@ -321,6 +323,9 @@ func LoadLinks(runDir string) (*LinkSeries, error) {
 		}
 		u, err := c.num(rec, line, "utilisation")
 		if err != nil {
+			return nil, err
+		}
+		if err := noRepeat(seen, path, line, t, c.str(rec, "direction"), c.str(rec, "rack")); err != nil {
 			return nil, err
 		}
 		a := at[t]
@@ -355,6 +360,25 @@ func LoadLinks(runDir string) (*LinkSeries, error) {
 		ls.Down = append(ls.Down, mean(a.down, a.nDown))
 	}
 	return ls, nil
+}
+
+// linkSample names one sample of links.csv: a rack's link in one
+// direction at one time.
+type linkSample struct {
+	t         float64
+	direction string
+	rack      string
+}
+
+// noRepeat refuses a links.csv sample seen before in the file (the
+// writers give each link one sample per time), naming both lines.
+func noRepeat(seen map[linkSample]int, path string, line int, t float64, direction, rack string) error {
+	k := linkSample{t, direction, rack}
+	if first, ok := seen[k]; ok {
+		return inputErr(path, line, "rack %s's %s link has a sample at %g s already, on line %d", rack, direction, t, first)
+	}
+	seen[k] = line
+	return nil
 }
 
 // KV is a key and its value as text.

@@ -289,6 +289,9 @@ func TestMalformed(t *testing.T) {
 		{"bad jobs header", edit("sim/fifo-seed3/jobs.csv", ",jct_s,", ",jct,"), "sim/fifo-seed3/jobs.csv", 1, `no column "jct_s"`},
 		{"non-numeric jct", edit("sim/fifo-seed3/jobs.csv", ",2.000000,2,2,", ",2.0.0,2,2,"), "sim/fifo-seed3/jobs.csv", 3, `column jct_s: "2.0.0" is not a number`},
 		{"bad direction", edit("sim/fair-seed1/links.csv", "10.000000,down,1", "10.000000,sideways,1"), "sim/fair-seed1/links.csv", 5, `"sideways" is neither up nor down`},
+		// before, LoadLinks weighed the rack twice in its mean and
+		// LoadRackLinks kept the second value
+		{"repeated link sample", edit("sim/fair-seed1/links.csv", "10.000000,down,1", "10.000000,up,1"), "sim/fair-seed1/links.csv", 5, "rack 1's up link has a sample at 10 s already, on line 4"},
 		{"non-numeric utilisation", edit("sim/fifo-seed1/links.csv", "20.000000,up,0,", "20.000000,up,0,x"), "sim/fifo-seed1/links.csv", 6, `column utilisation: "x`},
 		{"bad meta", func(t *testing.T, dir string) {
 			writeFile(t, filepath.Join(dir, "meta.json"), "{\n \"a\": 1,\n \"b\": }\n")

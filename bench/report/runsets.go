@@ -335,6 +335,7 @@ func LoadRackLinks(runDir string) ([]RackLinks, error) {
 	}
 	up, down := map[key]float64{}, map[key]float64{}
 	times := map[int][]float64{}
+	seen := map[linkSample]int{} // a repeated sample would overwrite the first
 	racks := 0
 	for {
 		rec, line, err := c.next()
@@ -354,6 +355,9 @@ func LoadRackLinks(runDir string) ([]RackLinks, error) {
 		}
 		u, err := c.num(rec, line, "utilisation")
 		if err != nil {
+			return nil, err
+		}
+		if err := noRepeat(seen, path, line, t, c.str(rec, "direction"), strconv.Itoa(rk)); err != nil {
 			return nil, err
 		}
 		k := key{rk, t}

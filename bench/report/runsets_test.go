@@ -1,6 +1,7 @@
 package report
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -130,5 +131,17 @@ func TestSideBySideRunSetWithoutFinishedJobs(t *testing.T) {
 	want := "local: no job finished; local-flat: mean 12 s over 4 jobs."
 	if !strings.Contains(f.Caption, want) || strings.Contains(f.Caption, "NaN") || strings.Contains(f.Caption, "Inf") {
 		t.Errorf("caption %q, want it to contain %q", f.Caption, want)
+	}
+}
+
+// A links.csv sample given twice is refused with both lines; before, the
+// second value replaced the first unsaid.
+func TestLoadRackLinksRefusesARepeatedSample(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "links.csv"), "time_s,direction,rack,utilisation\n1.000000,up,0,0.5\n1.000000,down,0,0.1\n1.000000,up,0,0.9\n")
+	_, err := LoadRackLinks(dir)
+	var ie *InputError
+	if !errors.As(err, &ie) || ie.Line != 4 || !strings.Contains(err.Error(), "on line 2") {
+		t.Fatalf("got %v, want an error at line 4 naming line 2", err)
 	}
 }
