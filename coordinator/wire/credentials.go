@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -119,16 +120,36 @@ func WriteCredentials(dir string, c Credentials) error {
 	return nil
 }
 
-func writeSecret(path string, s Secret) error {
+// writeSecret writes s to path through a temporary file renamed over it,
+// so that a failed or interrupted write leaves the file as it was, not
+// cut short (a secret lost), and the new secret is never in a file that
+// others may read: a file that exists would keep its mode.
+func writeSecret(path string, s Secret) (err error) {
 	b, err := json.MarshalIndent(s, "", "  ")
 	if err != nil {
 		return err
 	}
-	// a file that exists keeps its mode: make sure nobody else reads it
-	if err := os.WriteFile(path, append(b, '\n'), 0o600); err != nil {
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*") // made 0600
+	if err != nil {
 		return fmt.Errorf("credentials: %w", err)
 	}
-	return os.Chmod(path, 0o600)
+	defer func() {
+		if err != nil {
+			f.Close()
+			os.Remove(f.Name())
+			err = fmt.Errorf("credentials %s: %w", path, err)
+		}
+	}()
+	if _, err := f.Write(append(b, '\n')); err != nil {
+		return err
+	}
+	if err := f.Sync(); err != nil {
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	return os.Rename(f.Name(), path)
 }
 
 // ReadSecret reads one credentials file.
@@ -143,6 +164,9 @@ func ReadSecret(path string) (Secret, error) {
 	if err := dec.Decode(&s); err != nil {
 		return s, fmt.Errorf("credentials %s: %w (want {\"user\": ..., \"password\": ...})", path, err)
 	}
+	if _, err := dec.Token(); err != io.EOF {
+		return s, fmt.Errorf("credentials %s: more after the secret's object (want only {\"user\": ..., \"password\": ...})", path)
+	}
 	if s.Password == "" {
 		return s, fmt.Errorf("credentials %s: no password", path)
 	}
@@ -152,6 +176,9 @@ func ReadSecret(path string) (Secret, error) {
 // LoadWorkerSecret reads host's credentials file and returns its
 // password. The coordinator's file, or another host's, is refused.
 func LoadWorkerSecret(path, host string) (string, error) {
+	if err := CheckHostName(host); err != nil {
+		return "", fmt.Errorf("credentials %s: %w", path, err)
+	}
 	s, err := ReadSecret(path)
 	if err != nil {
 		return "", err
@@ -217,8 +244,12 @@ func EnsureCredentials(dir string, hosts []string) (Credentials, []string, error
 		if _, err := os.Stat(path); err == nil || !errors.Is(err, fs.ErrNotExist) {
 			return err
 		}
+		// listed only once written: the caller tells of each file
+		if err := writeSecret(path, s); err != nil {
+			return err
+		}
 		wrote = append(wrote, path)
-		return writeSecret(path, s)
+		return nil
 	}
 	if err := write(CoordinatorFile(dir), Secret{User: CoordinatorUser, Password: fresh.Coordinator}); err != nil {
 		return Credentials{}, wrote, err

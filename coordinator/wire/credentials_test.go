@@ -134,3 +134,38 @@ func TestSender(t *testing.T) {
 		}
 	}
 }
+
+// A host whose name cannot be a file name gets a clear refusal, not a
+// "no such file or directory" for dir/worker-a/b.json.
+func TestCredentialsRefuseHostNamesWithSlashes(t *testing.T) {
+	dir := t.TempDir()
+	if _, _, err := EnsureCredentials(dir, []string{"r0h0", "a/b"}); err == nil || !strings.Contains(err.Error(), `host name: "a/b" may not contain '/'`) {
+		t.Errorf("EnsureCredentials: %v, want the host name refused", err)
+	}
+	if _, err := LoadWorkerSecret(filepath.Join(dir, "x.json"), "a/b"); err == nil || !strings.Contains(err.Error(), `host name: "a/b"`) {
+		t.Errorf("LoadWorkerSecret: %v, want the host name refused", err)
+	}
+}
+
+// A credentials file with more after its object is refused, as one with
+// an unknown field is.
+func TestSecretWithTrailingDataIsRefused(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "worker-r0h0.json")
+	for text, ok := range map[string]bool{
+		`{"user":"worker-r0h0","host":"r0h0","password":"p"}` + "\n\n":                    true,
+		`{"user":"worker-r0h0","host":"r0h0","password":"p"} {"password":"q"}`:            false,
+		`{"user":"worker-r0h0","host":"r0h0","password":"p"}` + "\n" + `{"user":"worker"`: false,
+		`{"user":"worker-r0h0","host":"r0h0","password":"p"}]`:                            false,
+	} {
+		if err := os.WriteFile(path, []byte(text), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		pw, err := LoadWorkerSecret(path, "r0h0")
+		if ok && (err != nil || pw != "p") {
+			t.Errorf("%q: %q, %v; want p", text, pw, err)
+		}
+		if !ok && (err == nil || !strings.Contains(err.Error(), path)) {
+			t.Errorf("%q: %q, %v; want an error naming the file", text, pw, err)
+		}
+	}
+}

@@ -1,6 +1,8 @@
 package wire
 
 import (
+	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
@@ -333,8 +335,17 @@ type Materialized struct {
 	Checksums map[string]uint64 `json:"checksums,omitempty"`
 }
 
-// Validate checks the host name.
-func (m *Materialized) Validate() error { return CheckHostName(m.Host) }
+// Validate checks the host name and the counts: the coordinator adds
+// up the bytes of every host into its progress report.
+func (m *Materialized) Validate() error {
+	if err := CheckHostName(m.Host); err != nil {
+		return err
+	}
+	if m.Blocks < 0 || m.Bytes < 0 || m.Seconds < 0 {
+		return fmt.Errorf("host %s: negative blocks %d, bytes %d or seconds %g", m.Host, m.Blocks, m.Bytes, m.Seconds)
+	}
+	return nil
+}
 
 // MoveReplica asks a worker to move a stored object from one of its tiers
 // to another: it copies the bytes through both tiers' paced reader and
@@ -437,14 +448,48 @@ type AttemptEnded struct {
 	BytesWritten   int64   `json:"bytes_written"`
 }
 
-// Validate checks the host name and the byte counts: a class the
-// engine knows, no negative count (they add up into the run's totals).
+// UnmarshalJSON decodes an AttemptEnded, refusing a row of Bytes that
+// has not one count per level: into the array, a row of four counts
+// would lose its last and a row of one read as a single local count.
+func (m *AttemptEnded) UnmarshalJSON(data []byte) error {
+	type plain AttemptEnded // without this method
+	var rows struct {
+		*plain
+		Bytes map[string][]int64 `json:"bytes"`
+	}
+	rows.plain = (*plain)(m)
+	// Decode's decoder does not pass its strictness on to this method
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&rows); err != nil {
+		return err
+	}
+	m.Bytes = nil
+	if rows.Bytes != nil {
+		m.Bytes = make(map[string][NumLevels]int64, len(rows.Bytes))
+	}
+	for name, row := range rows.Bytes {
+		if len(row) != NumLevels {
+			return fmt.Errorf("attempt %d: bytes of class %s: %d counts, want %d (local, in-rack, cross-rack)", m.Attempt, name, len(row), NumLevels)
+		}
+		m.Bytes[name] = [NumLevels]int64(row)
+	}
+	return nil
+}
+
+// Validate checks the host name, the byte counts: a class the engine
+// knows, no negative count (they add up into the run's totals), and the
+// phase times and bytes written, none negative.
 func (m *AttemptEnded) Validate() error {
 	if err := CheckHostName(m.Host); err != nil {
 		return err
 	}
 	if !m.OK && m.Reason == "" {
 		return errors.New("a failed attempt must say why")
+	}
+	if m.ReadSeconds < 0 || m.ComputeSeconds < 0 || m.WriteSeconds < 0 || m.BytesWritten < 0 {
+		return fmt.Errorf("attempt %d: negative phase time (read %g, compute %g, write %g s) or bytes written %d",
+			m.Attempt, m.ReadSeconds, m.ComputeSeconds, m.WriteSeconds, m.BytesWritten)
 	}
 	for name, row := range m.Bytes {
 		if _, err := traffic.ParseClass(name); err != nil {

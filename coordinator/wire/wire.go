@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"unicode"
 )
 
 // Version is the protocol version; both sides must speak the same one.
@@ -93,10 +94,18 @@ func checkToken(s string) error {
 	return nil
 }
 
-// CheckHostName reports whether a host name can be part of a subject.
+// CheckHostName reports whether a host name can be part of a subject
+// and of a file name: its credentials file is worker-HOST.json (see
+// WorkerFile), so a slash would put it in a directory of its own, and a
+// control character is no part of any name.
 func CheckHostName(name string) error {
 	if err := checkToken(name); err != nil {
 		return fmt.Errorf("host name: %w", err)
+	}
+	for _, r := range name {
+		if r == '/' || r == '\\' || unicode.IsControl(r) {
+			return fmt.Errorf("host name: %q may not contain %q", name, r)
+		}
 	}
 	return nil
 }
@@ -157,34 +166,54 @@ func MustEncode(typ string, body any) []byte {
 
 // Peek returns a message's type without decoding its body.
 func Peek(data []byte) (string, error) {
-	if len(data) > MaxMessageBytes {
-		return "", fmt.Errorf("message of %d bytes exceeds %d", len(data), MaxMessageBytes)
-	}
-	var env envelope
-	if err := json.Unmarshal(data, &env); err != nil {
-		return "", fmt.Errorf("malformed envelope: %w", err)
-	}
-	if env.V != Version {
-		return "", fmt.Errorf("protocol version %d, want %d", env.V, Version)
-	}
-	if _, ok := known[env.Type]; !ok {
-		return "", fmt.Errorf("unknown message type %q", env.Type)
+	env, err := openEnvelope(data)
+	if err != nil {
+		return "", err
 	}
 	return env.Type, nil
+}
+
+// openEnvelope parses and checks a message's envelope: its version, its
+// type, no field but type, v and body (a misspelt "body" would leave an
+// empty one), and a body that is there and not null (which would decode
+// as a message of zeros: a Kill of attempt 0).
+func openEnvelope(data []byte) (envelope, error) {
+	var env envelope
+	if len(data) > MaxMessageBytes {
+		return env, fmt.Errorf("message of %d bytes exceeds %d", len(data), MaxMessageBytes)
+	}
+	if err := json.Unmarshal(data, &env); err != nil {
+		return env, fmt.Errorf("malformed envelope: %w", err)
+	}
+	// the version first: another version's envelope may have other fields
+	if env.V != Version {
+		return env, fmt.Errorf("protocol version %d, want %d", env.V, Version)
+	}
+	if _, ok := known[env.Type]; !ok {
+		return env, fmt.Errorf("unknown message type %q", env.Type)
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&envelope{}); err != nil {
+		return env, fmt.Errorf("malformed %s envelope: %w", env.Type, err)
+	}
+	if len(env.Body) == 0 || string(env.Body) == "null" {
+		return env, fmt.Errorf("%s message without a body", env.Type)
+	}
+	return env, nil
 }
 
 // Decode checks the envelope and decodes the body of a message whose type
 // must be want into body. Unknown body fields are an error.
 func Decode(data []byte, want string, body any) error {
-	typ, err := Peek(data)
+	env, err := openEnvelope(data)
 	if err != nil {
 		return err
 	}
+	typ := env.Type
 	if typ != want {
 		return fmt.Errorf("got a %q message where %q was expected", typ, want)
 	}
-	var env envelope
-	_ = json.Unmarshal(data, &env) // Peek parsed it already
 	dec := json.NewDecoder(bytes.NewReader(env.Body))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(body); err != nil {

@@ -202,3 +202,109 @@ func TestAttemptEndedRefusesBadByteCounts(t *testing.T) {
 		t.Errorf("a good report: %v", err)
 	}
 }
+
+// A row of an attempt's byte counts must have one count per level: into
+// the array, a row of four counts lost its last without a word, and a row
+// of one was read as a single local count.
+func TestAttemptEndedRefusesRowsOfAnotherLength(t *testing.T) {
+	for row, want := range map[string]string{
+		`[1,2,3,4]`: "attempt 3: bytes of class input: 4 counts, want 3",
+		`[5]`:       "attempt 3: bytes of class input: 1 counts, want 3",
+		`null`:      "attempt 3: bytes of class input: 0 counts, want 3",
+	} {
+		data := `{"type":"attempt-ended","v":3,"body":{"attempt":3,"host":"r0h0","ok":true,"bytes":{"input":` + row + `}}}`
+		var got AttemptEnded
+		if err := Decode([]byte(data), TypeAttemptEnded, &got); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("row %s: err %v (decoded %v), want %q", row, err, got.Bytes, want)
+		}
+	}
+	// a good row, and the strictness the method must keep
+	var got AttemptEnded
+	good := `{"type":"attempt-ended","v":3,"body":{"attempt":3,"host":"r0h0","ok":true,"bytes":{"input":[1,2,3]}}}`
+	if err := Decode([]byte(good), TypeAttemptEnded, &got); err != nil || got.Bytes["input"] != [NumLevels]int64{1, 2, 3} || got.Attempt != 3 || got.Host != "r0h0" {
+		t.Errorf("a good report: %v, decoded %+v", err, got)
+	}
+	bogus := `{"type":"attempt-ended","v":3,"body":{"attempt":3,"host":"r0h0","ok":true,"bogus":1}}`
+	if err := Decode([]byte(bogus), TypeAttemptEnded, &got); err == nil || !strings.Contains(err.Error(), "unknown field") {
+		t.Errorf("an unknown field: %v", err)
+	}
+}
+
+// An envelope without a body, with a null one, or with a field besides
+// type, v and body is refused: a null body decoded as a message of
+// zeros (a Kill of attempt 0), and a misspelt "body" was reported as EOF.
+func TestEnvelopeWithoutBodyOrWithUnknownFieldsIsRefused(t *testing.T) {
+	for data, want := range map[string]string{
+		`{"type":"kill","v":3,"body":null}`:                   "kill message without a body",
+		`{"type":"kill","v":3,"body" :  null }`:               "kill message without a body",
+		`{"type":"kill","v":3}`:                               "kill message without a body",
+		`{"type":"kill","v":3,"bdy":{"attempt":2}}`:           `malformed kill envelope: json: unknown field "bdy"`,
+		`{"type":"kill","v":3,"body":{"attempt":2},"id":9}`:   `malformed kill envelope: json: unknown field "id"`,
+		`{"type":"kill","v":4,"body":{"attempt":2},"id":9}`:   "protocol version 4, want 3",
+		`{"type":"kill","v":3,"body":{"attempt":2},"v":2}`:    "protocol version 2, want 3",
+		`{"type":"stop","v":3,"body":null,"type":"kill"}`:     "kill message without a body",
+		`{"type":"kill","v":3,"body":{"attempt":2}} trailer`:  "malformed envelope",
+		`{"type":"kill","v":3,"body":{"attempt":2,"x":true}}`: `unknown field "x"`,
+	} {
+		var k Kill
+		if err := Decode([]byte(data), TypeKill, &k); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: err %v (decoded %+v), want %q", data, err, k, want)
+		}
+		if _, err := Peek([]byte(data)); err == nil && !strings.Contains(want, "unknown field \"x\"") {
+			t.Errorf("%s: Peek took it", data)
+		}
+	}
+	var k Kill
+	if err := Decode([]byte(`{"type":"kill","v":3,"body":{"attempt":2}}`), TypeKill, &k); err != nil || k.Attempt != 2 {
+		t.Errorf("a good kill: %v, %+v", err, k)
+	}
+}
+
+// Negative times and counts in the reports the coordinator records or
+// adds up are refused, as InputDone's and ReplicaMoved's are.
+func TestReportsRefuseNegativeTimesAndCounts(t *testing.T) {
+	for name, c := range map[string]struct {
+		typ  string
+		body any
+		want string
+	}{
+		"read seconds":  {TypeAttemptEnded, &AttemptEnded{Attempt: 3, Host: "r0h0", OK: true, ReadSeconds: -5}, "attempt 3: negative phase time (read -5"},
+		"write seconds": {TypeAttemptEnded, &AttemptEnded{Attempt: 3, Host: "r0h0", Reason: "x", WriteSeconds: -1}, "attempt 3: negative phase time"},
+		"bytes written": {TypeAttemptEnded, &AttemptEnded{Attempt: 3, Host: "r0h0", OK: true, BytesWritten: -1 << 40}, "bytes written -1099511627776"},
+		"materialized":  {TypeMaterialized, &Materialized{Host: "r0h0", Bytes: -1 << 40}, "host r0h0: negative blocks 0, bytes -1099511627776"},
+		"mat. blocks":   {TypeMaterialized, &Materialized{Host: "r0h0", Blocks: -1}, "negative blocks -1"},
+		"mat. seconds":  {TypeMaterialized, &Materialized{Host: "r0h0", Seconds: -1}, "seconds -1"},
+	} {
+		data := MustEncode(c.typ, c.body)
+		var err error
+		switch c.typ {
+		case TypeAttemptEnded:
+			err = Decode(data, c.typ, &AttemptEnded{})
+		case TypeMaterialized:
+			err = Decode(data, c.typ, &Materialized{})
+		}
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: err %v, want %q", name, err, c.want)
+		}
+	}
+	if err := Decode(MustEncode(TypeMaterialized, &Materialized{Host: "r0h0", Blocks: 2, Bytes: 10, Seconds: 1}), TypeMaterialized, &Materialized{}); err != nil {
+		t.Errorf("a good materialized: %v", err)
+	}
+}
+
+// A host name is also part of a file name (its credentials file): a
+// slash or a control character in it is refused.
+func TestHostNamesMustBeFileNames(t *testing.T) {
+	for _, name := range []string{"a/b", `a\b`, "a\x00b", "a\x7fb"} {
+		if err := CheckHostName(name); err == nil {
+			t.Errorf("host name %q accepted", name)
+		}
+		var hb Heartbeat
+		if err := Decode(MustEncode(TypeHeartbeat, &Heartbeat{Host: name}), TypeHeartbeat, &hb); err == nil {
+			t.Errorf("a heartbeat of host %q accepted", name)
+		}
+	}
+	if err := CheckHostName("r0-h0_x"); err != nil {
+		t.Error(err)
+	}
+}
