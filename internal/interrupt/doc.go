@@ -6,5 +6,7 @@
 // it measured; a second says that this is under way; a third exits at
 // once. A command that a signal stopped exits with 128 + the signal's
 // number, as a shell reports a process the signal killed, so that scripts
-// tell an interrupt from a failure.
+// tell an interrupt from a failure. Once a signal stopped it, a write to
+// a stdout or stderr whose reader the signal stopped too (| tee) fails
+// rather than kill the command with SIGPIPE halfway through its cleanup.
 package interrupt

@@ -9,6 +9,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"syscall"
+	"time"
 )
 
 // Signals are the signals a Context catches, unless the process was
@@ -25,7 +26,9 @@ var exit = os.Exit
 // releases the signals (call it when the command returns). A second
 // signal writes to w that the command is removing what it made; a third
 // exits at once with 128 + its number, leaving whatever is not yet
-// removed.
+// removed. The notes are written from goroutines of their own, so that a
+// w that blocks never delays the exit: w must be safe for concurrent use
+// (os.Stderr is).
 func Context(parent context.Context, w io.Writer) (ctx context.Context, stop func()) {
 	ctx, cancel := context.WithCancel(parent)
 	ch := make(chan os.Signal, len(Signals))
@@ -49,11 +52,23 @@ func Context(parent context.Context, w io.Writer) (ctx context.Context, stop fun
 			switch n {
 			case 1:
 				caught.CompareAndSwap(0, int32(num))
+				// the terminal's signal stops the command's pipe readers
+				// too (tee, less): a write to a stdout or stderr nobody
+				// reads fails with EPIPE from now on, rather than kill
+				// the process with SIGPIPE before it removed what it
+				// made. Notify, not Ignore: the commands the cleanup
+				// runs do not inherit it. Left so after stop: the
+				// command's last words would kill it as well, and hide
+				// its 128 + num status.
+				signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)
 				cancel()
 			case 2:
-				fmt.Fprintf(w, "%v: stopping: removing what this command made and keeping what it measured; a third signal exits at once and leaves what is not yet removed\n", s)
+				note(w, "%v: stopping: removing what this command made and keeping what it measured; a third signal exits at once and leaves what is not yet removed\n", s)
 			default:
-				fmt.Fprintf(w, "%v: exiting now\n", s)
+				select {
+				case <-note(w, "%v: exiting now\n", s):
+				case <-time.After(noteWait):
+				}
 				exit(128 + int(num))
 			}
 		}
@@ -66,6 +81,23 @@ func Context(parent context.Context, w io.Writer) (ctx context.Context, stop fun
 			cancel()
 		})
 	}
+}
+
+// noteWait is how long the third signal waits for its note to be written
+// before it exits all the same.
+const noteWait = 100 * time.Millisecond
+
+// note writes to w in a goroutine of its own, and says when it is
+// written: a w that blocks (a terminal stopped by Ctrl-S, a pipe nobody
+// reads, an ssh session that hangs) must not keep the signals that
+// follow from being handled, the third's exit above all.
+func note(w io.Writer, format string, a ...any) <-chan struct{} {
+	written := make(chan struct{})
+	go func() {
+		defer close(written)
+		fmt.Fprintf(w, format, a...)
+	}()
+	return written
 }
 
 // Caught is the first signal a Context caught, and whether there was one.

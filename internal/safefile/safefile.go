@@ -6,8 +6,10 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -29,15 +31,15 @@ func Write(path string, perm os.FileMode, fill func(io.Writer) error) (err error
 	if dir == "" {
 		dir = "."
 	}
-	// CreateTemp opens with O_EXCL under a random name: nothing planted
-	// can be followed
-	f, err := os.CreateTemp(dir, "."+base+".tmp-*")
+	f, err := createTemp(dir, "."+base+".tmp-", perm)
 	if err != nil {
 		return err
 	}
 	tmp := f.Name()
+	// also when fill panics: a temporary file is removed unless renamed
+	renamed := false
 	defer func() {
-		if err != nil {
+		if !renamed {
 			f.Close()
 			os.Remove(tmp)
 		}
@@ -49,9 +51,6 @@ func Write(path string, perm os.FileMode, fill func(io.Writer) error) (err error
 	if err = b.Flush(); err != nil {
 		return err
 	}
-	if err = f.Chmod(perm); err != nil {
-		return err
-	}
 	if err = f.Sync(); err != nil {
 		return err
 	}
@@ -61,8 +60,24 @@ func Write(path string, perm os.FileMode, fill func(io.Writer) error) (err error
 	if err = os.Rename(tmp, path); err != nil {
 		return err
 	}
+	renamed = true
 	// the rename itself lasts a crash only once the directory is synced
 	return syncDir(dir)
+}
+
+// createTemp creates a new file in dir named prefix and a random number,
+// with perm less the umask, as os.WriteFile would make path (os.CreateTemp
+// makes it 0600, and a chmod to perm would ignore the umask). O_EXCL
+// under a random name: nothing planted can be followed.
+func createTemp(dir, prefix string, perm os.FileMode) (*os.File, error) {
+	for try := 0; ; try++ {
+		name := filepath.Join(dir, prefix+strconv.FormatUint(uint64(rand.Uint32()), 10))
+		f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
+		if errors.Is(err, fs.ErrExist) && try < 10000 {
+			continue
+		}
+		return f, err
+	}
 }
 
 func syncDir(dir string) error {

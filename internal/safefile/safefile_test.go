@@ -3,10 +3,12 @@ package safefile
 import (
 	"errors"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -186,5 +188,55 @@ func TestRemoveTemps(t *testing.T) {
 	}
 	if err := Remove(filepath.Join(dir, "summary.csv")); err != nil {
 		t.Fatalf("removing a file already gone: %v", err)
+	}
+}
+
+// A replaced file gets perm less the umask, as os.WriteFile and Create
+// give it: a user whose umask keeps results private (077) must not find
+// summary.csv readable by all beside an attempts.csv that is not.
+func TestWriteHonoursTheUmask(t *testing.T) {
+	old := syscall.Umask(0o077)
+	defer syscall.Umask(old)
+	dir := t.TempDir()
+	replaced := filepath.Join(dir, "summary.csv")
+	if err := WriteFile(replaced, []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f, err := Create(filepath.Join(dir, "attempts.csv"), 0o644)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	for _, path := range []string{replaced, f.Name()} {
+		st, err := os.Stat(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if st.Mode().Perm() != 0o600 {
+			t.Errorf("%s: mode %v under umask 077, want -rw-------", path, st.Mode().Perm())
+		}
+	}
+}
+
+// A fill that panics leaves no temporary file (nor an open one) behind:
+// a caller that recovers goes on with a clean directory.
+func TestWriteRemovesTheTempWhenFillPanics(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "meta.json")
+	func() {
+		defer func() {
+			if recover() == nil {
+				t.Fatal("the panic of fill did not reach the caller")
+			}
+		}()
+		Write(path, 0o644, func(w io.Writer) error {
+			w.Write([]byte("half"))
+			panic("boom")
+		})
+	}()
+	if left, _ := filepath.Glob(filepath.Join(filepath.Dir(path), ".*tmp*")); len(left) != 0 {
+		t.Errorf("temporary files left: %v", left)
+	}
+	if _, err := os.Lstat(path); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("%s: %v, want it not made", path, err)
 	}
 }
