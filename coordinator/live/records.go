@@ -3,6 +3,7 @@ package live
 import (
 	"bufio"
 	"encoding/json"
+	"fmt"
 	"os"
 	"sync"
 	"time"
@@ -11,11 +12,15 @@ import (
 )
 
 // journal appends JSON lines and flushes each, so that a crash of the
-// coordinator keeps every record written before it.
+// coordinator keeps every record written before it. A record it could
+// not write (a full disk, an I/O error) is kept as the journal's error,
+// which close returns: the run fails rather than end with records lost
+// unsaid.
 type journal struct {
-	mu sync.Mutex
-	f  *os.File
-	w  *bufio.Writer
+	mu  sync.Mutex
+	f   *os.File
+	w   *bufio.Writer
+	err error // the first record that could not be written
 }
 
 func openJournal(path string) (*journal, error) {
@@ -31,14 +36,23 @@ func (j *journal) write(rec any) {
 		return
 	}
 	b, err := json.Marshal(rec)
-	if err != nil {
-		return
-	}
 	j.mu.Lock()
 	defer j.mu.Unlock()
-	j.w.Write(b)
+	if err != nil {
+		j.fail(fmt.Errorf("a record of %T: %w", rec, err))
+		return
+	}
+	j.w.Write(b) // bufio keeps the first error: Flush returns it
 	j.w.WriteByte('\n')
-	j.w.Flush()
+	if err := j.w.Flush(); err != nil {
+		j.fail(err)
+	}
+}
+
+func (j *journal) fail(err error) {
+	if j.err == nil {
+		j.err = fmt.Errorf("%s: %w", j.f.Name(), err)
+	}
 }
 
 func (j *journal) close() error {
@@ -48,10 +62,12 @@ func (j *journal) close() error {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	if err := j.w.Flush(); err != nil {
-		j.f.Close()
-		return err
+		j.fail(err)
 	}
-	return j.f.Close()
+	if err := j.f.Close(); err != nil {
+		j.fail(err)
+	}
+	return j.err
 }
 
 // Event is one line of events.jsonl: what happened to the run, beside the

@@ -2,6 +2,7 @@ package live
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -256,7 +257,7 @@ func (r *run) event(kind, host, format string, args ...any) {
 
 // Run runs the workload on the workers that register, and returns what it
 // measured. Records are in cfg.OutDir as they happen.
-func Run(ctx context.Context, cfg Config) (*Result, error) {
+func Run(ctx context.Context, cfg Config) (_ *Result, err error) {
 	if cfg.Logf == nil {
 		cfg.Logf = func(string, ...any) {}
 	}
@@ -318,11 +319,12 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	if r.events, err = openJournal(filepath.Join(cfg.OutDir, "events.jsonl")); err != nil {
 		return nil, err
 	}
-	defer r.events.close()
+	// a record the journals could not write fails the run
+	defer func() { err = errors.Join(err, r.events.close()) }()
 	if r.attempts, err = openJournal(filepath.Join(cfg.OutDir, "attempts.jsonl")); err != nil {
 		return nil, err
 	}
-	defer r.attempts.close()
+	defer func() { err = errors.Join(err, r.attempts.close()) }()
 
 	url := cfg.NATSURL
 	if url == "" {
