@@ -80,13 +80,16 @@ type Config struct {
 	// machine). Default all.
 	MinCoflow string `yaml:"min_coflow"`
 	// FIFOHeadWildcard gives the wildcard to the head job of a FIFO
-	// queue. The paper withholds it under FIFO so that a smaller later
-	// job cannot delay the jobs ahead of it (§2.5, Fig. 4c); the head has
-	// none ahead. The literal A1.15 (false) gives it none either: in the
-	// multi-queue setting a Fair queue's large coflows then keep every
-	// machine at m input-phase tasks, and the FIFO queue's head, and all
-	// of its queue behind it, wait until one drains (on the FB2010 trace
-	// a 7 MB head waited 476 s, its 60 followers with it). Default true.
+	// queue. The spec and the paper give none under FIFO (A1.14–A1.15:
+	// "if policy(task) = Fair: return true, else: return false"; §2.5
+	// "Under FIFO there is no wildcard"; §9 item 10: the candidate's own
+	// queue's policy), the head included: default false. True is an
+	// extension beyond the spec: the head has no job ahead of it to
+	// protect (§2.5, Fig. 4c), and in the multi-queue setting the literal
+	// rule lets a Fair queue's large coflows keep every machine at m
+	// input-phase tasks while the FIFO queue's head, and all of its queue
+	// behind it, wait until one drains (on the FB2010 trace a 7 MB head
+	// waited 476 s, its 60 followers with it).
 	FIFOHeadWildcard bool `yaml:"fifo_head_wildcard"`
 }
 
@@ -99,8 +102,7 @@ const (
 // DefaultConfig is the spec's configuration.
 func DefaultConfig() Config {
 	return Config{M: 3, EMAAlpha: 0.3, NodeDelay: 1, RackDelay: 2, RackLocal: "auto", Classes: 4,
-		GPBinBytes: 10e6, GPConcurrency: true, ErrorFactor: 1, CoflowSize: "total", MinCoflow: MinCoflowAll,
-		FIFOHeadWildcard: true}
+		GPBinBytes: 10e6, GPConcurrency: true, ErrorFactor: 1, CoflowSize: "total", MinCoflow: MinCoflowAll}
 }
 
 // Validate checks the args after decoding.

@@ -76,11 +76,15 @@ func (p *Policy) rankAll(ctx *engine.Context, h cluster.HostID) {
 	for _, it := range ins {
 		j := ctx.Job(it.task.Job)
 		it.lowest = p.ordering(ctx, j) == engine.OrderFIFO && p.heads[j.Queue] != j.ID
-		// a job's key is the coflow of its critical stage (§2.7
-		// [INTERPRETATION]), one key for all its tasks so that they stay
-		// together; a job with no waiting task has no critical stage:
-		// then its most upstream stage on h
-		stage := p.criticalStage(ctx, j)
+		// a job's key is its coflow on h (P8); only a job receiving on h
+		// for two stages is keyed by the coflow of its critical stage
+		// (§2.7 [INTERPRETATION]), one key for all its tasks so that they
+		// stay together; a job with no waiting task has no critical
+		// stage: then its most upstream stage on h
+		stage := int(it.task.Stage)
+		if twoStages(ins, it) {
+			stage = p.criticalStage(ctx, j)
+		}
 		if stage < 0 {
 			stage = int(it.task.Stage)
 			for _, o := range ins {
@@ -125,4 +129,15 @@ func (p *Policy) fifoHeads(ctx *engine.Context) {
 			p.heads[j.Queue] = j.ID
 		}
 	}
+}
+
+// twoStages reports whether it's job has input-phase tasks of another
+// stage than it's among ins.
+func twoStages(ins []*inputTask, it *inputTask) bool {
+	for _, o := range ins {
+		if o.task.Job == it.task.Job && o.task.Stage != it.task.Stage {
+			return true
+		}
+	}
+	return false
 }
