@@ -299,3 +299,17 @@ func TestBeyondNamesItsLine(t *testing.T) {
 		t.Errorf("error %v, want the block size past the limit", err)
 	}
 }
+
+// A mix whose tasks pass the limit is refused at the application that
+// passes it, not after every application is made (100,000 runs of
+// pagerank took some 8 GB before the workload was refused).
+func TestMixBeyondTaskLimit(t *testing.T) {
+	m, err := ParseMix(strings.NewReader("pattern batch\n5000 pagerank 100GB\n"), "big.mix")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, _, err = Generate(m, DefaultOptions())
+	if err == nil || !strings.Contains(err.Error(), "line 2: the first 4243 applications have 10000751 tasks, above the limit of 10000000 a workload") {
+		t.Fatalf("error %v, want the applications past the task limit", err)
+	}
+}

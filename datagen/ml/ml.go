@@ -162,6 +162,11 @@ func (o *Options) check() error {
 		return fmt.Errorf("workloads must be at most %d, the workload's limit on tasks (got %d)", workload.MaxTotalTasks, o.Workloads)
 	case !(o.Duration > 0) || math.IsInf(o.Duration, 0):
 		return fmt.Errorf("duration must be positive (got %g s)", o.Duration)
+	case o.Arrivals == gen.Trace && o.Duration > workload.MaxArrivalS:
+		// the trace pattern spreads the arrivals over the duration, in
+		// one rate bin per Bin seconds: past the limit the bins alone
+		// could not be allocated
+		return fmt.Errorf("duration must be at most %g s, the limit of arrival times (got %g s)", float64(workload.MaxArrivalS), o.Duration)
 	case !(o.Ratio >= 4 && o.Ratio <= 1000):
 		return fmt.Errorf("ratio must be between 4 and 1000 (got %g): below about 4 the templates cannot shrink", o.Ratio)
 	}
@@ -201,6 +206,13 @@ func Generate(o Options) (*workload.Workload, *workload.Datasets, error) {
 	w := &workload.Workload{}
 	ds := &workload.Datasets{}
 	dags := map[label]*gen.DAG{}
+	// Each submission of a label has the same tasks. Their running total
+	// stops a workload past the task limit while it is made: a check of
+	// the whole workload at the end came after millions of jobs had been
+	// made (some 8 GB at 300,000 submissions; 10 million ran out of
+	// memory).
+	dagTasks := map[label]float64{}
+	var tasks float64
 	for i, t := range times {
 		l := labels[rng.IntN(len(labels))]
 		name := l.b.Labels[l.k]
@@ -217,6 +229,19 @@ func Generate(o Options) (*workload.Workload, *workload.Datasets, error) {
 			ReduceBytes: o.Bytes(float64(o.ReduceBytes)), MaxReducers: o.MaxReducers})
 		if err != nil {
 			return nil, nil, err
+		}
+		n, ok := dagTasks[l]
+		if !ok {
+			v, err := (&workload.Workload{Jobs: jobs}).Volume(ds)
+			if err != nil {
+				return nil, nil, err
+			}
+			n = v.Tasks
+			dagTasks[l] = n
+		}
+		if tasks += n; tasks > workload.MaxTotalTasks {
+			return nil, nil, fmt.Errorf("workloads: the first %d of %d submissions have %.0f tasks, above the limit of %d a workload",
+				i+1, o.Workloads, tasks, workload.MaxTotalTasks)
 		}
 		w.Jobs = append(w.Jobs, jobs...)
 	}

@@ -221,3 +221,27 @@ func TestOptions(t *testing.T) {
 		}
 	}
 }
+
+// A duration past the limit of arrival times is refused: the trace
+// pattern's rate bins for it could not be allocated (1e18 s panicked with
+// makeslice: len out of range).
+func TestDurationBeyondArrivalLimit(t *testing.T) {
+	o := DefaultOptions()
+	o.Duration = 1e18
+	_, _, err := Generate(o)
+	if err == nil || !strings.Contains(err.Error(), "duration must be at most 1e+09 s") {
+		t.Fatalf("error %v, want the duration's limit", err)
+	}
+}
+
+// Submissions past the task limit are refused while the workload is made,
+// once their tasks pass it, not after every job is made (300,000 took
+// some 8 GB before the error, 10 million ran out of memory).
+func TestWorkloadsBeyondTaskLimit(t *testing.T) {
+	o := DefaultOptions()
+	o.Workloads = 60000 // the default labels pass the limit at about 20,000
+	_, _, err := Generate(o)
+	if err == nil || !strings.Contains(err.Error(), "submissions have") || !strings.Contains(err.Error(), "above the limit of 10000000 a workload") {
+		t.Fatalf("error %v, want the submissions past the task limit", err)
+	}
+}

@@ -33,7 +33,8 @@ func Sample(r io.Reader, name string, n int, seed uint64) (io.Reader, error) {
 	var lines []line
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 64<<10), 1<<20)
-	for no := 1; sc.Scan(); no++ {
+	no := 1 // the line read next
+	for ; sc.Scan(); no++ {
 		text := strings.TrimRight(sc.Text(), "\r")
 		if strings.TrimSpace(text) == "" {
 			continue
@@ -41,7 +42,8 @@ func Sample(r io.Reader, name string, n int, seed uint64) (io.Reader, error) {
 		lines = append(lines, line{no, strings.Split(text, "\t")})
 	}
 	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("%s: %w", name, err)
+		// the line that could not be read, as Import says it
+		return nil, fmt.Errorf("%s:%d: %w", name, no, err)
 	}
 	if n > len(lines) {
 		return nil, fmt.Errorf("%s: sample of %d jobs from a trace of %d", name, n, len(lines))

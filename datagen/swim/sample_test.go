@@ -90,3 +90,13 @@ func TestImportSampleErrorNamesTheTracesLine(t *testing.T) {
 		t.Errorf("err %v, want line 4's shuffle bytes", err)
 	}
 }
+
+// A line too long to read names its line, as Import's error does (the
+// sample's said only the file).
+func TestSampleLongLineNamesLine(t *testing.T) {
+	trace := "j1\t0\t0\t1\t1\t1\nj2\t0\t0\t1\t1\t" + strings.Repeat("1", 2<<20) + "\n"
+	_, err := Sample(strings.NewReader(trace), "long.tsv", 1, 1)
+	if err == nil || !strings.Contains(err.Error(), "long.tsv:2: bufio.Scanner: token too long") {
+		t.Fatalf("error %v, want the line", err)
+	}
+}

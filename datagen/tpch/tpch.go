@@ -313,6 +313,19 @@ func Generate(o Options) (*workload.Workload, *workload.Datasets, error) {
 			}
 			w.Jobs = append(w.Jobs, jobs...)
 		}
+		if r == 0 && o.Rounds > 1 {
+			// Every round has the first one's tasks. The check above
+			// counts a task a job; the tasks themselves, checked here
+			// before the other rounds are made, are many more (90,000
+			// rounds took some 10 GB before the workload was refused).
+			v, err := w.Volume(ds)
+			if err != nil {
+				return nil, nil, err
+			}
+			if v.Tasks*float64(o.Rounds) > workload.MaxTotalTasks {
+				return nil, nil, fmt.Errorf("rounds %d of %.0f tasks each is above the limit of %d tasks a workload", o.Rounds, v.Tasks, workload.MaxTotalTasks)
+			}
+		}
 	}
 	w.SortByArrival()
 	if err := o.Beyond(); err != nil {

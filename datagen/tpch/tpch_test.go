@@ -294,3 +294,15 @@ func TestMalformedPlans(t *testing.T) {
 		t.Errorf("custom plans: %v %+v %+v", err, w, ds)
 	}
 }
+
+// Rounds whose tasks pass the limit are refused after the first round is
+// made, not after all of them: the check before counts a task a job, and
+// 90,000 rounds (110 jobs, 8,080 tasks each) took some 10 GB to refuse.
+func TestRoundsBeyondTaskLimit(t *testing.T) {
+	o := DefaultOptions()
+	o.Rounds = 5000 // under 10^7 / 110 jobs, over 10^7 / 8,080 tasks
+	_, _, err := Generate(o)
+	if err == nil || !strings.Contains(err.Error(), "rounds 5000 of 8080 tasks each is above the limit of 10000000 tasks a workload") {
+		t.Fatalf("error %v, want the rounds' tasks past the limit", err)
+	}
+}
