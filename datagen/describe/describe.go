@@ -155,7 +155,11 @@ func pushBoxBin(shuffle int64) int {
 
 type jobSizes struct {
 	input, dependent, shuffle, output int64
-	done, active                      bool
+	// blocks is the tasks of its final stages: a child's map stage
+	// reading its output gets one task per block, as the engine makes
+	// them (workload.Volume)
+	blocks       int
+	done, active bool
 }
 
 type describer struct {
@@ -245,21 +249,26 @@ func (d *describer) size(i int) *jobSizes {
 	final := make(map[string]bool, len(j.Stages))
 	level := make(map[string]int, len(j.Stages))
 	width := map[int]int{}
+	tasks := make(map[string]int, len(j.Stages))
 	depth := 0
 	for k := range j.Stages {
 		st := &j.Stages[k]
 		d.s.Stages++
 		final[st.Name] = true
 		var in, o int64
+		n := 0 // the stage's tasks
 		lv := 1
 		switch {
 		case st.Kind == workload.Map && strings.HasPrefix(st.Input, workload.ParentOutputPrefix) && len(st.Input) > 1:
 			if p, ok := d.ids[st.Input[1:]]; ok {
-				in = d.size(p).output
+				ps := d.size(p)
+				in, n = ps.output, ps.blocks
 			}
 			js.dependent += in
 			o = stageOutput(st, in)
-			d.s.Tasks += max(st.Tasks, 1)
+			if n == 0 {
+				n = max(st.Tasks, 1)
+			}
 		case st.Kind == workload.Map:
 			ds := d.datasets[st.Input]
 			var blocks []int64
@@ -278,9 +287,9 @@ func (d *describer) size(i int) *jobSizes {
 				}
 			}
 			if len(blocks) > 0 {
-				d.s.Tasks += len(blocks)
+				n = len(blocks)
 			} else {
-				d.s.Tasks += max(st.Tasks, 1)
+				n = max(st.Tasks, 1)
 			}
 		default:
 			for _, a := range st.After {
@@ -290,8 +299,10 @@ func (d *describer) size(i int) *jobSizes {
 			}
 			js.shuffle += in
 			o = stageOutput(st, in)
-			d.s.Tasks += st.Tasks
+			n = st.Tasks
 		}
+		d.s.Tasks += n
+		tasks[st.Name] = n
 		out[st.Name] = o
 		level[st.Name] = lv
 		width[lv]++
@@ -299,6 +310,7 @@ func (d *describer) size(i int) *jobSizes {
 	}
 	for name := range final {
 		js.output += out[name]
+		js.blocks += tasks[name]
 	}
 	d.s.JobsByStageDepth[depth]++
 	d.s.StageDepth = max(d.s.StageDepth, depth)
