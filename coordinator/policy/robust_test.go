@@ -50,7 +50,7 @@ func robustVariants() []policy.Spec {
 			{"second_rack_ties": "lowest"}, {"early_stop": true}, {"penalty": false}, {"node_delay": 1}, {"slow_start": 0}},
 		"pushbox": {{"global_priority": true}, {"random_select": true}, {"no_not_hinder": true}, {"no_wildcard": true},
 			{"rack_local": "yes"}, {"rack_local": "no"}, {"keep_idle_jobs": true}, {"coflow_size": "remaining"},
-			{"min_coflow": "others"}, {"fifo_head_wildcard": false}, {"m": 1}, {"yield_on_skip_bypasses_not_hinder": true},
+			{"min_coflow": "others"}, {"fifo_head_wildcard": true}, {"m": 1}, {"yield_on_skip_bypasses_not_hinder": true},
 			{"error_factor": 2}, {"gp_concurrency": false, "global_priority": true}},
 		"neat":         {{"network": "fair"}, {"network": "job_fifo"}, {"order": "fifo"}, {"classes": 1}},
 		"trident":      {{"offers": "spark"}, {"one_off_switch_per_heartbeat": true}, {"pruning": "off"}, {"order": "fair"}, {"mode": "yarn"}, {"delay": "3s"}},
