@@ -43,6 +43,13 @@ type Config struct {
 	// Heartbeat is the nodes' heartbeat interval the rule waits out
 	// (Hadoop 2.7's 1s).
 	Heartbeat time.Duration `yaml:"heartbeat"`
+	// SingleQueue runs every job in one FIFO queue of the whole cluster,
+	// whatever queue the workload names for it, as corral.md §4.1
+	// configures Yarn-CS ("a single queue with 100% capacity"): a
+	// workload's queues then only label its jobs (Corral's mix of
+	// recurring and ad hoc jobs). Off by default: the run's queues with
+	// their capacities.
+	SingleQueue bool `yaml:"single_queue"`
 }
 
 // DefaultConfig is the Corral spec's configuration.
@@ -93,7 +100,7 @@ func (p *Policy) OfferHost(ctx *engine.Context, h cluster.HostID) {
 	if p.cfg.YarnAM {
 		// after the offer, when the freed slot has been taken: the AM
 		// preempts only while no container is free
-		defer p.am.Preempt(ctx, queueHeadroom)
+		defer p.am.Preempt(ctx, p.headroom)
 	}
 	p.beats.Fill(ctx, h, func(h cluster.HostID) (bool, bool) { return p.assign(ctx, h) })
 }
@@ -123,7 +130,13 @@ func (p *Policy) assign(ctx *engine.Context, h cluster.HostID) (launched, offSwi
 	qs := ctx.Queues()
 	slots := float64(ctx.TotalSlots())
 	p.queues = p.queues[:0]
+	if p.cfg.SingleQueue {
+		p.queues = append(p.queues, allQueues)
+	}
 	for i := range qs {
+		if p.cfg.SingleQueue {
+			break
+		}
 		if most, ok := maxContainers(qs[i], ctx.TotalSlots()); ok && qs[i].Running >= most {
 			continue // at its elastic limit
 		}
@@ -140,16 +153,19 @@ func (p *Policy) assign(ctx *engine.Context, h cluster.HostID) (launched, offSwi
 	for _, q := range p.queues {
 		p.jobs = p.jobs[:0]
 		for _, j := range ctx.Running() {
-			if j.Queue == q && j.Pending > 0 && (p.Only == nil || p.Only(j)) {
+			if (q == allQueues || j.Queue == q) && j.Pending > 0 && (p.Only == nil || p.Only(j)) {
 				p.jobs = append(p.jobs, j)
 			}
 		}
-		// YARN's capacity queues are FIFO unless told otherwise
-		if o := qs[q].Ordering.Resolve(engine.OrderFIFO); o != engine.OrderFIFO {
-			sort.SliceStable(p.jobs, func(a, b int) bool { return o.Less(p.jobs[a], p.jobs[b]) })
+		// YARN's capacity queues are FIFO unless told otherwise (the
+		// single queue is: Running is in submission order)
+		if q != allQueues {
+			if o := qs[q].Ordering.Resolve(engine.OrderFIFO); o != engine.OrderFIFO {
+				sort.SliceStable(p.jobs, func(a, b int) bool { return o.Less(p.jobs[a], p.jobs[b]) })
+			}
 		}
 		for _, j := range p.jobs {
-			if t, ok := ctx.NextPendingShuffle(j.ID); ok && (!p.cfg.YarnAM || mram.MayStartReducer(ctx, j, queueHeadroom)) {
+			if t, ok := ctx.NextPendingShuffle(j.ID); ok && (!p.cfg.YarnAM || mram.MayStartReducer(ctx, j, p.headroom)) {
 				_, err := ctx.Launch(t, h, engine.LaunchOptions{})
 				return err == nil, true
 			}
@@ -165,6 +181,19 @@ func (p *Policy) assign(ctx *engine.Context, h cluster.HostID) (launched, offSwi
 		}
 	}
 	return false, false
+}
+
+// allQueues stands, in assign's list of queues, for the single queue of
+// every job (Config.SingleQueue).
+const allQueues = -1
+
+// headroom is a job's headroom: the cluster's free containers in the
+// single queue, else its queue's (queueHeadroom).
+func (p *Policy) headroom(ctx *engine.Context, j *engine.Job) int {
+	if p.cfg.SingleQueue {
+		return mram.ClusterFree(ctx, j)
+	}
+	return queueHeadroom(ctx, j)
 }
 
 // queueHeadroom is a job's headroom as YARN's capacity scheduler gives

@@ -90,6 +90,10 @@ type Config struct {
 	// Heartbeat is the nodes' heartbeat interval the rule waits out, as
 	// capacity's (Hadoop 2.7's 1s).
 	Heartbeat time.Duration `yaml:"heartbeat"`
+	// SingleQueue is the ad hoc scheduler's capacity arg of the same
+	// name: every unplanned job in one FIFO queue, as Yarn-CS (§4.1),
+	// whatever queue the workload names for it.
+	SingleQueue bool `yaml:"single_queue"`
 }
 
 // DefaultConfig is the paper's Corral as the spec states it.

@@ -51,7 +51,7 @@ type Policy struct {
 // New returns Corral with the given args.
 func New(cfg Config) *Policy {
 	p := &Policy{cfg: cfg, readerOf: map[string]engine.JobID{}}
-	p.adhoc = capacity.New(capacity.Config{NodeLocalityDelay: cfg.NodeDelay, OneOffSwitch: cfg.OneOffSwitch, Heartbeat: cfg.Heartbeat})
+	p.adhoc = capacity.New(capacity.Config{NodeLocalityDelay: cfg.NodeDelay, OneOffSwitch: cfg.OneOffSwitch, Heartbeat: cfg.Heartbeat, SingleQueue: cfg.SingleQueue})
 	p.adhoc.Only = func(j *engine.Job) bool { return !p.confined(j.ID) }
 	return p
 }
