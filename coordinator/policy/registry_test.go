@@ -50,7 +50,7 @@ func TestDeclaredArgs(t *testing.T) {
 	want := map[string][]string{
 		"fifo":         {"classes", "network_priorities"},
 		"fair":         {"classes", "network_priorities", "node_threshold", "rack_threshold", "slow_start", "yarn_am"},
-		"capacity":     {"heartbeat", "node_locality_delay", "off_switch_locations", "one_off_switch_per_heartbeat", "yarn_am"},
+		"capacity":     {"heartbeat", "node_locality_delay", "off_switch_locations", "one_off_switch_per_heartbeat", "single_queue", "yarn_am"},
 		"sparkdefault": {"locality_wait", "order"},
 	}
 	for name, args := range want {
