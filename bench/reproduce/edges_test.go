@@ -162,14 +162,7 @@ func TestPageSaysWhenResultsCannotBeRead(t *testing.T) {
 // and says so: not that the policy reports no such figure.
 func TestInputClassWithNoMapSaysSo(t *testing.T) {
 	dir := t.TempDir()
-	same := func(policy string, seed uint64) metrics.Summary {
-		return metrics.Summary{Policy: policy, Seed: seed, Jobs: 2, MakespanS: 100, JCTMeanS: 50}
-	}
-	writeRuns(t, dir, same("fifo", 1), same("fair", 1), same("fifo", 2), same("fair", 2))
-	for _, seed := range []uint64{1, 2} {
-		writeBinnedRun(t, dir, "fifo", seed, false, 10)
-		writeBinnedRun(t, dir, "fair", seed, true, 5)
-	}
+	writeInputClassRuns(t, dir)
 	// fair's small job of seed 2: its map read no replica (no tier), so
 	// the class has a job and no map to share
 	path := filepath.Join(dir, "sim", "fair-seed2", "attempts.csv")

@@ -43,14 +43,7 @@ func writeBinnedRun(t *testing.T, dir, policy string, seed uint64, memLocal bool
 // reads from memory (fifo from HDD) and halves the JCT.
 func TestInputClassRows(t *testing.T) {
 	dir := t.TempDir()
-	same := func(policy string, seed uint64) metrics.Summary {
-		return metrics.Summary{Policy: policy, Seed: seed, Jobs: 2, MakespanS: 100, JCTMeanS: 50}
-	}
-	writeRuns(t, dir, same("fifo", 1), same("fair", 1), same("fifo", 2), same("fair", 2))
-	for _, seed := range []uint64{1, 2} {
-		writeBinnedRun(t, dir, "fifo", seed, false, 10)
-		writeBinnedRun(t, dir, "fair", seed, true, 5)
-	}
+	writeInputClassRuns(t, dir)
 	text := campaignText + `    - {metric: jct_mean_s, input: 0-128MB, effect: relative, policy: fair, baseline: fifo, workload: w, figure: f, spec: s, paper: "-50%"}
     - {metric: mem_local_frac, input: 0-128MB, effect: points, policy: fair, baseline: fifo, workload: w, figure: f, spec: s, paper: "+100pp"}
     - {metric: mem_local_frac, input: 512MB-2GB, effect: points, policy: fair, baseline: fifo, workload: w, figure: f, spec: s, paper: "+1pp"}
@@ -84,5 +77,19 @@ func TestInputClassRows(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), fmt.Sprintf("c.yaml:%d", line)) {
 			t.Errorf("%s: %v, want %q at line %d", c.row, err, c.want, line)
 		}
+	}
+}
+
+// writeInputClassRuns writes fifo and fair, seeds 1 and 2, alike over all
+// jobs; over the small jobs fair reads from memory and halves the JCT.
+func writeInputClassRuns(t *testing.T, dir string) {
+	t.Helper()
+	same := func(policy string, seed uint64) metrics.Summary {
+		return metrics.Summary{Policy: policy, Seed: seed, Jobs: 2, MakespanS: 100, JCTMeanS: 50}
+	}
+	writeRuns(t, dir, same("fifo", 1), same("fair", 1), same("fifo", 2), same("fair", 2))
+	for _, seed := range []uint64{1, 2} {
+		writeBinnedRun(t, dir, "fifo", seed, false, 10)
+		writeBinnedRun(t, dir, "fair", seed, true, 5)
 	}
 }
