@@ -194,7 +194,7 @@ func (p *Policy) updatePlan(ctx *engine.Context) {
 	// only the jobs submitted before it, whatever the later ones prefer.)
 	replan := func(j *engine.Job, st *engine.Stage) bool {
 		pl := &p.plans[j.ID]
-		return pl.stage != st.Index || pl.lost || pl.kind == outputLike && pl.weighed != p.weighed(j.ID)
+		return pl.stage != planStage(j, st) || pl.lost || pl.kind == outputLike && pl.weighed != p.weighed(j.ID)
 	}
 	for _, j := range ctx.Running() {
 		if st, ok := currentStage(j); ok && !replan(j, st) {
@@ -213,17 +213,13 @@ func (p *Policy) updatePlan(ctx *engine.Context) {
 		if !replan(j, st) {
 			continue // counted above
 		}
-		switch {
-		case pl.stage != st.Index || pl.lost:
-			since, ok := p.released[stageRef{j.ID, st.Index}]
-			if !ok {
-				since = ctx.Now() // released before the policy was told
-			}
-			delete(p.released, stageRef{j.ID, st.Index})
-			if pl.lost && pl.stage == st.Index {
+		switch stage := planStage(j, st); {
+		case pl.stage != stage || pl.lost:
+			since := p.releasedAt(ctx, j, st)
+			if pl.lost && pl.stage == stage {
 				since = pl.since // replanned, not a new stage: it has waited since
 			}
-			*pl = jobPlan{stage: st.Index, since: since}
+			*pl = jobPlan{stage: stage, since: since}
 			pl.measure(ctx, j, st)
 			pl.maxRack = argmaxRack(pl.byRack, p.load)
 			pl.maxCost = pl.stageCost(pl.maxRack)
@@ -244,6 +240,25 @@ func (p *Policy) updatePlan(ctx *engine.Context) {
 			p.load[e.rack]++
 		}
 	}
+}
+
+// releasedAt is when the stage st plans for was released, forgotten
+// once read: for the map phase, its earliest map stage's release (every
+// map stage is released at submission); the time now for a stage
+// released before the policy was told.
+func (p *Policy) releasedAt(ctx *engine.Context, j *engine.Job, st *engine.Stage) engine.Time {
+	since, found := ctx.Now(), false
+	for _, s := range j.Stages {
+		if s != st && (st.Spec.Kind != workload.Map || s.Spec.Kind != workload.Map) {
+			continue
+		}
+		key := stageRef{j.ID, s.Index}
+		if t, ok := p.released[key]; ok && (!found || t < since) {
+			since, found = t, true
+		}
+		delete(p.released, key)
+	}
+	return since
 }
 
 // planDep sets dep_reduce and rebuilds Pref: max_reduce, dep_reduce when

@@ -83,6 +83,23 @@ func currentStage(j *engine.Job) (*engine.Stage, bool) {
 	return nil, false
 }
 
+// planStage is the stage a job's plan is for while st is current: a map
+// stage stands for the job's whole map phase, its first map stage, since
+// max_map is set once over all of the job's input (§2.3.1-2: In_x, every
+// map stage's blocks, a TPC-H join's two tables alike); any other stage
+// is planned on its own (§2.3.4).
+func planStage(j *engine.Job, st *engine.Stage) int {
+	if st.Spec.Kind != workload.Map {
+		return st.Index
+	}
+	for _, s := range j.Stages {
+		if s.Spec.Kind == workload.Map {
+			return s.Index
+		}
+	}
+	return st.Index
+}
+
 // upstream resolves a stage's After names (default: the stage before).
 func upstream(j *engine.Job, st *engine.Stage) []int {
 	if len(st.Spec.After) == 0 {
@@ -102,10 +119,10 @@ func upstream(j *engine.Job, st *engine.Stage) []int {
 	return out
 }
 
-// measure fills the plan's totals: a map stage's distinct input bytes
-// per rack and host (a block counts once wherever any replica is), or an
-// upstream-reading stage's intermediate bytes where its upstream's done
-// tasks wrote them.
+// measure fills the plan's totals: the map phase's distinct input bytes
+// per rack and host over every map stage of the job (a block counts once
+// wherever any replica is), or an upstream-reading stage's intermediate
+// bytes where its upstream's done tasks wrote them.
 func (p *jobPlan) measure(ctx *engine.Context, j *engine.Job, st *engine.Stage) {
 	topo := ctx.Topology()
 	p.total = 0
@@ -113,23 +130,28 @@ func (p *jobPlan) measure(ctx *engine.Context, j *engine.Job, st *engine.Stage) 
 	p.byHost = make(map[cluster.HostID]int64)
 	if st.Spec.Kind == workload.Map {
 		var racks []cluster.RackID
-		for i := range st.Tasks {
-			ref := engine.TaskRef{Job: j.ID, Stage: int16(st.Index), Index: int32(i)}
-			size := st.Tasks[i].InputBytes
-			p.total += size
-			racks = racks[:0]
-			for _, rep := range ctx.Replicas(ref) {
-				r := topo.RackOf(rep.Host)
-				if !containsRack(racks, r) {
-					racks = append(racks, r)
-					p.byRack[r] += size
-				}
+		for _, ms := range j.Stages {
+			if ms.Spec.Kind != workload.Map {
+				continue
 			}
-			seen := map[cluster.HostID]bool{}
-			for _, rep := range ctx.Replicas(ref) {
-				if !seen[rep.Host] {
-					seen[rep.Host] = true
-					p.byHost[rep.Host] += size
+			for i := range ms.Tasks {
+				ref := engine.TaskRef{Job: j.ID, Stage: int16(ms.Index), Index: int32(i)}
+				size := ms.Tasks[i].InputBytes
+				p.total += size
+				racks = racks[:0]
+				for _, rep := range ctx.Replicas(ref) {
+					r := topo.RackOf(rep.Host)
+					if !containsRack(racks, r) {
+						racks = append(racks, r)
+						p.byRack[r] += size
+					}
+				}
+				seen := map[cluster.HostID]bool{}
+				for _, rep := range ctx.Replicas(ref) {
+					if !seen[rep.Host] {
+						seen[rep.Host] = true
+						p.byHost[rep.Host] += size
+					}
 				}
 			}
 		}
