@@ -25,6 +25,9 @@ type Policy struct {
 	// released is when each stage became runnable (StageReleased): its
 	// pending tasks wait since then (§2.8), until Algorithm 2 plans it
 	released map[stageRef]engine.Time
+	// mapPhase holds a job's map-phase plan while another of its stages
+	// is current and map stages still wait (keepMapPhase)
+	mapPhase map[engine.JobID]jobPlan
 	// Balanced counts Algorithm 3's additions (Fig. 15).
 	Balanced int
 	mon      netmon.Monitor // §2.4's window over the driver's measurements
@@ -99,6 +102,7 @@ func (p *Policy) JobFinished(ctx *engine.Context, z engine.JobID) {
 	for st := range ctx.Job(z).Stages {
 		delete(p.released, stageRef{z, st})
 	}
+	delete(p.mapPhase, z)
 	if p.deps == nil {
 		return // nothing planned yet
 	}
@@ -139,8 +143,9 @@ func (p *Policy) NetworkMeasured(ctx *engine.Context) { p.mon.Add(ctx.Now(), ctx
 // HostLost implements engine.HostLostHook (§2.8): a lost host takes map
 // outputs and input replicas with it, so a reduce-like stage is planned
 // again from where its data now is (max_reduce, dep_reduce) when
-// Algorithm 2 next runs, and a map stage only if the host held a replica
-// of its input (max_map); racks balancing added go with the old plan.
+// Algorithm 2 next runs, and the map phase only if the host held a
+// replica of its input (max_map); racks balancing added go with the old
+// plan.
 func (p *Policy) HostLost(_ *engine.Context, h cluster.HostID) {
 	clear(p.replicated)
 	for i := range p.plans {
@@ -149,6 +154,12 @@ func (p *Policy) HostLost(_ *engine.Context, h cluster.HostID) {
 			continue
 		}
 		pl.lost = true
+	}
+	for j, pl := range p.mapPhase {
+		if pl.byHost[h] != 0 {
+			pl.lost = true
+			p.mapPhase[j] = pl
+		}
 	}
 }
 
@@ -215,7 +226,25 @@ func (p *Policy) updatePlan(ctx *engine.Context) {
 		}
 		switch stage := planStage(j, st); {
 		case pl.stage != stage || pl.lost:
+			if pl.kind == mapLike && !pl.lost && mapsPending(j) {
+				p.keepMapPhase(j.ID, pl) // left for a stage between its map stages
+			}
+			kept, back := p.mapPhase[j.ID]
+			if back = back && kept.stage == stage; back {
+				delete(p.mapPhase, j.ID)
+			}
+			if back && !kept.lost {
+				// back to the map phase: max_map was set once (A2-3..5),
+				// its stage has waited since its release, and the racks
+				// balancing added went with the stage change
+				kept.pref, kept.adds = kept.pref[:len(kept.pref)-kept.adds], 0
+				*pl = kept
+				break
+			}
 			since := p.releasedAt(ctx, j, st)
+			if back {
+				since = kept.since // replanned after a host loss: it has waited since
+			}
 			if pl.lost && pl.stage == stage {
 				since = pl.since // replanned, not a new stage: it has waited since
 			}
@@ -240,6 +269,17 @@ func (p *Policy) updatePlan(ctx *engine.Context) {
 			p.load[e.rack]++
 		}
 	}
+}
+
+// keepMapPhase keeps a job's map-phase plan while a stage between its
+// map stages is current (a Tez job's [scan x, join, scan y, ...]: its
+// first join runs while the second scan's maps still wait), so that the
+// job finds it again.
+func (p *Policy) keepMapPhase(j engine.JobID, pl *jobPlan) {
+	if p.mapPhase == nil {
+		p.mapPhase = map[engine.JobID]jobPlan{}
+	}
+	p.mapPhase[j] = *pl
 }
 
 // releasedAt is when the stage st plans for was released, forgotten

@@ -22,11 +22,12 @@ type pref struct {
 	cost int64
 }
 
-// jobPlan is a job's plan for its current stage (§2.3.1).
+// jobPlan is a job's plan for its current stage (§2.3.1), the whole map
+// phase while a map stage is current (planStage).
 type jobPlan struct {
-	stage   int // -1: none yet
+	stage   int // planStage's index (the first map stage's for the map phase); -1: none yet
 	kind    stageKind
-	since   engine.Time // when the stage was released: its oldest pending task waits since
+	since   engine.Time // when the stage (the map phase: its first map stage) was released: its oldest pending task waits since
 	total   int64       // |In_x| or |Inter_x|
 	byRack  []int64     // |In_{x,r}| or Inter_{x,r}
 	byHost  map[cluster.HostID]int64
@@ -98,6 +99,16 @@ func planStage(j *engine.Job, st *engine.Stage) int {
 		}
 	}
 	return st.Index
+}
+
+// mapsPending reports whether a map stage of the job has pending tasks.
+func mapsPending(j *engine.Job) bool {
+	for _, st := range j.Stages {
+		if st.Spec.Kind == workload.Map && st.Pending > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // upstream resolves a stage's After names (default: the stage before).
