@@ -45,7 +45,11 @@ runs (mean JCT and cross-rack bytes, emulated against simulated, within 15%
 or not). Run it once in each mode: each adds its mode's results and
 rewrites the page. A paper that fails shows the failure in its section and
 the others still run. --page-only rewrites the page without running
-anything. The last line is, per paper, N of M reproduced in each mode.`,
+anything, from each paper's <out>/<paper>/campaign.yaml, the campaign its
+runs were made with (--campaigns is not read): after editing a
+campaign's headlines or found texts, 'reproduce PAPER --out
+<out>/<paper>' (in a mode whose runs are all there, so it runs nothing)
+takes them in first. The last line is, per paper, N of M reproduced in each mode.`,
 		Example: `  bin/bench reproduce baselines                 # simulated; results in results/baselines
   sudo bin/bench reproduce demo --mode local
   bin/bench reproduce all                       # the five papers simulated, one page: results/all/reproduction.html
