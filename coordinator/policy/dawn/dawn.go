@@ -226,8 +226,10 @@ func (p *Policy) updatePlan(ctx *engine.Context) {
 		}
 		switch stage := planStage(j, st); {
 		case pl.stage != stage || pl.lost:
-			if pl.kind == mapLike && !pl.lost && mapsPending(j) {
-				p.keepMapPhase(j.ID, pl) // left for a stage between its map stages
+			if pl.kind == mapLike && pl.stage >= 0 && pl.stage != stage && mapsPending(j) {
+				// left for a stage between its map stages; a plan a lost
+				// host spoilt is kept too, for its clock
+				p.keepMapPhase(j.ID, pl)
 			}
 			kept, back := p.mapPhase[j.ID]
 			if back = back && kept.stage == stage; back {
